@@ -1,0 +1,34 @@
+# Finds heed's dependencies. All come from Debian packages (scripts/install-deps.sh); for the ARM
+# targets, from the sysroot folders that script unpacks (targets/*.cmake point the search there).
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+
+# FlatBuffers 2.0.8: the library for the target, flatc always from the build machine.
+find_package(FlatBuffers CONFIG REQUIRED)
+find_program(HEED_FLATC flatc REQUIRED NO_CMAKE_FIND_ROOT_PATH)
+
+# XNNPACK (2022 snapshot) ships neither a CMake config nor a .pc file.
+find_path(XNNPACK_INCLUDE_DIR xnnpack.h REQUIRED)
+find_library(XNNPACK_LIBRARY XNNPACK REQUIRED)
+find_library(PTHREADPOOL_LIBRARY pthreadpool REQUIRED)
+find_library(CPUINFO_LIBRARY cpuinfo REQUIRED)
+find_path(CPUINFO_INCLUDE_DIR cpuinfo.h REQUIRED)
+add_library(heed::xnnpack INTERFACE IMPORTED)
+target_include_directories(heed::xnnpack INTERFACE ${XNNPACK_INCLUDE_DIR})
+target_link_libraries(heed::xnnpack INTERFACE ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY} ${CPUINFO_LIBRARY})
+add_library(heed::cpuinfo INTERFACE IMPORTED)
+target_include_directories(heed::cpuinfo INTERFACE ${CPUINFO_INCLUDE_DIR})
+target_link_libraries(heed::cpuinfo INTERFACE ${CPUINFO_LIBRARY})
+add_library(heed::pthreadpool INTERFACE IMPORTED)
+target_link_libraries(heed::pthreadpool INTERFACE ${PTHREADPOOL_LIBRARY} Threads::Threads)
+
+pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
+find_package(nlohmann_json 3 REQUIRED)
+
+if(HEED_BUILD_TESTS)
+  find_package(Catch2 2 REQUIRED)
+  include(Catch)
+endif()
+if(HEED_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,42 @@
+// The converter's in-memory model: what every reader produces and what the writer serializes.
+// Readers fill it from a source format; quantize.h turns its f32 tensors into the stored dtypes;
+// heed_writer.h lays it out as a .heed file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "heed_generated.h"
+
+namespace heed::convert {
+
+struct NeutralTensor {
+  std::string name;
+  std::vector<uint32_t> shape;
+  fb::DType dtype = fb::DType::F32;
+  fb::Quantization quantization = fb::Quantization::None;
+  uint32_t group_size = 0;
+  std::string scales;          // name of the f32 scale tensor (quantized tensors), real = q * scale
+  fb::Layout layout = fb::Layout::RowMajor;
+  std::vector<uint8_t> bytes;  // raw little-endian values in `dtype`
+  bool quantizable = false;    // a weight matrix the quantizer may turn into int8
+
+  size_t num_elements() const;
+};
+
+struct NeutralModel {
+  fb::ModelConfigUnion config;                          // family + hyperparameters
+  fb::TokenizerT tokenizer;
+  fb::ProducerT producer;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<NeutralTensor> tensors;
+
+  NeutralTensor* find(const std::string& name);
+  const NeutralTensor* find(const std::string& name) const;
+  // Adds an f32 tensor from values.
+  NeutralTensor& add_f32(std::string name, std::vector<uint32_t> shape, const float* values);
+};
+
+}  // namespace heed::convert

@@ -1,0 +1,83 @@
+// A loaded .heed file: the verified FlatBuffers index plus views of every tensor, which point into
+// the memory mapping (weights are used in place, never copied).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "heed/status.h"
+#include "heed_generated.h"  // flatc output of schema/heed.fbs
+
+namespace heed {
+
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr size_t kTensorAlignment = 64;
+
+// One tensor of the file. `data` points into the mapping; `scales` (quantized tensors only) too.
+struct TensorView {
+  std::string_view name;
+  std::vector<uint32_t> shape;
+  fb::DType dtype = fb::DType::F32;
+  fb::Quantization quantization = fb::Quantization::None;
+  fb::Layout layout = fb::Layout::RowMajor;
+  uint32_t group_size = 0;
+  const void* data = nullptr;
+  uint64_t size_bytes = 0;
+  const float* scales = nullptr;  // PerTensor: 1, PerRow: rows(), PerGroup: rows() * groups_per_row()
+  size_t num_scales = 0;
+
+  size_t rows() const { return shape.empty() ? 1 : shape[0]; }
+  size_t row_size() const;        // product of shape[1..]
+  size_t num_elements() const;
+  template <typename T> const T* as() const { return static_cast<const T*>(data); }
+};
+
+struct LoadOptions {
+  bool use_mmap = true;  // false: read the file into one aligned buffer instead
+};
+
+class Model {
+ public:
+  // Maps (or reads) the file, verifies the FlatBuffer and validates every tensor and the
+  // hyperparameters. On failure returns a status whose message is one line naming the problem.
+  static Status open(const std::string& path, const LoadOptions& options, std::unique_ptr<Model>* out);
+  // Same checks on bytes already in memory (tests, fuzzing). `bytes` must outlive the Model.
+  static Status from_bytes(const uint8_t* bytes, size_t size, std::unique_ptr<Model>* out);
+
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const fb::Model& index() const { return *index_; }
+  fb::ModelConfig family() const { return index_->config_type(); }
+  const std::vector<TensorView>& tensors() const { return tensors_; }
+  // nullptr when absent.
+  const TensorView* find(std::string_view name) const;
+  // Looks up a tensor that the model family requires; an error names it when missing.
+  Status require(std::string_view name, const TensorView** out) const;
+  size_t file_size() const { return size_; }
+  bool is_mapped() const { return mapped_; }
+
+ private:
+  Model() = default;
+  Status init(const std::string& where);
+
+  const uint8_t* bytes_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+  void* owned_buffer_ = nullptr;  // read-into-buffer fallback
+  const fb::Model* index_ = nullptr;
+  const uint8_t* weights_ = nullptr;
+  std::vector<TensorView> tensors_;
+  std::unordered_map<std::string_view, size_t> by_name_;
+};
+
+const char* dtype_name(fb::DType dtype);
+size_t dtype_size(fb::DType dtype);
+
+}  // namespace heed

@@ -1,0 +1,50 @@
+// Error reporting shared by every heed library: a code for programs, a one-line message for people.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace heed {
+
+enum class StatusCode : int {
+  kOk = 0,
+  kInvalidArgument = 1,     // a caller passed something unusable (options, sizes, token ids)
+  kIoError = 2,             // the operating system refused (open, read, write, rename, mmap)
+  kInvalidFile = 3,         // a model file is corrupt or inconsistent
+  kUnsupportedVersion = 4,  // a .heed file written by a newer format version
+  kUnsupportedModel = 5,    // a source model heed cannot convert or run
+  kLimitExceeded = 6,       // input larger than the session's limits
+  kOutOfMemory = 7,
+  kInternal = 8,
+};
+
+const char* status_code_name(StatusCode code);
+
+class Status {
+ public:
+  Status() = default;
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  static Status ok() { return Status(); }
+
+  bool is_ok() const { return code_ == StatusCode::kOk; }
+  explicit operator bool() const { return is_ok(); }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+inline Status invalid_file(std::string m) { return Status(StatusCode::kInvalidFile, std::move(m)); }
+inline Status invalid_argument(std::string m) { return Status(StatusCode::kInvalidArgument, std::move(m)); }
+inline Status io_error(std::string m) { return Status(StatusCode::kIoError, std::move(m)); }
+inline Status unsupported_model(std::string m) { return Status(StatusCode::kUnsupportedModel, std::move(m)); }
+
+}  // namespace heed
+
+#define HEED_RETURN_IF_ERROR(expr)         \
+  do {                                     \
+    ::heed::Status heed_status_ = (expr);  \
+    if (!heed_status_.is_ok()) return heed_status_; \
+  } while (0)

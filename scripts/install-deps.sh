@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Installs everything heed needs to build and test, from Debian's packages only.
+# Idempotent: a second run finds everything present and only checks it.
+#
+#   scripts/install-deps.sh            host toolchain and libraries
+#   scripts/install-deps.sh --cross    also ARM cross compilers, qemu-user and the ARM sysroots
+#
+# ARM libraries are not installed as foreign-architecture packages (they are not Multi-Arch: same
+# and apt would remove the host ones); their .debs are unpacked into build-deps/sysroot-<arch>.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cross=0
+for a in "$@"; do
+  case "$a" in
+    --cross) cross=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "install-deps: unknown option '$a' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthreadpool-dev
+  libcpuinfo-dev libflatbuffers-dev flatbuffers-compiler catch2 libsentencepiece-dev
+  libbenchmark-dev nlohmann-json3-dev python3-numpy)
+cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
+
+missing=()
+want=("${host_pkgs[@]}")
+if [ "$cross" -eq 1 ]; then want+=("${cross_pkgs[@]}"); fi
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+apt_updated=0
+apt_update() {
+  if [ "$apt_updated" -eq 0 ]; then
+    # A mirror caught mid-sync fails one index now and then: retry, then go on with what we have
+    # (a package that is really missing makes the install step below fail with apt's message).
+    local try
+    for try in 1 2 3; do
+      if "${sudo_cmd[@]}" apt-get update -qq; then break; fi
+      echo "install-deps: apt-get update failed (try $try of 3)" >&2
+      sleep $((try * 5))
+    done
+    apt_updated=1
+  fi
+}
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  apt_update
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: host packages present"
+fi
+
+[ "$cross" -eq 1 ] || exit 0
+
+# ARM sysroots: libraries heed links against, unpacked (not installed) per architecture.
+sysroot_libs=(libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev libcpuinfo0
+  libcpuinfo-dev libflatbuffers2 libflatbuffers-dev libsentencepiece0 libsentencepiece-dev catch2)
+sysroot_all=(nlohmann-json3-dev)  # architecture-independent headers
+for arch in arm64 armhf; do
+  root="$here/build-deps/sysroot-$arch"
+  stamp="$root/.complete"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${sysroot_libs[*]} ${sysroot_all[*]}" ]; then
+    echo "install-deps: sysroot $arch present"
+    continue
+  fi
+  if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+    "${sudo_cmd[@]}" dpkg --add-architecture "$arch"
+    apt_updated=0
+  fi
+  apt_update
+  rm -rf "$root" "$root.debs"
+  mkdir -p "$root.debs" "$root"
+  chmod 777 "$root.debs"   # apt downloads as the _apt user
+  (cd "$root.debs" && apt-get download -qq $(printf "%s:$arch " "${sysroot_libs[@]}") "${sysroot_all[@]}")
+  for deb in "$root.debs"/*.deb; do dpkg-deb -x "$deb" "$root"; done
+  rm -rf "$root.debs"
+  echo "${sysroot_libs[*]} ${sysroot_all[*]}" > "$stamp"
+  echo "install-deps: sysroot $arch unpacked into $root"
+done

@@ -1,0 +1,124 @@
+#include "args.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include "command.h"
+
+namespace heed::cli {
+
+Args::Args(std::string command, std::string usage_line, std::string description, std::vector<OptionSpec> specs)
+    : command_(std::move(command)), usage_line_(std::move(usage_line)),
+      description_(std::move(description)), specs_(std::move(specs)) {}
+
+const OptionSpec* Args::find(const std::string& name) const {
+  for (const auto& s : specs_) if (s.name == name) return &s;
+  return nullptr;
+}
+
+const OptionSpec* Args::find_short(char c) const {
+  for (const auto& s : specs_) if (s.short_name == c) return &s;
+  return nullptr;
+}
+
+int Args::usage_error(const std::string& message) const {
+  std::fprintf(stderr, "heed %s: %s\n(see 'heed %s --help')\n", command_.c_str(), message.c_str(), command_.c_str());
+  return kExitUsage;
+}
+
+bool Args::parse(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      help_requested_ = true;
+      print_help();
+      return true;
+    }
+    if (a == "--") {
+      for (++i; i < args.size(); ++i) positionals_.push_back(args[i]);
+      break;
+    }
+    const OptionSpec* spec = nullptr;
+    std::string value;
+    bool has_inline_value = false;
+    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
+      std::string name = a.substr(2);
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        has_inline_value = true;
+      }
+      spec = find(name);
+      if (!spec) { usage_error("unknown option '--" + name + "'"); return false; }
+    } else if (a.size() == 2 && a[0] == '-' && a[1] != '-') {
+      spec = find_short(a[1]);
+      if (!spec) { usage_error("unknown option '" + a + "'"); return false; }
+    } else {
+      positionals_.push_back(a);
+      continue;
+    }
+    if (spec->takes_value) {
+      if (!has_inline_value) {
+        if (i + 1 >= args.size()) { usage_error("option '--" + spec->name + "' needs a value (" + spec->value_name + ")"); return false; }
+        value = args[++i];
+      }
+    } else if (has_inline_value) {
+      usage_error("option '--" + spec->name + "' takes no value");
+      return false;
+    }
+    values_[spec->name] = value;
+  }
+  return true;
+}
+
+void Args::print_help() const {
+  std::printf("usage: heed %s %s\n\n%s\n", command_.c_str(), usage_line_.c_str(), description_.c_str());
+  if (specs_.empty()) return;
+  std::printf("\noptions:\n");
+  for (const auto& s : specs_) {
+    std::string left = "  ";
+    left += s.short_name ? std::string("-") + s.short_name + ", " : "    ";
+    left += "--" + s.name;
+    if (s.takes_value) left += " " + (s.value_name.empty() ? std::string("VALUE") : s.value_name);
+    if (left.size() < 28) left.resize(28, ' '); else left += "\n" + std::string(28, ' ');
+    std::printf("%s%s\n", left.c_str(), s.help.c_str());
+  }
+  std::printf("  -h, --help                show this help\n");
+}
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second;
+}
+
+std::optional<int64_t> Args::get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const std::string& v = it->second;
+  char* end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE || x < min || x > max) {
+    usage_error("option '--" + name + "' wants a whole number from " + std::to_string(min) + " to " +
+                std::to_string(max) + ", got '" + v + "'");
+    return std::nullopt;
+  }
+  return x;
+}
+
+std::optional<double> Args::get_double(const std::string& name, double fallback) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return fallback;
+  const std::string& v = it->second;
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0') {
+    usage_error("option '--" + name + "' wants a number, got '" + v + "'");
+    return std::nullopt;
+  }
+  return x;
+}
+
+}  // namespace heed::cli

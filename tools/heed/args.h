@@ -1,0 +1,52 @@
+// A small option parser for heed's subcommands: --name VALUE, --name=VALUE, flags, positionals.
+// Unknown options and missing values are usage errors with a message naming them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace heed::cli {
+
+struct OptionSpec {
+  std::string name;       // long name without dashes, e.g. "beam"
+  char short_name = 0;    // e.g. 'm', or 0
+  bool takes_value = true;
+  std::string value_name; // shown in help, e.g. "N"
+  std::string help;
+};
+
+class Args {
+ public:
+  Args(std::string command, std::string usage_line, std::string description, std::vector<OptionSpec> specs);
+
+  // Parses; on error prints "heed COMMAND: message" and a hint to stderr and returns false.
+  // `--help`/`-h` prints the help and sets help_requested().
+  bool parse(const std::vector<std::string>& args);
+  bool help_requested() const { return help_requested_; }
+  void print_help() const;
+  // Prints "heed COMMAND: message" to stderr; returns kExitUsage for `return args.usage_error(..)`.
+  int usage_error(const std::string& message) const;
+
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  std::string get(const std::string& name, const std::string& fallback = "") const;
+  // Integer option within [min, max]; on a malformed or out-of-range value reports a usage error
+  // and returns nullopt.
+  std::optional<int64_t> get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
+  std::optional<double> get_double(const std::string& name, double fallback) const;
+  const std::vector<std::string>& positionals() const { return positionals_; }
+
+ private:
+  const OptionSpec* find(const std::string& name) const;
+  const OptionSpec* find_short(char c) const;
+
+  std::string command_, usage_line_, description_;
+  std::vector<OptionSpec> specs_;
+  std::map<std::string, std::string> values_;
+  std::vector<std::string> positionals_;
+  bool help_requested_ = false;
+};
+
+}  // namespace heed::cli
