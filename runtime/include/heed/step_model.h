@@ -1,0 +1,55 @@
+// The contract between a model family and the decoding engine (decoding.h). Every generative
+// family (Transformer encoder-decoder, decoder-only, RNN seq2seq) implements StepModel; greedy,
+// beam search, sampling and scoring are written once against it.
+//
+// Rows: the engine works on `rows` = batch * beam hypotheses, row r belongs to sentence r / beam.
+// Everything here runs inside a session: implementations use their arena, never the heap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "heed/status.h"
+
+namespace heed {
+
+// A batch of token-id sequences, stored flat: sequence i is ids[offsets[i] .. offsets[i + 1]).
+struct TokenBatch {
+  const int32_t* ids = nullptr;
+  const size_t* offsets = nullptr;  // size + 1 entries
+  size_t size = 0;
+  size_t length(size_t i) const { return offsets[i + 1] - offsets[i]; }
+  const int32_t* sequence(size_t i) const { return ids + offsets[i]; }
+};
+
+struct StepModelLimits {
+  size_t max_batch = 0;        // sentences per call
+  size_t max_beam = 0;         // hypotheses per sentence
+  size_t max_source_len = 0;   // tokens per source (encoder-decoder only)
+  size_t max_target_len = 0;   // decoder steps, prefix included
+};
+
+class StepModel {
+ public:
+  virtual ~StepModel() = default;
+
+  virtual size_t vocab_size() const = 0;
+  virtual int32_t bos_id() const = 0;           // first decoder input
+  virtual int32_t eos_id() const = 0;
+  virtual const StepModelLimits& limits() const = 0;
+
+  // Starts a batch: encodes the sources (encoder-decoder; decoder-only models take an empty or
+  // null batch and just reset), replicates each sentence's state `beam` times, resets the caches.
+  // Errors: a source longer than max_source_len, batch or beam above the limits, ids out of range.
+  virtual Status start(const TokenBatch* sources, size_t batch, size_t beam) = 0;
+
+  // One decoder step for `rows` hypotheses: input_ids[r] is the token fed at position `step`
+  // (0-based). Writes log-probabilities [rows, vocab_size] (log-softmax over the vocabulary).
+  virtual void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) = 0;
+
+  // Beam bookkeeping: after this call, row r continues from the state of row parents[r] (cache
+  // entries of positions < current step are copied/permuted). rows as in the last step().
+  virtual void reorder(const int32_t* parents, size_t rows) = 0;
+};
+
+}  // namespace heed

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# README's test command: installs what heed needs (Debian packages, ARM sysroots), builds every
+# configuration and runs the whole test suite on each:
+#   host (release), host with ASan+UBSan (debug), aarch64 under qemu as three CPUs
+#   (max: dotprod+i8mm, cortex-a76: dotprod, cortex-a72: neither) and armv7 under qemu (cortex-a7).
+# Exits non-zero when any test fails; the last line sums the tests of every run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=${HEED_JOBS:-$(nproc)}
+shared=${HEED_SHARED_DIR:-$(pwd)/../shared}
+if [ ! -f "$shared/README.md" ]; then
+  echo "test-all: the shared models and data folder is missing: expected at $shared" >&2
+  echo "test-all: clone heed beside it (../shared) or set HEED_SHARED_DIR" >&2
+  exit 1
+fi
+export HEED_SHARED_DIR=$(cd "$shared" && pwd)
+
+bash scripts/install-deps.sh --cross
+
+total_pass=0
+total_fail=0
+failed_runs=()
+log_dir=build/test-logs
+mkdir -p "$log_dir"
+
+# run_ctest LABEL PRESET [ENV=VALUE...]: runs ctest for a built preset, adds its counts.
+run_ctest() {
+  local label=$1 preset=$2
+  shift 2
+  echo "=== ctest: $label ==="
+  local log="$log_dir/$label.log" rc=0
+  set +e
+  env "$@" ctest --preset "$preset" -j "$jobs" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  local line pass=0 fail=0
+  line=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -1 || true)
+  if [ -n "$line" ]; then
+    fail=$(sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/' <<<"$line")
+    local all
+    all=$(sed -E 's/.* tests failed out of ([0-9]+).*/\1/' <<<"$line")
+    pass=$((all - fail))
+  else
+    rc=1
+  fi
+  total_pass=$((total_pass + pass))
+  total_fail=$((total_fail + fail))
+  if [ "$rc" -ne 0 ] || [ "$fail" -ne 0 ]; then failed_runs+=("$label"); fi
+}
+
+build() {
+  local preset=$1
+  echo "=== build: $preset ==="
+  cmake --preset "$preset" -DHEED_SHARED_DIR="$HEED_SHARED_DIR" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+}
+
+build host
+run_ctest host host
+build host-asan
+run_ctest host-asan host-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+build rpi-arm64
+run_ctest aarch64-max rpi-arm64 QEMU_CPU=max
+run_ctest aarch64-cortex-a76 rpi-arm64 QEMU_CPU=cortex-a76
+run_ctest aarch64-cortex-a72 rpi-arm64 QEMU_CPU=cortex-a72
+build rpi-armv7
+run_ctest armv7-cortex-a7 rpi-armv7 QEMU_CPU=cortex-a7
+
+echo
+if [ "${#failed_runs[@]}" -ne 0 ]; then
+  echo "test-all: failures in: ${failed_runs[*]} (logs in $log_dir)"
+fi
+echo "total: $total_pass passed, $total_fail failed"
+[ "${#failed_runs[@]}" -eq 0 ]
