@@ -1,0 +1,207 @@
+// NeutralModel -> .heed bytes -> file. The writer refuses inconsistent models up front (with the
+// tensor named), lays weights out 64-byte aligned, and finally runs the runtime loader on its own
+// output so a file that heed writes is always a file heed can load.
+#include "heed_writer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <unordered_map>
+
+#include "heed/model.h"
+
+namespace heed::convert {
+
+namespace {
+
+uint64_t align64(uint64_t n) { return (n + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment; }
+
+bool known_dtype(fb::DType d) { return static_cast<unsigned>(d) <= static_cast<unsigned>(fb::DType::MAX); }
+bool known_quantization(fb::Quantization q) {
+  return static_cast<unsigned>(q) <= static_cast<unsigned>(fb::Quantization::MAX);
+}
+
+Status check_tensor(const NeutralTensor& t, const std::unordered_map<std::string, const NeutralTensor*>& by_name) {
+  const std::string at = "tensor '" + t.name + "': ";
+  if (t.name.empty()) return invalid_argument("a tensor has an empty name");
+  if (t.shape.empty()) return invalid_argument(at + "empty shape");
+  if (!known_dtype(t.dtype)) return invalid_argument(at + "unknown dtype");
+  if (!known_quantization(t.quantization)) return invalid_argument(at + "unknown quantization");
+  uint64_t elements = 1;
+  for (uint32_t d : t.shape) {
+    if (d == 0) return invalid_argument(at + "zero dimension in its shape");
+    if (elements > std::numeric_limits<uint64_t>::max() / 8 / d) return invalid_argument(at + "shape is too large");
+    elements *= d;
+  }
+  const uint64_t want = elements * dtype_size(t.dtype);
+  if (t.bytes.size() != want) {
+    return invalid_argument(at + "has " + std::to_string(t.bytes.size()) + " bytes but its shape needs " +
+                            std::to_string(want) + " (" + std::to_string(elements) + " " + dtype_name(t.dtype) + ")");
+  }
+  const bool quantized = t.quantization != fb::Quantization::None;
+  if (t.dtype == fb::DType::I8 && !quantized) return invalid_argument(at + "int8 tensor without quantization scales");
+  if (t.dtype != fb::DType::I8 && quantized) {
+    return invalid_argument(at + dtype_name(t.dtype) + " tensor cannot be quantized");
+  }
+  if (!quantized) return Status::ok();
+  if (t.quantization == fb::Quantization::PerGroup && t.group_size == 0) {
+    return invalid_argument(at + "per-group quantization with group size 0");
+  }
+  auto s = by_name.find(t.scales);
+  if (t.scales.empty() || s == by_name.end()) {
+    return invalid_argument(at + "scales tensor '" + t.scales + "' is missing");
+  }
+  const NeutralTensor& scales = *s->second;
+  if (scales.dtype != fb::DType::F32) return invalid_argument(at + "scales tensor '" + t.scales + "' is not F32");
+  const uint64_t rows = t.shape[0];
+  const uint64_t row_size = elements / rows;
+  uint64_t count = 1;
+  if (t.quantization == fb::Quantization::PerRow) count = rows;
+  if (t.quantization == fb::Quantization::PerGroup) count = rows * ((row_size + t.group_size - 1) / t.group_size);
+  if (scales.bytes.size() != count * sizeof(float)) {
+    return invalid_argument(at + "scales tensor '" + t.scales + "' has " + std::to_string(scales.bytes.size() / 4) +
+                            " values but " + fb::EnumNameQuantization(t.quantization) + " quantization needs " +
+                            std::to_string(count));
+  }
+  return Status::ok();
+}
+
+Status check_model(const NeutralModel& model) {
+  if (model.config.type == fb::ModelConfig::NONE || !model.config.value) {
+    return invalid_argument("model has no family configuration");
+  }
+  std::unordered_map<std::string, const NeutralTensor*> by_name;
+  for (const auto& t : model.tensors) {
+    if (!by_name.emplace(t.name, &t).second) return invalid_argument("tensor '" + t.name + "' appears twice");
+  }
+  for (const auto& t : model.tensors) HEED_RETURN_IF_ERROR(check_tensor(t, by_name));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
+  out->clear();
+  HEED_RETURN_IF_ERROR(check_model(model));
+
+  // Tensors sorted by name: the loader binary-searches and rejects unsorted tables.
+  std::vector<const NeutralTensor*> order;
+  order.reserve(model.tensors.size());
+  for (const auto& t : model.tensors) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](const NeutralTensor* a, const NeutralTensor* b) { return a->name < b->name; });
+
+  fb::ModelT index;
+  index.format_version = kFormatVersion;
+  index.producer = std::make_unique<fb::ProducerT>(model.producer);
+  index.config = model.config;
+  index.tokenizer = std::make_unique<fb::TokenizerT>(model.tokenizer);
+  auto metadata = model.metadata;
+  std::sort(metadata.begin(), metadata.end());
+  for (size_t i = 0; i < metadata.size(); ++i) {
+    if (i > 0 && metadata[i].first == metadata[i - 1].first) {
+      return invalid_argument("metadata key '" + metadata[i].first + "' appears twice");
+    }
+    auto kv = std::make_unique<fb::KeyValueT>();
+    kv->key = metadata[i].first;
+    kv->value = metadata[i].second;
+    index.metadata.push_back(std::move(kv));
+  }
+  uint64_t offset = 0;
+  for (const NeutralTensor* t : order) {
+    auto e = std::make_unique<fb::TensorT>();
+    e->name = t->name;
+    e->shape = t->shape;
+    e->dtype = t->dtype;
+    e->quantization = t->quantization;
+    e->group_size = t->group_size;
+    e->scales = t->scales;
+    e->layout = t->layout;
+    e->offset = offset;
+    e->size = t->bytes.size();
+    offset = align64(offset + t->bytes.size());
+    index.tensors.push_back(std::move(e));
+  }
+  index.weights_size = offset;
+
+  flatbuffers::FlatBufferBuilder builder(1 << 16);
+  fb::FinishSizePrefixedModelBuffer(builder, fb::CreateModel(builder, &index));
+  const uint64_t segment = align64(builder.GetSize());
+  out->assign(segment + index.weights_size, 0);
+  std::memcpy(out->data(), builder.GetBufferPointer(), builder.GetSize());
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (!order[i]->bytes.empty()) {
+      std::memcpy(out->data() + segment + index.tensors[i]->offset, order[i]->bytes.data(), order[i]->bytes.size());
+    }
+  }
+
+  // The loader's checks cover what the writer cannot see (hyperparameters, tokenizer ids).
+  std::unique_ptr<Model> loaded;
+  Status check = Model::from_bytes(out->data(), out->size(), &loaded);
+  if (!check.is_ok()) {
+    out->clear();
+    std::string message = check.message();
+    const std::string prefix = "<memory>: ";
+    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+    return invalid_argument("the model is inconsistent: " + message);
+  }
+  return Status::ok();
+}
+
+Status write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (base.empty()) return io_error(path + ": not a file name");
+
+  std::string temp = (dir == "/" ? "" : dir) + "/." + base + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    const int err = errno;
+    struct stat st;
+    if (::stat(dir.c_str(), &st) != 0) return io_error(path + ": cannot write: folder '" + dir + "' does not exist");
+    return io_error(path + ": cannot create a file in '" + dir + "': " + std::strerror(err));
+  }
+  auto fail = [&](const char* what) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return io_error(path + ": cannot " + what + ": " + std::strerror(err));
+  };
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("write");
+    done += static_cast<size_t>(n);
+  }
+  // mkstemp makes the file private (0600); a model file is meant to be shared like any output.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0666 & ~mask) != 0) return fail("set permissions");
+  if (::fsync(fd) != 0) return fail("flush to disk");
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    return io_error(path + ": cannot close: " + std::strerror(err));
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temp.c_str());
+    return io_error(path + ": cannot rename the temporary file into place: " + std::strerror(err));
+  }
+  // Make the rename itself durable; failing here does not lose data, so it is not an error.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return Status::ok();
+}
+
+}  // namespace heed::convert

@@ -1,0 +1,122 @@
+// Model::open / from_bytes: get the file's bytes (memory mapping, or one aligned buffer), run every
+// check of validate.h, then expose tensor views that point into those bytes.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "loader/validate.h"
+
+namespace heed {
+
+namespace {
+
+Status os_error(const std::string& path, const char* what) {
+  return io_error(path + ": cannot " + what + ": " + std::strerror(errno));
+}
+
+// A 64-byte aligned buffer of exactly `size` bytes (so AddressSanitizer sees any read past the
+// end of a truncated file), or nullptr.
+void* aligned_buffer(size_t size) {
+  void* p = nullptr;
+  return ::posix_memalign(&p, kTensorAlignment, size == 0 ? 1 : size) == 0 ? p : nullptr;
+}
+
+Status read_all(int fd, const std::string& path, uint8_t* dst, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::read(fd, dst + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return os_error(path, "read");
+    if (n == 0) return io_error(path + ": file shrank while being read");
+    done += static_cast<size_t>(n);
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Model::~Model() {
+  if (mapped_) ::munmap(const_cast<uint8_t*>(bytes_), size_);
+  std::free(owned_buffer_);
+}
+
+Status Model::open(const std::string& path, const LoadOptions& options, std::unique_ptr<Model>* out) {
+  out->reset();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return os_error(path, "open");
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return os_error(path, "stat");
+  if (!S_ISREG(st.st_mode)) return io_error(path + ": not a regular file");
+  if (static_cast<uint64_t>(st.st_size) > SIZE_MAX) return io_error(path + ": file is too large for this device");
+  const size_t size = static_cast<size_t>(st.st_size);
+
+  std::unique_ptr<Model> model(new Model());
+  model->size_ = size;
+  if (size == 0) {
+    // Nothing to map; the checks report the empty file.
+  } else if (options.use_mmap) {
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) return os_error(path, "map");
+    model->bytes_ = static_cast<const uint8_t*>(p);
+    model->mapped_ = true;
+  } else {
+    model->owned_buffer_ = aligned_buffer(size);
+    if (!model->owned_buffer_) return Status(StatusCode::kOutOfMemory, path + ": cannot allocate " + std::to_string(size) + " bytes");
+    HEED_RETURN_IF_ERROR(read_all(fd, path, static_cast<uint8_t*>(model->owned_buffer_), size));
+    model->bytes_ = static_cast<const uint8_t*>(model->owned_buffer_);
+  }
+  HEED_RETURN_IF_ERROR(model->init(path));
+  *out = std::move(model);
+  return Status::ok();
+}
+
+Status Model::from_bytes(const uint8_t* bytes, size_t size, std::unique_ptr<Model>* out) {
+  out->reset();
+  if (!bytes && size != 0) return invalid_argument("Model::from_bytes: null bytes");
+  std::unique_ptr<Model> model(new Model());
+  model->size_ = size;
+  if (reinterpret_cast<uintptr_t>(bytes) % kTensorAlignment == 0) {
+    model->bytes_ = bytes;
+  } else {
+    // Tensor data must be 64-byte aligned for the kernels; copy rather than hand out misaligned views.
+    model->owned_buffer_ = aligned_buffer(size);
+    if (!model->owned_buffer_) return Status(StatusCode::kOutOfMemory, "cannot allocate " + std::to_string(size) + " bytes");
+    if (size) std::memcpy(model->owned_buffer_, bytes, size);
+    model->bytes_ = static_cast<const uint8_t*>(model->owned_buffer_);
+  }
+  HEED_RETURN_IF_ERROR(model->init("<memory>"));
+  *out = std::move(model);
+  return Status::ok();
+}
+
+Status Model::init(const std::string& where) {
+  uint64_t weights_offset = 0;
+  HEED_RETURN_IF_ERROR(loader::check_container(bytes_, size_, where, &index_, &weights_offset));
+  weights_ = bytes_ + weights_offset;
+  HEED_RETURN_IF_ERROR(loader::validate_config(*index_, where));
+  HEED_RETURN_IF_ERROR(loader::validate_tensors(*index_, weights_, where, &tensors_, &by_name_));
+  HEED_RETURN_IF_ERROR(loader::validate_tokenizer(*index_, where));
+  return Status::ok();
+}
+
+const TensorView* Model::find(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : &tensors_[it->second];
+}
+
+Status Model::require(std::string_view name, const TensorView** out) const {
+  *out = find(name);
+  if (!*out) return invalid_file("model is missing tensor '" + std::string(name) + "'");
+  return Status::ok();
+}
+
+}  // namespace heed

@@ -1,0 +1,148 @@
+// The tensor table: every entry is checked against the weight segment before any view is made, so
+// a view never points outside the file, and quantized tensors always come with usable scales.
+#include <limits>
+
+#include "loader/validate.h"
+
+namespace heed::loader {
+
+namespace {
+
+// Number of scales a quantized tensor needs, or 0 when its parameters make no sense.
+uint64_t expected_scales(const TensorView& t) {
+  switch (t.quantization) {
+    case fb::Quantization::PerTensor: return 1;
+    case fb::Quantization::PerRow: return t.rows();
+    case fb::Quantization::PerGroup: {
+      if (t.group_size == 0) return 0;
+      const uint64_t groups = (uint64_t{t.row_size()} + t.group_size - 1) / t.group_size;
+      return uint64_t{t.rows()} * groups;
+    }
+    case fb::Quantization::None: return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string printable(std::string_view name) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(name.size());
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+Status validate_tensors(const fb::Model& index, const uint8_t* weights, const std::string& where,
+                        std::vector<TensorView>* views,
+                        std::unordered_map<std::string_view, size_t>* by_name) {
+  const auto& tensors = *index.tensors();
+  const uint64_t weights_size = index.weights_size();
+  views->clear();
+  by_name->clear();
+  views->reserve(tensors.size());
+  by_name->reserve(tensors.size());
+  std::string_view previous;
+  for (flatbuffers::uoffset_t i = 0; i < tensors.size(); ++i) {
+    const fb::Tensor* t = tensors.Get(i);
+    const std::string_view name(t->name()->c_str(), t->name()->size());
+    const std::string at = where + ": tensor '" + printable(name) + "': ";
+    if (name.empty()) return invalid_file(where + ": tensor #" + std::to_string(i) + " has an empty name");
+    if (i > 0 && name == previous) return invalid_file(at + "appears twice in the tensor table");
+    if (i > 0 && name < previous) {
+      return invalid_file(at + "tensor table is not sorted by name (comes after '" + printable(previous) + "')");
+    }
+    previous = name;
+
+    TensorView v;
+    v.name = name;
+    v.dtype = t->dtype();
+    v.quantization = t->quantization();
+    v.layout = t->layout();
+    v.group_size = t->group_size();
+    if (!known_enum(v.dtype)) return invalid_file(at + "unknown dtype " + std::to_string(int(v.dtype)));
+    if (!known_enum(v.quantization)) return invalid_file(at + "unknown quantization " + std::to_string(int(v.quantization)));
+    if (!known_enum(v.layout)) return invalid_file(at + "unknown layout " + std::to_string(int(v.layout)));
+
+    const auto& shape = *t->shape();
+    if (shape.size() == 0) return invalid_file(at + "has an empty shape");
+    uint64_t elements = 1;
+    for (uint32_t dim : shape) {
+      if (dim == 0) return invalid_file(at + "has a zero dimension");
+      // Checked before multiplying so the product never wraps (and fits size_t on 32-bit devices).
+      if (elements > std::numeric_limits<size_t>::max() / dim) return invalid_file(at + "shape is too large");
+      elements *= dim;
+      v.shape.push_back(dim);
+    }
+    const uint64_t element_size = dtype_size(v.dtype);
+    if (elements > std::numeric_limits<uint64_t>::max() / element_size) return invalid_file(at + "shape is too large");
+    const uint64_t offset = t->offset(), size = t->size();
+    if (size != elements * element_size) {
+      return invalid_file(at + "size " + std::to_string(size) + " bytes does not match its shape (" +
+                          std::to_string(elements) + " " + dtype_name(v.dtype) + " values = " +
+                          std::to_string(elements * element_size) + " bytes)");
+    }
+    if (offset % kTensorAlignment != 0) {
+      return invalid_file(at + "offset " + std::to_string(offset) + " is not a multiple of " +
+                          std::to_string(kTensorAlignment));
+    }
+    if (offset > weights_size) {
+      return invalid_file(at + "offset " + std::to_string(offset) + " is past the end of the weight segment (" +
+                          std::to_string(weights_size) + " bytes)");
+    }
+    if (size > weights_size - offset) {
+      return invalid_file(at + "bytes " + std::to_string(offset) + ".." + std::to_string(offset + size) +
+                          " run past the end of the weight segment (" + std::to_string(weights_size) + " bytes)");
+    }
+    const bool integer = v.dtype == fb::DType::I8;
+    if (integer && v.quantization == fb::Quantization::None) {
+      return invalid_file(at + "is int8 but has no quantization scales");
+    }
+    if (!integer && v.quantization != fb::Quantization::None) {
+      return invalid_file(at + "is " + dtype_name(v.dtype) + " but declares quantization " +
+                          fb::EnumNameQuantization(v.quantization));
+    }
+    if (v.quantization == fb::Quantization::PerGroup && v.group_size == 0) {
+      return invalid_file(at + "per-group quantization with group size 0");
+    }
+    v.data = weights + offset;
+    v.size_bytes = size;
+    (*by_name)[v.name] = views->size();
+    views->push_back(std::move(v));
+  }
+
+  // Scales are resolved once every tensor is known, since a scales tensor may sort after its user.
+  for (flatbuffers::uoffset_t i = 0; i < tensors.size(); ++i) {
+    TensorView& v = (*views)[i];
+    if (v.quantization == fb::Quantization::None) continue;
+    const std::string at = where + ": tensor '" + printable(v.name) + "': ";
+    const flatbuffers::String* scales_name = tensors.Get(i)->scales();
+    if (!scales_name || scales_name->size() == 0) return invalid_file(at + "is quantized but names no scales tensor");
+    const std::string_view sname(scales_name->c_str(), scales_name->size());
+    auto found = by_name->find(sname);
+    if (found == by_name->end()) return invalid_file(at + "scales tensor '" + printable(sname) + "' is missing");
+    const TensorView& s = (*views)[found->second];
+    if (s.dtype != fb::DType::F32) {
+      return invalid_file(at + "scales tensor '" + printable(sname) + "' is " + dtype_name(s.dtype) + ", not F32");
+    }
+    const uint64_t want = expected_scales(v);
+    if (s.num_elements() != want) {
+      return invalid_file(at + "scales tensor '" + printable(sname) + "' has " + std::to_string(s.num_elements()) +
+                          " values but " + fb::EnumNameQuantization(v.quantization) + " quantization needs " +
+                          std::to_string(want));
+    }
+    v.scales = s.as<float>();
+    v.num_scales = s.num_elements();
+  }
+  return Status::ok();
+}
+
+}  // namespace heed::loader

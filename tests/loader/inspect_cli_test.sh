@@ -1,0 +1,53 @@
+#!/bin/sh
+# `heed inspect` on the valid sample model exits 0 and prints its tensors; on every crafted corrupt
+# file it exits 1 with exactly one line on stderr, "heed inspect: FILE: message".
+# usage: inspect_cli_test.sh "EMULATOR" MAKE_CORRUPT_HEED HEED FOLDER   (EMULATOR may be empty)
+set -u
+emu=$1 maker=$2 heed=$3 dir=$4
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+$emu "$maker" "$dir" || { echo "make_corrupt_heed failed"; exit 1; }
+
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+$emu "$heed" inspect "$dir/valid.heed" >"$dir/out" 2>"$dir/err"
+code=$?
+[ $code -eq 0 ] || fail "valid.heed: exit $code, stderr: $(cat "$dir/err")"
+[ -s "$dir/err" ] && fail "valid.heed: unexpected stderr: $(cat "$dir/err")"
+grep -q "decoder.layers.0.ffn.out.weight" "$dir/out" || fail "valid.heed: tensor table missing from output"
+grep -q "TransformerEncoderDecoder" "$dir/out" || fail "valid.heed: family missing from output"
+
+$emu "$heed" inspect --json "$dir/valid.heed" >"$dir/json" 2>"$dir/err"
+[ $? -eq 0 ] || fail "--json valid.heed: exit code, stderr: $(cat "$dir/err")"
+grep -q '"name": "decoder.layers.0.ffn.out.weight", "dtype": "I8", "quantization": "PerGroup", "group_size": 5' "$dir/json" ||
+  fail "--json: tensor entry missing"
+# JSON syntax, when a Python is at hand to parse it.
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/json" || fail "--json output is not valid JSON"
+fi
+
+count=0
+for f in "$dir"/corrupt_*.heed; do
+  count=$((count + 1))
+  $emu "$heed" inspect "$f" >"$dir/out" 2>"$dir/err"
+  code=$?
+  lines=$(wc -l <"$dir/err")
+  [ $code -eq 1 ] || fail "$f: exit $code (want 1)"
+  [ "$lines" -eq 1 ] || fail "$f: $lines lines on stderr (want 1): $(cat "$dir/err")"
+  grep -q "^heed inspect: $f: " "$dir/err" || fail "$f: stderr does not start with 'heed inspect: FILE: ': $(cat "$dir/err")"
+  [ -s "$dir/out" ] && fail "$f: printed to stdout on error"
+done
+[ $count -gt 30 ] || fail "only $count corrupt files were made"
+
+$emu "$heed" inspect "$dir/does-not-exist.heed" >/dev/null 2>"$dir/err"
+[ $? -eq 1 ] || fail "missing file: exit code"
+[ "$(wc -l <"$dir/err")" -eq 1 ] || fail "missing file: stderr not one line"
+$emu "$heed" inspect >/dev/null 2>&1
+[ $? -eq 2 ] || fail "no FILE: want usage exit 2"
+$emu "$heed" inspect --bogus "$dir/valid.heed" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "unknown option: want usage exit 2"
+$emu "$heed" inspect --help >"$dir/out" 2>&1
+[ $? -eq 0 ] || fail "--help: want exit 0"
+
+echo "checked valid.heed and $count corrupt files: $failures failures"
+[ $failures -eq 0 ]

@@ -1,0 +1,17 @@
+// A small but complete encoder-decoder model for the loader tests, built through the converter's
+// NeutralModel: f32, f16 and int8 tensors (per-tensor, per-row and per-group scales), odd sizes so
+// padding matters, a tokenizer and metadata.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "neutral_model.h"
+
+namespace heed::test {
+
+convert::NeutralModel make_sample_model();
+// serialize_heed(make_sample_model()); throws std::runtime_error if the writer refuses it.
+std::vector<uint8_t> sample_model_bytes();
+
+}  // namespace heed::test

@@ -1,0 +1,271 @@
+// `heed inspect FILE`: loads a .heed file with every check the runtime makes and prints what is in
+// it: producer, format version, family and every hyperparameter, tokenizer, metadata, a table of
+// all tensors and totals. A file that fails a check gives one line on stderr and exit code 1.
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "heed/model.h"
+
+namespace heed::cli {
+namespace {
+
+// What inspect reports, collected first so the same content prints as text or as JSON.
+struct Entry {
+  std::string key;
+  std::string value;
+  bool quoted;  // a string in JSON (numbers and booleans are not)
+};
+struct Section {
+  std::string title;
+  std::vector<Entry> entries;
+  void text(const char* key, const std::string& value) { entries.push_back({key, value, true}); }
+  void number(const char* key, uint64_t value) { entries.push_back({key, std::to_string(value), false}); }
+  void integer(const char* key, int64_t value) { entries.push_back({key, std::to_string(value), false}); }
+  void flag(const char* key, bool value) { entries.push_back({key, value ? "true" : "false", false}); }
+  void real(const char* key, float value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value));
+    entries.push_back({key, text, !std::isfinite(value)});  // JSON has no inf or nan numbers
+  }
+};
+
+std::string str(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+Section stack_section(const char* title, const fb::TransformerStack& s) {
+  Section out{title, {}};
+  out.number("num_layers", s.num_layers());
+  out.number("d_model", s.d_model());
+  out.number("num_heads", s.num_heads());
+  out.number("num_kv_heads", s.num_kv_heads());
+  out.number("head_dim", s.head_dim());
+  out.number("ffn_dim", s.ffn_dim());
+  out.text("activation", fb::EnumNameActivation(s.activation()));
+  out.flag("gated_ffn", s.gated_ffn());
+  out.text("norm", fb::EnumNameNormKind(s.norm()));
+  out.real("norm_epsilon", s.norm_epsilon());
+  out.flag("pre_norm", s.pre_norm());
+  out.flag("final_norm", s.final_norm());
+  out.flag("embedding_norm", s.embedding_norm());
+  out.text("position_encoding", fb::EnumNamePositionEncoding(s.position_encoding()));
+  out.number("max_positions", s.max_positions());
+  out.real("rope_theta", s.rope_theta());
+  out.real("embedding_scale", s.embedding_scale());
+  out.number("vocab_size", s.vocab_size());
+  return out;
+}
+
+void add_config(const fb::Model& index, std::vector<Section>* sections) {
+  Section family{"family", {}};
+  family.text("type", fb::EnumNameModelConfig(index.config_type()));
+  std::vector<Section> stacks;
+  switch (index.config_type()) {
+    case fb::ModelConfig::TransformerEncoderDecoder: {
+      const auto* c = index.config_as_TransformerEncoderDecoder();
+      family.flag("shared_embeddings", c->shared_embeddings());
+      family.flag("tied_output", c->tied_output());
+      stacks.push_back(stack_section("encoder", *c->encoder()));
+      stacks.push_back(stack_section("decoder", *c->decoder()));
+      break;
+    }
+    case fb::ModelConfig::TransformerDecoderOnly: {
+      const auto* c = index.config_as_TransformerDecoderOnly();
+      family.flag("tied_output", c->tied_output());
+      stacks.push_back(stack_section("decoder", *c->decoder()));
+      break;
+    }
+    case fb::ModelConfig::TransformerEncoderOnly: {
+      const auto* c = index.config_as_TransformerEncoderOnly();
+      family.number("type_vocab_size", c->type_vocab_size());
+      stacks.push_back(stack_section("encoder", *c->encoder()));
+      break;
+    }
+    case fb::ModelConfig::RnnSeq2Seq: {
+      const auto* r = index.config_as_RnnSeq2Seq();
+      family.text("cell", fb::EnumNameRnnCell(r->cell()));
+      family.number("source_vocab_size", r->source_vocab_size());
+      family.number("target_vocab_size", r->target_vocab_size());
+      family.number("embedding_dim", r->embedding_dim());
+      family.number("hidden_dim", r->hidden_dim());
+      family.number("encoder_layers", r->encoder_layers());
+      family.number("decoder_layers", r->decoder_layers());
+      family.flag("bidirectional_encoder", r->bidirectional_encoder());
+      family.text("score", fb::EnumNameAttentionScore(r->score()));
+      family.text("alignment", fb::EnumNameAttentionAlignment(r->alignment()));
+      family.text("placement", fb::EnumNameAttentionPlacement(r->placement()));
+      family.number("window", r->window());
+      family.flag("hard", r->hard());
+      family.flag("input_feeding", r->input_feeding());
+      family.number("attention_dim", r->attention_dim());
+      break;
+    }
+    case fb::ModelConfig::NONE: break;
+  }
+  sections->push_back(std::move(family));
+  for (auto& s : stacks) sections->push_back(std::move(s));
+}
+
+void add_tokenizer(const fb::Tokenizer* t, std::vector<Section>* sections) {
+  if (!t) return;
+  Section out{"tokenizer", {}};
+  out.text("kind", fb::EnumNameTokenizerKind(t->kind()));
+  if (const fb::Vocabulary* v = t->source_vocabulary()) out.number("source_vocabulary_size", v->tokens()->size());
+  if (const fb::Vocabulary* v = t->target_vocabulary()) out.number("target_vocabulary_size", v->tokens()->size());
+  out.flag("shared_vocabulary", t->shared_vocabulary());
+  if (t->source_model()) out.number("source_model_bytes", t->source_model()->size());
+  if (t->target_model()) out.number("target_model_bytes", t->target_model()->size());
+  const std::pair<const char*, int32_t> ids[] = {{"unk_id", t->unk_id()},
+                                                 {"bos_id", t->bos_id()},
+                                                 {"eos_id", t->eos_id()},
+                                                 {"pad_id", t->pad_id()},
+                                                 {"decoder_start_id", t->decoder_start_id()}};
+  for (const auto& [name, id] : ids) out.integer(name, id);
+  sections->push_back(std::move(out));
+}
+
+std::string shape_text(const std::vector<uint32_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string quantization_text(const TensorView& t) {
+  if (t.quantization == fb::Quantization::None) return "-";
+  std::string s = fb::EnumNameQuantization(t.quantization);
+  if (t.quantization == fb::Quantization::PerGroup) s += "(" + std::to_string(t.group_size) + ")";
+  return s;
+}
+
+// Names and metadata come from the file: escape what JSON cannot hold raw.
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", c);
+      out += esc;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+void print_text_section(const Section& s) {
+  std::printf("%s\n", s.title.c_str());
+  for (const Entry& e : s.entries) std::printf("  %-24s %s\n", e.key.c_str(), e.value.c_str());
+}
+
+// Sections, then the tensor table, then the last section (the totals) under it.
+void print_text(const std::vector<Section>& sections, const Model& model) {
+  for (size_t i = 0; i + 1 < sections.size(); ++i) print_text_section(sections[i]);
+  std::printf("tensors\n  %-52s %-5s %-14s %-18s %12s\n", "name", "dtype", "quantization", "shape", "bytes");
+  for (const TensorView& t : model.tensors()) {
+    std::printf("  %-52.*s %-5s %-14s %-18s %12" PRIu64 "\n", static_cast<int>(t.name.size()), t.name.data(),
+                dtype_name(t.dtype), quantization_text(t).c_str(), shape_text(t.shape).c_str(), t.size_bytes);
+  }
+  if (!sections.empty()) print_text_section(sections.back());
+}
+
+void print_json(const std::vector<Section>& sections, const Model& model) {
+  std::printf("{\n");
+  for (const Section& s : sections) {
+    std::printf("  %s: {", json_string(s.title).c_str());
+    for (size_t i = 0; i < s.entries.size(); ++i) {
+      const Entry& e = s.entries[i];
+      std::printf("%s%s: %s", i ? ", " : "", json_string(e.key).c_str(),
+                  e.quoted ? json_string(e.value).c_str() : e.value.c_str());
+    }
+    std::printf("},\n");
+  }
+  std::printf("  \"tensors\": [");
+  for (size_t i = 0; i < model.tensors().size(); ++i) {
+    const TensorView& t = model.tensors()[i];
+    std::printf("%s\n    {\"name\": %s, \"dtype\": \"%s\", \"quantization\": \"%s\", \"group_size\": %u, \"shape\": %s, "
+                "\"bytes\": %" PRIu64 "}",
+                i ? "," : "", json_string(t.name).c_str(), dtype_name(t.dtype), fb::EnumNameQuantization(t.quantization),
+                t.group_size, shape_text(t.shape).c_str(), t.size_bytes);
+  }
+  std::printf("\n  ]\n}\n");
+}
+
+void print_model(const std::string& path, const Model& model, bool json) {
+  const fb::Model& index = model.index();
+  std::vector<Section> sections;
+  Section file{"file", {}};
+  file.text("path", path);
+  file.number("format_version", index.format_version());
+  sections.push_back(std::move(file));
+  if (const fb::Producer* p = index.producer()) {
+    Section producer{"producer", {}};
+    producer.text("name", str(p->name()));
+    producer.text("version", str(p->version()));
+    producer.text("source_format", str(p->source_format()));
+    producer.text("source_name", str(p->source_name()));
+    sections.push_back(std::move(producer));
+  }
+  add_config(index, &sections);
+  add_tokenizer(index.tokenizer(), &sections);
+  Section metadata{"metadata", {}};
+  if (index.metadata()) {
+    for (const fb::KeyValue* kv : *index.metadata()) metadata.text(kv->key()->c_str(), str(kv->value()));
+  }
+  sections.push_back(std::move(metadata));
+
+  uint64_t elements = 0, scale_values = 0;
+  for (const TensorView& t : model.tensors()) {
+    elements += t.num_elements();
+    scale_values += t.num_scales;
+  }
+  // Scale tensors are tensors of the file but not parameters of the model.
+  Section totals{"totals", {}};
+  totals.number("tensors", model.tensors().size());
+  totals.number("parameters", elements - scale_values);
+  totals.number("scale_values", scale_values);
+  totals.number("weight_bytes", index.weights_size());
+  totals.number("file_bytes", model.file_size());
+  sections.push_back(std::move(totals));
+
+  if (json) {
+    print_json(sections, model);
+  } else {
+    print_text(sections, model);
+  }
+}
+
+int run_inspect(const std::vector<std::string>& argv) {
+  Args args("inspect", "FILE",
+            "Checks a .heed file the way the runtime does and prints its producer, format version, model\n"
+            "family and hyperparameters, tokenizer, metadata, every tensor and totals.",
+            {{"json", 0, false, "", "print the report as one JSON object"},
+             {"no-mmap", 0, false, "", "read the file into memory instead of mapping it"}});
+  if (!args.parse(argv)) return kExitUsage;
+  if (args.help_requested()) return kExitOk;
+  if (args.positionals().size() != 1) return args.usage_error("expected exactly one FILE");
+  const std::string& path = args.positionals()[0];
+  LoadOptions options;
+  options.use_mmap = !args.has("no-mmap");
+  std::unique_ptr<Model> model;
+  const Status status = Model::open(path, options, &model);
+  if (!status.is_ok()) {
+    // The loader's messages begin with the path already.
+    std::fprintf(stderr, "heed inspect: %s\n", status.message().c_str());
+    return kExitError;
+  }
+  print_model(path, *model, args.has("json"));
+  return kExitOk;
+}
+
+}  // namespace
+
+HEED_REGISTER_COMMAND(inspect, "inspect", "check a .heed file and show its configuration and tensors", 20,
+                      &run_inspect);
+
+}  // namespace heed::cli
