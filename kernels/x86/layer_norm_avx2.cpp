@@ -1,0 +1,46 @@
+// layer_norm for AVX2: the reference's two passes (mean, then centred variance) with 8 lanes.
+#include "x86/avx2_math.h"
+
+#include <cmath>
+
+#include "internal/variants.h"
+
+namespace heed::kernels::avx2 {
+
+void layer_norm(const float* x, size_t rows, size_t n, const float* gamma, const float* beta,
+                float eps, float* y) {
+  if (n == 0) return;
+  for (size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    const __m256i tmask = tail_mask(n % 8);
+    const size_t body = n - n % 8;
+    __m256 vs = _mm256_setzero_ps();
+    for (size_t i = 0; i < body; i += 8) vs = _mm256_add_ps(vs, _mm256_loadu_ps(xr + i));
+    if (body < n) vs = _mm256_add_ps(vs, _mm256_maskload_ps(xr + body, tmask));
+    const float mean = hsum_ps(vs) / static_cast<float>(n);
+    const __m256 vmean = _mm256_set1_ps(mean);
+    __m256 vq = _mm256_setzero_ps();
+    for (size_t i = 0; i < body; i += 8) {
+      const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(xr + i), vmean);
+      vq = _mm256_fmadd_ps(d, d, vq);
+    }
+    if (body < n) {
+      const __m256 d = _mm256_and_ps(_mm256_sub_ps(_mm256_maskload_ps(xr + body, tmask), vmean),
+                                     _mm256_castsi256_ps(tmask));
+      vq = _mm256_fmadd_ps(d, d, vq);
+    }
+    const float rstd = 1.0f / std::sqrt(hsum_ps(vq) / static_cast<float>(n) + eps);
+    const __m256 vr = _mm256_set1_ps(rstd);
+    const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+    for (size_t i = 0; i < n; i += 8) {
+      const __m256i m = i + 8 <= n ? _mm256_set1_epi32(-1) : tmask;
+      __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_maskload_ps(xr + i, m), vmean), vr);
+      v = _mm256_mul_ps(v, gamma ? _mm256_maskload_ps(gamma + i, m) : one);
+      v = _mm256_add_ps(v, beta ? _mm256_maskload_ps(beta + i, m) : zero);
+      _mm256_maskstore_ps(yr + i, m, v);
+    }
+  }
+}
+
+}  // namespace heed::kernels::avx2

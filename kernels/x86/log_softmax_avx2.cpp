@@ -1,0 +1,34 @@
+// log_softmax for AVX2: x - max - log(sum exp(x - max)), vector exp for the sum.
+#include "x86/avx2_math.h"
+
+#include <cmath>
+
+#include "internal/variants.h"
+
+namespace heed::kernels::avx2 {
+
+void log_softmax(float* x, size_t n) {
+  if (n == 0) return;
+  __m256 vmax = _mm256_set1_ps(-__builtin_inff());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + i));
+  float max = hmax_ps(vmax);
+  for (; i < n; ++i) max = std::fmax(max, x[i]);
+  if (std::isinf(max) && max < 0.0f) return;
+  const __m256 vm = _mm256_set1_ps(max);
+  __m256 vsum = _mm256_setzero_ps();
+  for (i = 0; i + 8 <= n; i += 8) vsum = _mm256_add_ps(vsum, exp_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm)));
+  if (i < n) {
+    const __m256i mask = tail_mask(n - i);
+    const __m256 e = exp_ps(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), vm));
+    vsum = _mm256_add_ps(vsum, _mm256_and_ps(e, _mm256_castsi256_ps(mask)));
+  }
+  const __m256 shift = _mm256_set1_ps(max + std::log(hsum_ps(vsum)));
+  for (i = 0; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_sub_ps(_mm256_loadu_ps(x + i), shift));
+  if (i < n) {
+    const __m256i mask = tail_mask(n - i);
+    _mm256_maskstore_ps(x + i, mask, _mm256_sub_ps(_mm256_maskload_ps(x + i, mask), shift));
+  }
+}
+
+}  // namespace heed::kernels::avx2

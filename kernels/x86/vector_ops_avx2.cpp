@@ -1,0 +1,38 @@
+// The small vector kernels for AVX2 (attention's inner loops: scores are dot products against
+// the K cache, the context is an axpy over the V cache; residual adds).
+#include "x86/avx2_math.h"
+
+#include "internal/variants.h"
+
+namespace heed::kernels::avx2 {
+
+float dot_f32(const float* a, const float* b, size_t n) {
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), acc1);
+  }
+  for (; i < n; i += 8) {
+    const __m256i m = tail_mask(n - i < 8 ? n - i : 8);
+    acc0 = _mm256_fmadd_ps(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m), acc0);
+  }
+  return hsum_ps(_mm256_add_ps(acc0, acc1));
+}
+
+void axpy_f32(float alpha, const float* x, float* y, size_t n) {
+  const __m256 va = _mm256_set1_ps(alpha);
+  for (size_t i = 0; i < n; i += 8) {
+    const __m256i m = tail_mask(n - i < 8 ? n - i : 8);
+    _mm256_maskstore_ps(y + i, m, _mm256_fmadd_ps(va, _mm256_maskload_ps(x + i, m), _mm256_maskload_ps(y + i, m)));
+  }
+}
+
+void add(float* y, const float* x, size_t n) {
+  for (size_t i = 0; i < n; i += 8) {
+    const __m256i m = tail_mask(n - i < 8 ? n - i : 8);
+    _mm256_maskstore_ps(y + i, m, _mm256_add_ps(_mm256_maskload_ps(y + i, m), _mm256_maskload_ps(x + i, m)));
+  }
+}
+
+}  // namespace heed::kernels::avx2

@@ -1,0 +1,244 @@
+// Every SIMD variant's quantize/GEMM kernels against the scalar reference, over odd and even
+// shapes, strides, extreme values, zero rows, per-group scales, bias, activations, accumulation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "kernel_test_util.h"
+
+using namespace heed::kernels;
+using heed::kernels::test::close;
+using heed::kernels::test::random_f32;
+using heed::kernels::test::random_i8;
+using heed::kernels::test::simd_variants;
+
+namespace {
+
+const Activation kActs[] = {Activation::kNone, Activation::kRelu, Activation::kGelu,
+                            Activation::kGeluTanh, Activation::kSilu};
+
+enum class Fill { kRandom, kExtremes, kMinus128InA, kMinus128Both };
+
+struct GemmCase {
+  size_t m, n, k;
+  size_t group = 0;
+  bool bias = false;
+  Activation act = Activation::kNone;
+  bool accumulate = false;
+  Fill fill = Fill::kRandom;
+  bool zero_row = false;  // A's row 0 all zero with scale 0 (an all-zero activation row)
+  size_t pad = 0;         // extra elements in every row stride
+};
+
+// Runs one case on `variant` and on the reference and compares. The int32 sums are exact in
+// both, so the only difference allowed is float rounding in the epilogue.
+void check_gemm_i8(const KernelTable& variant, const GemmCase& g) {
+  const size_t lda = g.k + g.pad, ldb = g.k + g.pad, ldc = g.n + g.pad;
+  std::vector<int8_t> a, b;
+  switch (g.fill) {
+    case Fill::kRandom:
+      a = random_i8(g.m * lda);
+      b = random_i8(g.n * ldb);
+      break;
+    case Fill::kExtremes:  // only +-127: the largest sums the API allows
+      a = random_i8(g.m * lda, 0, 1);
+      b = random_i8(g.n * ldb, 0, 1);
+      for (auto& v : a) v = v ? 127 : -127;
+      for (auto& v : b) v = v ? 127 : -127;
+      break;
+    case Fill::kMinus128InA:
+      a = random_i8(g.m * lda, -128, -126);
+      b = random_i8(g.n * ldb, -127, 127);
+      break;
+    case Fill::kMinus128Both:
+      a = random_i8(g.m * lda, -128, -127);
+      b = random_i8(g.n * ldb, -128, -127);
+      break;
+  }
+  auto as = random_f32(g.m, 0.001f, 0.05f);
+  if (g.zero_row) {
+    for (size_t k = 0; k < g.k; ++k) a[k] = 0;
+    as[0] = 0.0f;
+  }
+  const size_t groups = g.group ? (g.k + g.group - 1) / g.group : 1;
+  auto bs = random_f32(g.n * groups, 0.001f, 0.05f);
+  auto bias = random_f32(g.n);
+  auto c0 = random_f32(g.m * ldc, -2.0f, 2.0f);
+  auto c_ref = c0, c_var = c0;
+
+  GemmI8Params p;
+  p.m = g.m; p.n = g.n; p.k = g.k;
+  p.a = a.data(); p.lda = lda; p.a_scales = as.data();
+  p.b = b.data(); p.ldb = ldb; p.b_scales = bs.data(); p.group_size = g.group;
+  p.bias = g.bias ? bias.data() : nullptr;
+  p.activation = g.act;
+  p.accumulate = g.accumulate;
+  p.c = c_ref.data(); p.ldc = ldc;
+  reference().gemm_i8(p);
+  p.c = c_var.data();
+  variant.gemm_i8(p);
+
+  for (size_t m = 0; m < g.m; ++m) {
+    for (size_t n = 0; n < g.n; ++n) {
+      // The error scale: the sum of |terms| of the dequantized dot product plus bias and C.
+      double mag = 0;
+      for (size_t k = 0; k < g.k; ++k) {
+        const size_t gi = g.group ? k / g.group : 0;
+        mag += std::fabs(double(a[m * lda + k]) * b[n * ldb + k] * as[m] * bs[n * groups + gi]);
+      }
+      mag += std::fabs(bias[n]) + std::fabs(c0[m * ldc + n]) + 1e-20;
+      const float want = c_ref[m * ldc + n], got = c_var[m * ldc + n];
+      if (!close(got, want, mag, 1e-5)) {
+        FAIL(isa_name(variant.isa) << " gemm_i8 m=" << g.m << " n=" << g.n << " k=" << g.k
+                                   << " group=" << g.group << " act=" << int(g.act)
+                                   << " acc=" << g.accumulate << " bias=" << g.bias
+                                   << " fill=" << int(g.fill) << " at (" << m << "," << n
+                                   << "): got " << got << " want " << want);
+      }
+    }
+    // Padding columns of C are never written.
+    for (size_t n = g.n; n < ldc; ++n) REQUIRE(c_var[m * ldc + n] == c0[m * ldc + n]);
+  }
+}
+
+const size_t kDims[] = {1, 3, 17, 64};
+const size_t kKs[] = {1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 513};
+
+}  // namespace
+
+TEST_CASE("gemm_i8 variants match the reference over shapes", "[variants][gemm_i8]") {
+  for (const KernelTable* v : simd_variants()) {
+    for (size_t m : kDims)
+      for (size_t n : kDims)
+        for (size_t k : kKs) {
+          if (m * n * k > 64 * 17 * 257) continue;  // keep emulated runs short
+          check_gemm_i8(*v, GemmCase{m, n, k});
+        }
+    check_gemm_i8(*v, GemmCase{64, 64, 1024});
+    check_gemm_i8(*v, GemmCase{5, 11, 2048, 0, true, Activation::kNone, true});
+  }
+}
+
+TEST_CASE("gemm_i8 variants: epilogue (bias, activations, accumulate), strides, zero rows",
+          "[variants][gemm_i8]") {
+  for (const KernelTable* v : simd_variants()) {
+    for (Activation act : kActs)
+      for (bool bias : {false, true})
+        for (bool acc : {false, true}) {
+          check_gemm_i8(*v, GemmCase{3, 17, 65, 0, bias, act, acc});
+          check_gemm_i8(*v, GemmCase{4, 9, 96, 32, bias, act, acc});
+        }
+    for (size_t pad : {1, 3, 16}) check_gemm_i8(*v, GemmCase{5, 7, 45, 0, true, Activation::kNone, false, Fill::kRandom, false, pad});
+    check_gemm_i8(*v, GemmCase{3, 5, 40, 0, true, Activation::kGelu, true, Fill::kRandom, true});
+    check_gemm_i8(*v, GemmCase{3, 5, 40, 8, true, Activation::kNone, false, Fill::kRandom, true});
+  }
+}
+
+TEST_CASE("gemm_i8 variants: per-group scales", "[variants][gemm_i8]") {
+  for (const KernelTable* v : simd_variants()) {
+    for (size_t group : {4, 8, 12, 16, 32, 64, 128})
+      for (size_t k : {4, 16, 33, 64, 100, 128, 129, 256, 300}) {
+        check_gemm_i8(*v, GemmCase{3, 17, k, group});
+        check_gemm_i8(*v, GemmCase{1, 64, k, group, true, Activation::kSilu, true, Fill::kRandom, false, 5});
+      }
+  }
+}
+
+TEST_CASE("gemm_i8 variants: values at +-127 give exact extreme sums", "[variants][gemm_i8]") {
+  for (const KernelTable* v : simd_variants()) {
+    for (size_t k : {1, 16, 33, 256, 1000, 4096}) {
+      check_gemm_i8(*v, GemmCase{3, 5, k, 0, false, Activation::kNone, false, Fill::kExtremes});
+      check_gemm_i8(*v, GemmCase{2, 3, k, 32, false, Activation::kNone, false, Fill::kExtremes});
+    }
+    // All-equal signs: sum = 127 * 127 * K exactly, no saturation anywhere.
+    const size_t K = 4096;
+    std::vector<int8_t> a(K, 127), b(K, -127);
+    float one = 1.0f, c = 0.0f;
+    GemmI8Params p;
+    p.m = 1; p.n = 1; p.k = K; p.a = a.data(); p.lda = K; p.a_scales = &one;
+    p.b = b.data(); p.ldb = K; p.b_scales = &one; p.c = &c; p.ldc = 1;
+    v->gemm_i8(p);
+    CHECK(c == -127.0f * 127.0f * K);
+  }
+}
+
+// The API promises [-127, 127]. What each variant does outside it, so nobody relies on more:
+// -128 in A is exact everywhere (x86's u8*s8 sign trick takes |a| = 128 as an unsigned byte);
+// -128 in B is exact on ARM (signed x signed multiplies) but not on x86, where the sign trick
+// negates B and -(-128) wraps.
+TEST_CASE("gemm_i8 variants: -128 handling as documented", "[variants][gemm_i8]") {
+  for (const KernelTable* v : simd_variants()) {
+    for (size_t k : {5, 64, 67, 300})
+      check_gemm_i8(*v, GemmCase{3, 7, k, 0, false, Activation::kNone, false, Fill::kMinus128InA});
+    const bool x86 = v->isa == Isa::kAvx2 || v->isa == Isa::kAvx512Vnni;
+    if (!x86) {
+      for (size_t k : {5, 64, 67, 300})
+        check_gemm_i8(*v, GemmCase{3, 7, k, 0, false, Activation::kNone, false, Fill::kMinus128Both});
+    }
+  }
+}
+
+TEST_CASE("quantize_rows_i8 variants match the reference exactly", "[variants][quantize]") {
+  for (const KernelTable* v : simd_variants()) {
+    for (size_t rows : {1, 3, 8})
+      for (size_t cols : {1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 65, 100, 257, 1024}) {
+        const size_t ldx = cols + 3, ldq = cols + 5;
+        auto x = random_f32(rows * ldx, -5.0f, 5.0f);
+        // Exact ties at half steps: row 0 has max 127 so its scale is 1.
+        if (rows > 1 && cols > 4) {
+          x[0] = 127.0f; x[1] = 0.5f; x[2] = -2.5f; x[3] = 63.5f;
+        }
+        if (rows > 2) for (size_t c = 0; c < cols; ++c) x[2 * ldx + c] = 0.0f;  // zero row
+        std::vector<int8_t> q_ref(rows * ldq, 77), q_var(rows * ldq, 77);
+        std::vector<float> s_ref(rows), s_var(rows);
+        reference().quantize_rows_i8(x.data(), rows, cols, ldx, q_ref.data(), ldq, s_ref.data());
+        v->quantize_rows_i8(x.data(), rows, cols, ldx, q_var.data(), ldq, s_var.data());
+        INFO(isa_name(v->isa) << " rows " << rows << " cols " << cols);
+        REQUIRE(s_var == s_ref);
+        REQUIRE(q_var == q_ref);  // includes the untouched padding bytes (77)
+      }
+  }
+}
+
+TEST_CASE("gemm_f32 and gemm_f16 variants match the reference", "[variants][gemm_f]") {
+  for (const KernelTable* v : simd_variants()) {
+    for (size_t m : {1, 3, 17})
+      for (size_t n : {1, 3, 17, 64})
+        for (size_t k : {1, 3, 8, 15, 16, 17, 33, 64, 100, 257}) {
+          const Activation act = kActs[(m + n + k) % 5];
+          const bool acc = (k % 2) == 1, with_bias = (n % 2) == 1;
+          const size_t lda = k + 1, ldb = k + 2, ldc = n + 1;
+          auto a = random_f32(m * lda);
+          auto b = random_f32(n * ldb);
+          std::vector<uint16_t> bh(b.size());
+          reference().f32_to_f16(b.data(), bh.data(), b.size());
+          auto bias = random_f32(n);
+          auto c0 = random_f32(m * ldc);
+          auto r32 = c0, v32 = c0, r16 = c0, v16 = c0;
+          GemmF32Params p;
+          p.m = m; p.n = n; p.k = k; p.a = a.data(); p.lda = lda; p.b = b.data(); p.ldb = ldb;
+          p.bias = with_bias ? bias.data() : nullptr; p.activation = act; p.accumulate = acc;
+          p.ldc = ldc;
+          p.c = r32.data();
+          reference().gemm_f32(p);
+          p.c = v32.data();
+          v->gemm_f32(p);
+          GemmF16Params h;
+          h.m = m; h.n = n; h.k = k; h.a = a.data(); h.lda = lda; h.b = bh.data(); h.ldb = ldb;
+          h.bias = p.bias; h.activation = act; h.accumulate = acc; h.ldc = ldc;
+          h.c = r16.data();
+          reference().gemm_f16(h);
+          h.c = v16.data();
+          v->gemm_f16(h);
+          for (size_t i = 0; i < m; ++i)
+            for (size_t j = 0; j < ldc; ++j) {
+              double mag = std::fabs(bias[j % n]) + std::fabs(c0[i * ldc + j]);
+              for (size_t t = 0; t < k && j < n; ++t) mag += std::fabs(double(a[i * lda + t]) * b[j * ldb + t]);
+              INFO(isa_name(v->isa) << " m " << m << " n " << n << " k " << k << " at " << i << "," << j);
+              REQUIRE(close(v32[i * ldc + j], r32[i * ldc + j], mag, 1e-5));
+              REQUIRE(close(v16[i * ldc + j], r16[i * ldc + j], mag, 1e-5));
+            }
+        }
+  }
+}
