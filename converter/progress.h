@@ -1,0 +1,27 @@
+// A one-line progress bar on stderr for long conversions. Drawn only when stderr is a terminal,
+// so logs and pipes stay clean.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace heed::convert {
+
+class ProgressBar {
+ public:
+  // enabled: draw at all (callers pass false for --quiet); it is also off when stderr is no tty.
+  explicit ProgressBar(std::string label, bool enabled = true);
+  ~ProgressBar();  // finishes the line if something was drawn
+
+  void update(size_t done, size_t total);
+  void finish();
+  bool active() const { return active_; }
+
+ private:
+  std::string label_;
+  bool active_ = false;
+  bool drawn_ = false;
+  int last_permille_ = -1;
+};
+
+}  // namespace heed::convert

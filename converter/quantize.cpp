@@ -1,0 +1,293 @@
+#include "quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "heed/tensor_names.h"
+
+namespace heed::convert {
+
+Status parse_weight_type(const std::string& text, WeightType* out) {
+  if (text == "int8" || text == "i8") {
+    *out = WeightType::kInt8;
+  } else if (text == "float16" || text == "f16" || text == "fp16") {
+    *out = WeightType::kFloat16;
+  } else if (text == "float32" || text == "f32" || text == "fp32") {
+    *out = WeightType::kFloat32;
+  } else {
+    return invalid_argument("unknown weight type '" + text + "' (expected int8, float16 or float32)");
+  }
+  return Status::ok();
+}
+
+const char* weight_type_name(WeightType type) {
+  switch (type) {
+    case WeightType::kInt8: return "int8";
+    case WeightType::kFloat16: return "float16";
+    case WeightType::kFloat32: return "float32";
+  }
+  return "?";
+}
+
+uint16_t f32_to_f16(float x) {
+  uint32_t f;
+  std::memcpy(&f, &x, 4);
+  const uint16_t sign = static_cast<uint16_t>((f >> 16) & 0x8000u);
+  const uint32_t abs = f & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // infinity or NaN (keep NaN quiet and non-zero)
+    return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u | ((abs >> 13) & 0x3ffu) : 0));
+  }
+  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: infinity
+  if (abs < 0x38800000u) {
+    // Subnormal half (or zero): value = m * 2^-24; shift the full significand with rounding.
+    if (abs < 0x33000000u) return sign;  // below half of the smallest subnormal: +-0
+    const uint32_t exponent = abs >> 23;
+    const uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
+    const uint32_t shift = 126 - exponent;  // 14..24 (bits dropped beyond the 10-bit field)
+    uint32_t half = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1);
+    const uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  // Normal: rebias the exponent, round the mantissa to 10 bits (a carry into the exponent is right).
+  uint32_t h = ((abs >> 13) - (112u << 10));
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+float f16_to_f32(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1fu;
+  const uint32_t mantissa = h & 0x3ffu;
+  uint32_t f;
+  if (exponent == 0x1f) {
+    f = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {
+    f = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    f = sign;
+  } else {
+    // Subnormal: exact as float (m * 2^-24).
+    float v = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -v : v;
+  }
+  float out;
+  std::memcpy(&out, &f, 4);
+  return out;
+}
+
+float bf16_to_f32(uint16_t b) {
+  const uint32_t f = static_cast<uint32_t>(b) << 16;
+  float out;
+  std::memcpy(&out, &f, 4);
+  return out;
+}
+
+void quantize_int8(const float* x, size_t rows, size_t cols, uint32_t group_size, int8_t* q, float* scales) {
+  const size_t group = group_size == 0 ? cols : group_size;
+  const size_t groups = cols == 0 ? 0 : (cols + group - 1) / group;
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t g = 0; g < groups; ++g) {
+      const size_t begin = g * group, end = std::min(cols, begin + group);
+      const float* xr = x + r * cols;
+      int8_t* qr = q + r * cols;
+      float amax = 0;
+      for (size_t c = begin; c < end; ++c) amax = std::max(amax, std::fabs(xr[c]));
+      const float scale = amax / 127.0f;
+      scales[r * groups + g] = scale;
+      for (size_t c = begin; c < end; ++c) {
+        float v = scale == 0 ? 0.0f : std::round(xr[c] / scale);
+        v = std::min(127.0f, std::max(-127.0f, v));
+        qr[c] = static_cast<int8_t>(v);
+      }
+    }
+  }
+}
+
+namespace {
+
+const float* as_f32(const NeutralTensor& t) { return reinterpret_cast<const float*>(t.bytes.data()); }
+
+Status check_finite(const NeutralTensor& t) {
+  const float* x = as_f32(t);
+  const size_t n = t.bytes.size() / sizeof(float);
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i])) {
+      return invalid_argument("tensor '" + t.name + "' has a " + (std::isnan(x[i]) ? "NaN" : "infinite") +
+                              " value at element " + std::to_string(i));
+    }
+  }
+  return Status::ok();
+}
+
+// Error statistics of `stored` against the original `x`.
+TensorReport measure(const std::string& name, const std::string& stored_as, const float* x,
+                     const std::vector<float>& stored) {
+  TensorReport r;
+  r.name = name;
+  r.stored = stored_as;
+  double signal = 0, noise = 0;
+  for (size_t i = 0; i < stored.size(); ++i) {
+    const double e = static_cast<double>(x[i]) - stored[i];
+    r.max_abs_error = std::max(r.max_abs_error, std::fabs(e));
+    signal += static_cast<double>(x[i]) * x[i];
+    noise += e * e;
+  }
+  r.snr_db = noise == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(signal / noise);
+  return r;
+}
+
+std::vector<uint8_t> to_bytes(const void* data, size_t size) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  return std::vector<uint8_t>(p, p + size);
+}
+
+// Real values of an int8 tensor from its scales (real = q * scale).
+Status dequantize(const NeutralTensor& t, const NeutralTensor& scales, std::vector<float>* out) {
+  const size_t rows = t.shape.empty() ? 1 : t.shape[0];
+  const size_t n = t.bytes.size();
+  const size_t cols = rows == 0 ? 0 : n / rows;
+  const float* s = as_f32(scales);
+  const size_t num_scales = scales.bytes.size() / sizeof(float);
+  size_t group = cols;
+  if (t.quantization == fb::Quantization::PerGroup) group = t.group_size;
+  if (group == 0) group = 1;
+  const size_t groups = t.quantization == fb::Quantization::PerTensor ? 0 : (cols + group - 1) / group;
+  const size_t needed = t.quantization == fb::Quantization::PerTensor ? 1 : rows * groups;
+  if (num_scales < needed) return invalid_argument("tensor '" + t.name + "' has too few scales");
+  out->resize(n);
+  const int8_t* q = reinterpret_cast<const int8_t*>(t.bytes.data());
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) {
+      const float scale = t.quantization == fb::Quantization::PerTensor ? s[0] : s[r * groups + c / group];
+      (*out)[r * cols + c] = static_cast<float>(q[r * cols + c]) * scale;
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status quantize_model(NeutralModel* model, const QuantizeOptions& options, std::vector<TensorReport>* report,
+                      const std::function<void(size_t, size_t)>& progress) {
+  if (options.group_size != 0 && (options.group_size % 4 != 0)) {
+    return invalid_argument("group size " + std::to_string(options.group_size) + " is not a multiple of 4");
+  }
+  if (options.group_size != 0 && options.type != WeightType::kInt8) {
+    return invalid_argument("a group size only applies to int8 weights");
+  }
+  for (const auto& t : model->tensors) {
+    if (t.dtype == fb::DType::F32) HEED_RETURN_IF_ERROR(check_finite(t));
+  }
+
+  // int8 sources become floats again when float weights are asked for: dequantize them first,
+  // while every scales tensor is still in place.
+  std::vector<std::string> dropped;
+  if (options.type != WeightType::kInt8) {
+    for (auto& t : model->tensors) {
+      if (!(t.quantizable && t.dtype == fb::DType::I8)) continue;
+      const NeutralTensor* scales = model->find(t.scales);
+      if (!scales) return invalid_argument("tensor '" + t.name + "' has no scales tensor '" + t.scales + "'");
+      std::vector<float> real;
+      HEED_RETURN_IF_ERROR(dequantize(t, *scales, &real));
+      dropped.push_back(t.scales);
+      t.dtype = fb::DType::F32;
+      t.quantization = fb::Quantization::None;
+      t.group_size = 0;
+      t.scales.clear();
+      t.bytes = to_bytes(real.data(), real.size() * sizeof(float));
+    }
+  }
+
+  std::vector<NeutralTensor> out;
+  out.reserve(model->tensors.size() * 2);
+  const size_t total = model->tensors.size();
+  for (size_t i = 0; i < total; ++i) {
+    NeutralTensor& t = model->tensors[i];
+    if (progress) progress(i, total);
+    const bool matrix = t.quantizable && t.shape.size() == 2;
+    if (!matrix) {
+      out.push_back(std::move(t));
+      continue;
+    }
+    const size_t rows = t.shape[0], cols = t.shape[1];
+    const std::string scales_name = names::scales(t.name);
+
+    if (t.dtype == fb::DType::I8) {
+      if (report) report->push_back({t.name, "int8 kept from the source", 0, std::numeric_limits<double>::infinity()});
+      out.push_back(std::move(t));
+      continue;
+    } else if (t.dtype != fb::DType::F32) {
+      return invalid_argument("tensor '" + t.name + "' is " + fb::EnumNameDType(t.dtype) +
+                              "; the quantizer expects float32 or int8 input");
+    }
+
+    const float* x = as_f32(t);
+    switch (options.type) {
+      case WeightType::kFloat32:
+        if (report) report->push_back({t.name, "float32", 0, std::numeric_limits<double>::infinity()});
+        out.push_back(std::move(t));
+        break;
+      case WeightType::kFloat16: {
+        std::vector<uint16_t> h(rows * cols);
+        std::vector<float> back(h.size());
+        for (size_t k = 0; k < h.size(); ++k) {
+          h[k] = f32_to_f16(x[k]);
+          back[k] = f16_to_f32(h[k]);
+          if (!std::isfinite(back[k])) {
+            return invalid_argument("tensor '" + t.name + "' has value " + std::to_string(x[k]) +
+                                    " beyond the float16 range");
+          }
+        }
+        if (report) report->push_back(measure(t.name, "float16", x, back));
+        t.dtype = fb::DType::F16;
+        t.bytes = to_bytes(h.data(), h.size() * sizeof(uint16_t));
+        out.push_back(std::move(t));
+        break;
+      }
+      case WeightType::kInt8: {
+        const uint32_t group = options.group_size >= cols ? 0 : options.group_size;
+        const size_t groups = group == 0 ? 1 : (cols + group - 1) / group;
+        std::vector<int8_t> q(rows * cols);
+        std::vector<float> scales(rows * groups);
+        quantize_int8(x, rows, cols, group, q.data(), scales.data());
+        if (report) {
+          std::vector<float> back(q.size());
+          for (size_t r = 0; r < rows; ++r)
+            for (size_t c = 0; c < cols; ++c)
+              back[r * cols + c] = q[r * cols + c] * scales[r * groups + (group ? c / group : 0)];
+          report->push_back(measure(t.name, group ? "int8 per-group " + std::to_string(group) : "int8 per-row", x, back));
+        }
+        t.dtype = fb::DType::I8;
+        t.quantization = group ? fb::Quantization::PerGroup : fb::Quantization::PerRow;
+        t.group_size = group;
+        t.scales = scales_name;
+        t.bytes = to_bytes(q.data(), q.size());
+        NeutralTensor s;
+        s.name = scales_name;
+        s.shape = group ? std::vector<uint32_t>{static_cast<uint32_t>(rows), static_cast<uint32_t>(groups)}
+                        : std::vector<uint32_t>{static_cast<uint32_t>(rows)};
+        s.bytes = to_bytes(scales.data(), scales.size() * sizeof(float));
+        out.push_back(std::move(t));
+        out.push_back(std::move(s));
+        break;
+      }
+    }
+  }
+  if (!dropped.empty()) {
+    out.erase(std::remove_if(out.begin(), out.end(),
+                             [&](const NeutralTensor& t) {
+                               return std::find(dropped.begin(), dropped.end(), t.name) != dropped.end();
+                             }),
+              out.end());
+  }
+  model->tensors = std::move(out);
+  if (progress) progress(total, total);
+  return Status::ok();
+}
+
+}  // namespace heed::convert

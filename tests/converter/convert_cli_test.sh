@@ -1,0 +1,88 @@
+#!/bin/sh
+# `heed convert` end to end: the three weight types on the real CTranslate2 models, the summary
+# line, --report, usage errors (exit 2), conversion errors (exit 1, one line "heed convert: ..."),
+# and atomic output (nothing written on failure, an existing output kept until success).
+# usage: convert_cli_test.sh "EMULATOR" HEED SHARED_DIR FOLDER   (EMULATOR may be empty)
+set -u
+emu=$1 heed=$2 shared=$3 dir=$4
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+aren=$shared/models/ct2/aren-transliteration
+aren8=$shared/models/ct2/aren-transliteration-i8
+lm=$shared/models/ct2/onmt-lm
+[ -f "$aren/model.bin" ] || { echo "FAIL: missing $aren (the shared models folder)"; exit 1; }
+
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Runs heed convert ARGS...; sets $code; output in $dir/out and $dir/err.
+run() { $emu "$heed" convert "$@" >"$dir/out" 2>"$dir/err"; code=$?; }
+
+one_error_line() {  # $1 = what
+  [ "$(wc -l <"$dir/err")" -eq 1 ] || fail "$1: stderr is not one line: $(cat "$dir/err")"
+  grep -q "^heed convert: " "$dir/err" || fail "$1: stderr does not start with 'heed convert: ': $(cat "$dir/err")"
+}
+
+for q in int8 float16 float32; do
+  for m in "$aren" "$aren8" "$lm"; do
+    out=$dir/$(basename "$m")-$q.heed
+    run "$m" -o "$out" --quantize "$q"
+    [ $code -eq 0 ] || fail "$m $q: exit $code: $(cat "$dir/err")"
+    [ -s "$out" ] || fail "$m $q: no output file"
+    grep -q "^heed convert: wrote $out: [0-9]* tensors, [0-9]* parameters, .* $q" "$dir/out" ||
+      fail "$m $q: summary line: $(cat "$dir/out")"
+    [ -s "$dir/err" ] && fail "$m $q: stderr not empty (not a terminal, so no progress bar): $(cat "$dir/err")"
+    $emu "$heed" inspect "$out" >/dev/null 2>&1 || fail "$m $q: heed inspect refuses the output"
+  done
+done
+
+run --from ct2 "$aren" -o "$dir/g.heed" --group-size 16 --report
+[ $code -eq 0 ] || fail "--group-size 16 --report: exit $code"
+grep -q "^encoder.layers.0.ffn.in.weight *int8 per-group 16 " "$dir/err" || fail "--report table: $(head -3 "$dir/err")"
+grep -q "per group of 16" "$dir/out" || fail "group summary: $(cat "$dir/out")"
+
+# Usage errors: exit 2.
+run; [ $code -eq 2 ] || fail "no arguments: exit $code"
+run "$aren"; [ $code -eq 2 ] || fail "no -o: exit $code"
+run "$aren" -o "$dir/x.heed" --quantize int4; [ $code -eq 2 ] || fail "--quantize int4: exit $code"
+run "$aren" -o "$dir/x.heed" --group-size 6; [ $code -eq 2 ] || fail "--group-size 6: exit $code"
+run "$aren" -o "$dir/x.heed" --quantize float16 --group-size 8; [ $code -eq 2 ] || fail "group with float16: exit $code"
+run "$aren" -o "$dir/x.heed" --from onnx; [ $code -eq 2 ] || fail "--from onnx: exit $code"
+run "$aren" "$aren8" -o "$dir/x.heed"; [ $code -eq 2 ] || fail "two sources: exit $code"
+[ -e "$dir/x.heed" ] && fail "a usage error wrote a file"
+$emu "$heed" convert --help >"$dir/out" 2>&1 || fail "--help: exit $?"
+for word in --quantize --group-size --report int8 float16 float32 ct2 atomically; do
+  grep -q -- "$word" "$dir/out" || fail "--help does not mention $word"
+done
+
+# Conversion errors: exit 1, one line, no file.
+run "$dir/nowhere" -o "$dir/x.heed"; [ $code -eq 1 ] || fail "missing source: exit $code"; one_error_line "missing source"
+mkdir -p "$dir/empty"
+run --from ct2 "$dir/empty" -o "$dir/x.heed"; [ $code -eq 1 ] || fail "no model.bin: exit $code"; one_error_line "no model.bin"
+grep -q "model.bin" "$dir/err" || fail "no model.bin: message does not say so"
+run "$aren" -o "$dir/missing/dir/x.heed"; [ $code -eq 1 ] || fail "missing output dir: exit $code"; one_error_line "missing output dir"
+[ -e "$dir/missing" ] && fail "missing output dir was created"
+touch "$dir/plain"
+run "$aren" -o "$dir/plain/x.heed"; [ $code -eq 1 ] || fail "output under a file: exit $code"; one_error_line "output under a file"
+if [ "$(id -u)" != 0 ]; then  # root ignores permissions
+  mkdir -p "$dir/ro" && chmod 555 "$dir/ro"
+  run "$aren" -o "$dir/ro/x.heed"; [ $code -eq 1 ] || fail "read-only dir: exit $code"
+  [ -z "$(ls -A "$dir/ro")" ] || fail "read-only dir: something was left: $(ls -A "$dir/ro")"
+  chmod 755 "$dir/ro"
+fi
+[ -e "$dir/x.heed" ] && fail "a failed conversion wrote a file"
+
+# An existing output survives a failed conversion and is replaced by a successful one.
+echo old >"$dir/keep.heed"
+run "$dir/empty" --from ct2 -o "$dir/keep.heed"
+[ "$(cat "$dir/keep.heed")" = old ] || fail "a failed conversion touched the existing output"
+run "$aren" -o "$dir/keep.heed"
+[ $code -eq 0 ] || fail "replacing an existing output: exit $code"
+$emu "$heed" inspect "$dir/keep.heed" >/dev/null 2>&1 || fail "the replaced output does not load"
+leftovers=$(ls -A "$dir" | grep -v -e '\.heed$' -e '^out$' -e '^err$' -e '^empty$' -e '^plain$' -e '^ro$')
+[ -z "$leftovers" ] && true || fail "temporary files left behind: $leftovers"
+
+if [ $failures -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "heed convert CLI: all checks passed"

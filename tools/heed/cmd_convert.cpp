@@ -1,0 +1,176 @@
+// `heed convert`: a trained model (a CTranslate2 folder) -> one .heed file, quantized.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "ct2/reader.h"
+#include "heed_writer.h"
+#include "progress.h"
+#include "quantize.h"
+
+namespace heed::cli {
+namespace {
+
+// Source formats `--from` accepts: a name, a detector for when --from is omitted, a reader.
+struct SourceFormat {
+  const char* name;
+  const char* description;
+  bool (*detect)(const std::string& path);
+  Status (*read)(const std::string& path, convert::NeutralModel* out);
+};
+
+const std::vector<SourceFormat>& source_formats() {
+  static const std::vector<SourceFormat> formats = {
+      {"ct2", "CTranslate2 model folder (model.bin + vocabularies [+ config.json])", &convert::ct2::looks_like_model,
+       &convert::ct2::read_model},
+  };
+  return formats;
+}
+
+std::string format_names() {
+  std::string names;
+  for (const auto& f : source_formats()) names += (names.empty() ? "" : ", ") + std::string(f.name);
+  return names;
+}
+
+int fail(const Status& status) {
+  std::fprintf(stderr, "heed convert: %s\n", status.message().c_str());
+  return kExitError;
+}
+
+std::string human_bytes(uint64_t bytes) {
+  char text[32];
+  if (bytes < 1024 * 1024) {
+    std::snprintf(text, sizeof(text), "%.1f KiB", bytes / 1024.0);
+  } else {
+    std::snprintf(text, sizeof(text), "%.2f MiB", bytes / (1024.0 * 1024.0));
+  }
+  return text;
+}
+
+void print_report(const std::vector<convert::TensorReport>& report) {
+  std::fprintf(stderr, "%-56s %-26s %12s %10s\n", "tensor", "stored as", "max |error|", "SNR dB");
+  for (const auto& r : report) {
+    char snr[32];
+    if (std::isinf(r.snr_db)) {
+      std::snprintf(snr, sizeof(snr), "exact");
+    } else {
+      std::snprintf(snr, sizeof(snr), "%.2f", r.snr_db);
+    }
+    std::fprintf(stderr, "%-56s %-26s %12.6g %10s\n", r.name.c_str(), r.stored.c_str(), r.max_abs_error, snr);
+  }
+}
+
+int run_convert(const std::vector<std::string>& argv) {
+  Args args("convert", "[--from FORMAT] SOURCE -o OUTPUT.heed [options]",
+            "Converts a trained model into one .heed file: weights (quantized), hyperparameters and\n"
+            "tokenizer. The output is written atomically: on any error no file is left behind and an\n"
+            "existing OUTPUT is replaced only when the conversion succeeded.\n\n"
+            "SOURCE formats (--from):\n"
+            "  ct2      CTranslate2 model folder: model.bin (binary versions 1-6; specs TransformerBase,\n"
+            "           TransformerBig, TransformerSpec, TransformerDecoderSpec), the vocabularies\n"
+            "           (shared_/source_/target_vocabulary or vocabulary, .json or .txt) and config.json.\n"
+            "           Detected automatically when SOURCE holds a model.bin.\n\n"
+            "Weights (--quantize):\n"
+            "  int8     (default) symmetric int8, one scale per output row (or per group of N values with\n"
+            "           --group-size N): scale = max|x| / 127, real = q * scale. Weights that are already\n"
+            "           int8 in the source are kept bit-exactly, never quantized twice.\n"
+            "  float16  weight matrices as IEEE half precision.\n"
+            "  float32  weight matrices as stored floats (int8 sources are dequantized).\n"
+            "Biases, norms and position tables are always float32.\n\n"
+            "Prints a summary line (tensors, parameters, file size) when done; a progress bar on a\n"
+            "terminal. Exit status: 0 done, 1 conversion error, 2 wrong usage.",
+            {
+                {"from", 'f', true, "FORMAT", "source format: " + format_names() + " (default: detected)"},
+                {"output", 'o', true, "FILE", "the .heed file to write (required)"},
+                {"quantize", 'q', true, "TYPE", "weight type: int8 (default), float16, float32"},
+                {"group-size", 0, true, "N", "int8 scale per group of N values of a row (N multiple of 4)"},
+                {"report", 0, false, "", "print each weight's quantization error (max |error|, SNR) to stderr"},
+                {"quiet", 0, false, "", "no progress bar and no summary line"},
+            });
+  if (!args.parse(argv)) return kExitUsage;
+  if (args.help_requested()) return kExitOk;
+
+  if (args.positionals().size() != 1) {
+    return args.usage_error(args.positionals().empty() ? "missing the SOURCE model"
+                                                       : "expected one SOURCE, got " + std::to_string(args.positionals().size()));
+  }
+  const std::string source = args.positionals()[0];
+  const std::string output = args.get("output");
+  if (output.empty()) return args.usage_error("missing the output file (-o OUTPUT.heed)");
+
+  convert::QuantizeOptions options;
+  Status status = convert::parse_weight_type(args.get("quantize", "int8"), &options.type);
+  if (!status) return args.usage_error(status.message());
+  const std::optional<int64_t> group = args.get_int("group-size", 0, 0, 1 << 20);
+  if (!group) return kExitUsage;
+  options.group_size = static_cast<uint32_t>(*group);
+  if (options.group_size != 0 && options.group_size % 4 != 0) {
+    return args.usage_error("--group-size must be a multiple of 4, got " + std::to_string(options.group_size));
+  }
+  if (options.group_size != 0 && options.type != convert::WeightType::kInt8) {
+    return args.usage_error("--group-size only applies to --quantize int8");
+  }
+
+  const SourceFormat* format = nullptr;
+  if (args.has("from")) {
+    for (const auto& f : source_formats()) {
+      if (args.get("from") == f.name) format = &f;
+    }
+    if (!format) return args.usage_error("unknown source format '" + args.get("from") + "' (supported: " + format_names() + ")");
+  } else {
+    for (const auto& f : source_formats()) {
+      if (f.detect(source)) format = &f;
+    }
+    if (!format) {
+      return fail(invalid_argument("cannot tell the format of '" + source + "' (no model.bin); pass --from (" +
+                                   format_names() + ")"));
+    }
+  }
+  const bool quiet = args.has("quiet");
+
+  convert::NeutralModel model;
+  status = format->read(source, &model);
+  if (!status) return fail(status);
+
+  size_t parameters = 0;
+  for (const auto& t : model.tensors) {
+    if (t.name.size() < 7 || t.name.compare(t.name.size() - 7, 7, ".scales") != 0) parameters += t.num_elements();
+  }
+
+  std::vector<convert::TensorReport> report;
+  {
+    convert::ProgressBar bar("heed convert: quantizing", !quiet);
+    status = convert::quantize_model(&model, options, args.has("report") ? &report : nullptr,
+                                     [&](size_t done, size_t total) { bar.update(done, total); });
+  }
+  if (!status) return fail(status);
+  if (args.has("report")) print_report(report);
+
+  status = convert::write_heed(model, output);
+  if (!status) return fail(status);
+
+  if (!quiet) {
+    struct stat st {};
+    const uint64_t size = ::stat(output.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+    std::string weights = convert::weight_type_name(options.type);
+    if (options.type == convert::WeightType::kInt8) {
+      weights += options.group_size ? " per group of " + std::to_string(options.group_size) : " per row";
+    }
+    std::printf("heed convert: wrote %s: %zu tensors, %zu parameters, %s, %s weights (from %s %s)\n", output.c_str(),
+                model.tensors.size(), parameters, human_bytes(size).c_str(), weights.c_str(), format->name,
+                source.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2 folder) into a .heed file", 10,
+                      &run_convert);
+
+}  // namespace heed::cli
