@@ -1,0 +1,128 @@
+// The decoding engine: greedy search, sampling, beam search (n-best, length penalty, min/max
+// length), forced target prefixes and scoring of given targets, written once against StepModel
+// (step_model.h) for every generative family.
+//
+// Memory: every buffer the engine needs (log-probs, hypothesis histories, candidate heaps,
+// finished hypotheses, results) is sized from DecodingLimits when the engine is created and lives
+// in one allocation made then. decode() and score() perform no heap allocation; their results are
+// views into that storage, valid until the next call on the same engine.
+//
+// Conventions (chosen to match CTranslate2's defaults where it has one):
+// - A hypothesis is the generated tokens, target prefix included, end token (EOS) excluded.
+// - max_length counts decoder steps, so generated tokens with the EOS included: a hypothesis that
+//   has not produced EOS after max_length tokens ends there (`finished_with_eos` = false).
+// - min_length: EOS is forbidden while fewer than min_length tokens were generated (prefix
+//   included); the step's distribution is renormalized over the other tokens (EOS removed before
+//   the softmax, as CTranslate2 does by disabling the logit).
+// - Length penalty: score = log_prob / steps^length_penalty, with log_prob the sum of the token
+//   log-probs and steps the number of generated tokens, both counting the EOS when the hypothesis
+//   ended with it (CTranslate2 does the same: "a b c </s>" is divided by 4). length_penalty = 1
+//   (the default) is plain length normalization, 0 ranks by total log-prob.
+// - Forced prefix tokens count in log_prob (unlike CTranslate2, which starts the score after the
+//   prefix): a translation's score then equals what score() gives for the same target.
+// - Beam search keeps 2 x beam candidates per step; EOS candidates ranked within the best
+//   `beam` are finished hypotheses, the best `beam` other candidates stay alive. A sentence stops
+//   when it has `beam` finished hypotheses, at max_length, or (length_penalty 0 only) when its
+//   n_best-th finished log-prob is at least the best alive one (nothing alive can overtake it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "heed/status.h"
+#include "heed/step_model.h"
+
+namespace heed {
+
+struct DecodeOptions {
+  size_t beam_size = 1;        // 1: greedy or sampling; >1: beam search
+  size_t n_best = 1;           // hypotheses returned per sentence, at most beam_size
+  float length_penalty = 1.0f; // score = log_prob / steps^length_penalty (see above)
+  size_t min_length = 0;       // tokens before EOS is allowed (prefix included)
+  size_t max_length = 0;       // decoder steps, EOS included; 0: the limits' max_target_len
+
+  // Sampling (beam_size 1 only). sampling_top_k 1 is greedy (argmax, the default); 0 samples from
+  // the whole vocabulary; k > 1 from the k most likely tokens. Before sampling, log-probs are
+  // divided by sampling_temperature and the candidates cut to the smallest set whose probability
+  // reaches sampling_top_p. The PRNG is heed's own (SplitMix64), reseeded with `seed` at every
+  // call, so results are reproducible on every platform. Reported log-probs are the model's
+  // (untempered) ones.
+  size_t sampling_top_k = 1;
+  float sampling_temperature = 1.0f;
+  float sampling_top_p = 1.0f;
+  uint64_t seed = 0;
+};
+
+// One output hypothesis: views into the engine's storage.
+struct Hypothesis {
+  const int32_t* ids = nullptr;          // `length` tokens, prefix included, EOS excluded
+  size_t length = 0;
+  const float* token_log_probs = nullptr;  // length + (finished_with_eos ? 1 : 0) entries
+  size_t num_log_probs = 0;
+  float log_prob = 0;    // sum of token_log_probs
+  float score = 0;       // log_prob normalized with the length penalty
+  bool finished_with_eos = false;
+};
+
+// Results of one decode() call: `batch` sentences, up to n_best hypotheses each, best first.
+struct DecodeOutput {
+  size_t batch = 0;
+  size_t stride = 0;                   // hypotheses slots per sentence
+  const Hypothesis* hypotheses = nullptr;
+  const size_t* counts = nullptr;      // hypotheses per sentence (>= 1 after a successful call)
+
+  size_t count(size_t sentence) const { return counts[sentence]; }
+  const Hypothesis& at(size_t sentence, size_t rank) const { return hypotheses[sentence * stride + rank]; }
+};
+
+// Results of one score() call: sentence i has target length + 1 log-probs (the EOS last).
+struct ScoreOutput {
+  size_t batch = 0;
+  const float* log_probs = nullptr;
+  const size_t* offsets = nullptr;     // batch + 1 entries into log_probs
+  size_t length(size_t i) const { return offsets[i + 1] - offsets[i]; }
+  const float* sentence(size_t i) const { return log_probs + offsets[i]; }
+  float total(size_t i) const;
+};
+
+struct DecodingLimits {
+  size_t max_n_best = 0;  // 0: the model's max_beam
+};
+
+class DecodingEngine {
+ public:
+  // `model` must outlive the engine; its limits() size every buffer. Allocates once, here.
+  static Status create(StepModel* model, const DecodingLimits& limits, std::unique_ptr<DecodingEngine>* out);
+  ~DecodingEngine();
+  DecodingEngine(const DecodingEngine&) = delete;
+  DecodingEngine& operator=(const DecodingEngine&) = delete;
+
+  // Decodes `batch` sentences. sources: null for decoder-only models. prefixes: null, or one
+  // (possibly empty) forced target prefix per sentence. Errors (options out of range, a prefix
+  // longer than max_length or containing EOS or out-of-vocabulary ids, limits exceeded) are
+  // returned before any model call.
+  Status decode(const TokenBatch* sources, size_t batch, const DecodeOptions& options,
+                const TokenBatch* prefixes, DecodeOutput* out);
+
+  // Teacher forcing: the log-prob of every target token and then of EOS, for each sentence.
+  Status score(const TokenBatch* sources, const TokenBatch& targets, ScoreOutput* out);
+
+  StepModel& model() { return *model_; }
+  size_t storage_bytes() const;  // the one allocation made at creation
+
+  struct Storage;  // private layout, decoding_storage.h
+
+ private:
+  DecodingEngine() = default;
+  Status check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length) const;
+  Status greedy(const TokenBatch* sources, size_t batch, const DecodeOptions& options,
+                const TokenBatch* prefixes, size_t max_length, DecodeOutput* out);
+  Status beam_search(const TokenBatch* sources, size_t batch, const DecodeOptions& options,
+                     const TokenBatch* prefixes, size_t max_length, DecodeOutput* out);
+
+  StepModel* model_ = nullptr;
+  std::unique_ptr<Storage> storage_;
+};
+
+}  // namespace heed

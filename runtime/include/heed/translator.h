@@ -1,0 +1,135 @@
+// The high-level translation API: a loaded Model, its StepModel session, its vocabularies and the
+// decoding engine, together.
+//
+// Two layers:
+// - token ids (translate(), score()): no heap allocation per call, results are views valid until
+//   the next call on the same Translator;
+// - token strings (translate_tokens(), score_tokens()): maps whitespace tokens to ids with the
+//   model's vocabularies (unknown tokens -> unk_id) and ids back to tokens (stopping at EOS,
+//   skipping BOS/EOS), splits work into batches of the session's max_batch. Allocates, for tools.
+//
+// Source special tokens: when the model's metadata says add_source_bos / add_source_eos = "true"
+// (converters set them for models trained that way), the token layer adds BOS / EOS around each
+// source; the id layer takes sources exactly as given.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "heed/arena.h"
+#include "heed/decoding.h"
+#include "heed/model.h"
+#include "heed/status.h"
+#include "heed/step_model.h"
+
+namespace heed {
+
+// Token strings <-> ids of one side of a model.
+class Vocabulary {
+ public:
+  Vocabulary() = default;
+  explicit Vocabulary(std::vector<std::string> tokens);
+  // Movable, not copyable: the lookup table holds views of the token strings.
+  Vocabulary(Vocabulary&&) = default;
+  Vocabulary& operator=(Vocabulary&&) = default;
+  Vocabulary(const Vocabulary&) = delete;
+  Vocabulary& operator=(const Vocabulary&) = delete;
+  static Vocabulary from_index(const fb::Vocabulary* vocabulary);  // null -> empty
+
+  size_t size() const { return tokens_.size(); }
+  bool empty() const { return tokens_.empty(); }
+  int32_t id(std::string_view token) const;  // -1 when absent
+  const std::string& token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
+
+ private:
+  std::vector<std::string> tokens_;
+  std::unordered_map<std::string_view, int32_t> ids_;  // views into tokens_
+};
+
+struct TranslatorOptions {
+  StepModelLimits limits{8, 4, 256, 256};  // max batch, max beam, max source and target length
+  size_t max_n_best = 0;                   // 0: limits.max_beam
+  ArenaOptions arena;                      // session memory: allocate (default) or caller's buffer
+};
+
+// The special ids and source conventions the token layer needs. Ids are target-vocabulary ids (as
+// in the file's tokenizer section); on the source side the same token strings are looked up in the
+// source vocabulary (source and target vocabularies may number them differently).
+struct TokenConventions {
+  int32_t unk_id = -1;  // -1: unknown tokens are an error
+  int32_t bos_id = -1;
+  int32_t eos_id = -1;
+  bool add_source_bos = false;
+  bool add_source_eos = false;
+  fb::TokenizerKind kind = fb::TokenizerKind::Whitespace;  // how plain text becomes tokens
+};
+
+// One hypothesis in token form.
+struct TranslationHypothesis {
+  std::vector<std::string> tokens;
+  std::vector<int32_t> ids;
+  std::vector<float> token_log_probs;  // EOS included when the hypothesis ended with it
+  float score = 0;
+  float log_prob = 0;
+};
+
+class Translator {
+ public:
+  // Builds the StepModel of `model` (which must outlive the Translator) with create_step_model and
+  // reads its vocabularies and special ids. The model needs source and target vocabularies.
+  static Status create(const Model& model, const TranslatorOptions& options, std::unique_ptr<Translator>* out);
+  // Opens the file (Model::open with default LoadOptions) and keeps the Model with the Translator.
+  static Status open(const std::string& path, const TranslatorOptions& options, std::unique_ptr<Translator>* out);
+  // Any StepModel with its vocabularies (other families, tests).
+  static Status create(std::unique_ptr<StepModel> step_model, Vocabulary source, Vocabulary target,
+                       const TokenConventions& conventions, size_t max_n_best, std::unique_ptr<Translator>* out);
+  ~Translator();
+
+  // Token-id layer: no allocation per call.
+  Status translate(const TokenBatch& sources, const DecodeOptions& options, const TokenBatch* prefixes,
+                   DecodeOutput* out);
+  Status score(const TokenBatch& sources, const TokenBatch& targets, ScoreOutput* out);
+
+  // Token-string layer. `prefixes`: null or one (possibly empty) prefix per source.
+  // out[i] holds the hypotheses of sources[i], best first.
+  Status translate_tokens(const std::vector<std::vector<std::string>>& sources, const DecodeOptions& options,
+                          const std::vector<std::vector<std::string>>* prefixes,
+                          std::vector<std::vector<TranslationHypothesis>>* out);
+  // out[i]: the log-prob of each target token, then of EOS.
+  Status score_tokens(const std::vector<std::vector<std::string>>& sources,
+                      const std::vector<std::vector<std::string>>& targets, std::vector<std::vector<float>>* out);
+
+  // Mapping helpers of the token layer.
+  Status source_ids(const std::vector<std::string>& tokens, std::vector<int32_t>* ids) const;  // adds BOS/EOS per conventions
+  Status target_ids(const std::vector<std::string>& tokens, std::vector<int32_t>* ids) const;
+  // Splits a line into whitespace-separated tokens (spaces, tabs; runs count as one).
+  static std::vector<std::string> split_tokens(std::string_view line);
+  // Tokens of `ids` up to the first EOS, BOS and EOS left out.
+  std::vector<std::string> target_tokens(const int32_t* ids, size_t n) const;
+
+  const StepModelLimits& limits() const { return step_model_->limits(); }
+  const Vocabulary& source_vocabulary() const { return source_; }
+  const Vocabulary& target_vocabulary() const { return target_; }
+  const TokenConventions& conventions() const { return conventions_; }
+  // Longest token-level source the session accepts (max_source_len minus added BOS/EOS).
+  size_t max_source_tokens() const;
+
+ private:
+  Translator() = default;
+  Status to_ids(const Vocabulary& vocab, int32_t unk_id, const char* side, const std::vector<std::string>& tokens,
+                std::vector<int32_t>* ids) const;
+
+  std::unique_ptr<Model> owned_model_;  // open() only; destroyed last
+  std::unique_ptr<StepModel> step_model_;
+  std::unique_ptr<DecodingEngine> engine_;
+  Vocabulary source_, target_;
+  TokenConventions conventions_;
+  int32_t source_unk_ = -1, source_bos_ = -1, source_eos_ = -1;  // the special tokens' source ids
+};
+
+}  // namespace heed

@@ -1,0 +1,104 @@
+#include "decoding/decoding_storage.h"
+
+#include <limits>
+#include <new>
+#include <string>
+
+namespace heed {
+namespace {
+
+constexpr size_t kAlign = 64;
+
+// Two passes over the same list of buffers: the first (base == nullptr) only sums the sizes,
+// the second hands out pointers. Overflow of any size product is reported, never wrapped.
+class Layout {
+ public:
+  explicit Layout(unsigned char* base) : base_(base) {}
+
+  template <typename T>
+  void take(T** out, size_t a, size_t b = 1, size_t c = 1) {
+    size_t count = 0;
+    if (!mul(a, b, &count) || !mul(count, c, &count) || !mul(count, sizeof(T), &count)) {
+      overflow_ = true;
+      return;
+    }
+    size_t start = (offset_ + kAlign - 1) / kAlign * kAlign;
+    if (start < offset_ || start + count < start) {
+      overflow_ = true;
+      return;
+    }
+    if (base_) *out = reinterpret_cast<T*>(base_ + start);
+    offset_ = start + count;
+  }
+
+  size_t size() const { return offset_; }
+  bool overflow() const { return overflow_; }
+
+ private:
+  static bool mul(size_t a, size_t b, size_t* out) {
+    if (a != 0 && b > std::numeric_limits<size_t>::max() / a) return false;
+    *out = a * b;
+    return true;
+  }
+  unsigned char* base_;
+  size_t offset_ = 0;
+  bool overflow_ = false;
+};
+
+void lay_out(DecodingEngine::Storage& s, Layout& l) {
+  const size_t n = s.max_batch, r = s.rows, t = s.max_steps, v = s.vocab, f = s.finished_capacity;
+  l.take(&s.log_probs, r, v);
+  l.take(&s.inputs, r);
+  l.take(&s.parents, r);
+  l.take(&s.next_tokens, r);
+  for (int i = 0; i < 2; ++i) {
+    l.take(&s.history_ids[i], r, t);
+    l.take(&s.history_log_probs[i], r, t);
+    l.take(&s.cumulative[i], r);
+  }
+  l.take(&s.done, n);
+  l.take(&s.lengths, n);
+  l.take(&s.with_eos, n);
+  l.take(&s.candidates, 2 * s.max_beam);
+  l.take(&s.finished_ids, n, f, t);
+  l.take(&s.finished_log_probs, n, f, t);
+  l.take(&s.finished, n, f);
+  l.take(&s.finished_count, n);
+  l.take(&s.order, f);
+  l.take(&s.sample_weights, v);
+  l.take(&s.sample_ids, v);
+  l.take(&s.hypotheses, n, s.max_n_best);
+  l.take(&s.counts, n);
+  l.take(&s.score_log_probs, n, t);
+  l.take(&s.score_offsets, n + 1);
+}
+
+}  // namespace
+
+Status DecodingEngine::Storage::allocate(size_t batch, size_t beam, size_t steps, size_t vocab_size,
+                                         size_t n_best) {
+  max_batch = batch;
+  max_beam = beam;
+  max_steps = steps;
+  vocab = vocab_size;
+  max_n_best = n_best;
+  rows = batch * beam;
+  finished_capacity = 2 * beam;
+  if (beam != 0 && rows / beam != batch) return Status(StatusCode::kLimitExceeded, "decoding limits overflow (max_batch x max_beam)");
+
+  Layout sizing(nullptr);
+  lay_out(*this, sizing);
+  if (sizing.overflow()) return Status(StatusCode::kLimitExceeded, "decoding buffers for these limits overflow the address space");
+  bytes = sizing.size() + kAlign;
+  buffer.reset(new (std::nothrow) unsigned char[bytes]);
+  if (!buffer) {
+    return Status(StatusCode::kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes of decoding buffers");
+  }
+  unsigned char* base = buffer.get();
+  base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
+  Layout placing(base);
+  lay_out(*this, placing);
+  return Status::ok();
+}
+
+}  // namespace heed

@@ -1,0 +1,81 @@
+// The engine's working memory: every buffer decode() and score() use, carved out of one
+// allocation made when the engine is created (sizes from the StepModel's limits).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "heed/decoding.h"
+#include "heed/status.h"
+
+namespace heed {
+
+// A beam-search candidate: extending row `row` (index within the sentence's beam) by `token`.
+struct Candidate {
+  float score;    // cumulative log-prob after the extension
+  int32_t row;
+  int32_t token;
+};
+
+// A finished hypothesis of beam search, before ranking. Its tokens live in the finished store.
+struct FinishedMeta {
+  size_t length;
+  size_t num_log_probs;
+  float log_prob;
+  float score;
+  bool with_eos;
+};
+
+struct DecodingEngine::Storage {
+  // Sizes.
+  size_t rows = 0;          // max_batch * max_beam
+  size_t max_batch = 0;
+  size_t max_beam = 0;
+  size_t max_steps = 0;     // max_target_len
+  size_t vocab = 0;
+  size_t max_n_best = 0;
+  size_t finished_capacity = 0;  // per sentence: 2 * max_beam
+
+  // Step model input/output.
+  float* log_probs = nullptr;     // [rows, vocab]
+  int32_t* inputs = nullptr;      // [rows]
+  int32_t* parents = nullptr;     // [rows]
+  int32_t* next_tokens = nullptr; // [rows]
+
+  // Per-row histories (double-buffered: beam reordering copies from one into the other).
+  int32_t* history_ids[2] = {nullptr, nullptr};    // [rows, max_steps]
+  float* history_log_probs[2] = {nullptr, nullptr}; // [rows, max_steps]
+  float* cumulative[2] = {nullptr, nullptr};       // [rows]; -inf: the row holds no hypothesis
+
+  // Per-sentence state.
+  uint8_t* done = nullptr;          // [max_batch]
+  size_t* lengths = nullptr;        // [max_batch] greedy: hypothesis length
+  uint8_t* with_eos = nullptr;      // [max_batch] greedy: ended with EOS
+
+  // Beam search.
+  Candidate* candidates = nullptr;  // [2 * max_beam]
+  int32_t* finished_ids = nullptr;  // [max_batch, finished_capacity, max_steps]
+  float* finished_log_probs = nullptr;
+  FinishedMeta* finished = nullptr; // [max_batch, finished_capacity]
+  size_t* finished_count = nullptr; // [max_batch]
+  int32_t* order = nullptr;         // [finished_capacity] ranking scratch
+
+  // Sampling scratch.
+  float* sample_weights = nullptr;  // [vocab]
+  int32_t* sample_ids = nullptr;    // [vocab]
+
+  // Results.
+  Hypothesis* hypotheses = nullptr; // [max_batch, max_n_best]
+  size_t* counts = nullptr;         // [max_batch]
+  float* score_log_probs = nullptr; // [max_batch, max_steps]
+  size_t* score_offsets = nullptr;  // [max_batch + 1]
+
+  std::unique_ptr<unsigned char[]> buffer;
+  size_t bytes = 0;
+
+  // Lays every buffer out in one allocation. kLimitExceeded when the sizes overflow.
+  Status allocate(size_t max_batch, size_t max_beam, size_t max_steps, size_t vocab, size_t max_n_best);
+};
+
+}  // namespace heed

@@ -1,0 +1,80 @@
+// Greedy search and sampling: one hypothesis per sentence, one row per sentence.
+#include <cmath>
+
+#include "decoding/decoding_storage.h"
+#include "decoding/length_penalty.h"
+#include "decoding/token_selection.h"
+#include "heed/decoding.h"
+
+namespace heed {
+
+Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const DecodeOptions& o,
+                              const TokenBatch* prefixes, size_t max_length, DecodeOutput* out) {
+  Storage& s = *storage_;
+  const size_t vocab = s.vocab;
+  const size_t stride = s.max_steps;
+  const int32_t eos = model_->eos_id();
+  const bool sampling = o.sampling_top_k != 1;
+  const decoding::SamplingParams params{o.sampling_top_k, o.sampling_temperature, o.sampling_top_p};
+  decoding::Rng rng(o.seed);
+  int32_t* ids = s.history_ids[0];
+  float* lps = s.history_log_probs[0];
+
+  HEED_RETURN_IF_ERROR(model_->start(sources, batch, 1));
+  for (size_t i = 0; i < batch; ++i) {
+    s.done[i] = 0;
+    s.lengths[i] = 0;
+    s.with_eos[i] = 0;
+    s.inputs[i] = model_->bos_id();
+  }
+  size_t remaining = batch;
+  for (size_t t = 0; t < max_length && remaining > 0; ++t) {
+    model_->step(s.inputs, batch, t, s.log_probs);
+    for (size_t i = 0; i < batch; ++i) {
+      if (s.done[i]) {
+        s.inputs[i] = eos;  // a finished sentence's row still runs; its output is ignored
+        continue;
+      }
+      float* row = s.log_probs + i * vocab;
+      const size_t prefix_len = prefixes ? prefixes->length(i) : 0;
+      int32_t token;
+      if (t < prefix_len) {
+        token = prefixes->sequence(i)[t];
+      } else {
+        if (t < o.min_length) decoding::forbid_token(row, vocab, eos);
+        token = sampling ? decoding::sample_token(row, vocab, params, rng, s.sample_weights, s.sample_ids)
+                         : decoding::argmax(row, vocab);
+      }
+      ids[i * stride + t] = token;
+      lps[i * stride + t] = row[token];
+      if (token == eos) {
+        s.done[i] = 1;
+        s.with_eos[i] = 1;
+        s.lengths[i] = t;
+        --remaining;
+      } else if (t + 1 == max_length) {
+        s.done[i] = 1;
+        s.lengths[i] = t + 1;
+        --remaining;
+      }
+      s.inputs[i] = token;
+    }
+  }
+  for (size_t i = 0; i < batch; ++i) {
+    Hypothesis& h = s.hypotheses[i * s.max_n_best];
+    h.ids = ids + i * stride;
+    h.length = s.lengths[i];
+    h.finished_with_eos = s.with_eos[i] != 0;
+    h.token_log_probs = lps + i * stride;
+    h.num_log_probs = h.length + (h.finished_with_eos ? 1 : 0);
+    float sum = 0;
+    for (size_t t = 0; t < h.num_log_probs; ++t) sum += h.token_log_probs[t];
+    h.log_prob = sum;
+    h.score = decoding::normalized_score(sum, h.num_log_probs, o.length_penalty);
+    s.counts[i] = 1;
+  }
+  out->stride = s.max_n_best;
+  return Status::ok();
+}
+
+}  // namespace heed

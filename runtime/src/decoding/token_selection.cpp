@@ -1,0 +1,92 @@
+#include "decoding/token_selection.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace heed::decoding {
+
+void forbid_token(float* log_probs, size_t vocab, int32_t token) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  float max_value = kNegInf;
+  for (size_t j = 0; j < vocab; ++j) {
+    if (static_cast<int32_t>(j) != token) max_value = std::max(max_value, log_probs[j]);
+  }
+  log_probs[token] = kNegInf;
+  if (max_value == kNegInf) return;
+  // Sum in double: the other tokens may carry almost no mass when the forbidden one had it all.
+  double sum = 0;
+  for (size_t j = 0; j < vocab; ++j) sum += std::exp(static_cast<double>(log_probs[j]) - max_value);
+  const float log_norm = static_cast<float>(max_value + std::log(sum));
+  for (size_t j = 0; j < vocab; ++j) {
+    if (static_cast<int32_t>(j) != token) log_probs[j] -= log_norm;
+  }
+}
+
+int32_t argmax(const float* values, size_t n) {
+  size_t best = 0;
+  for (size_t j = 1; j < n; ++j) {
+    if (values[j] > values[best]) best = j;
+  }
+  return static_cast<int32_t>(best);
+}
+
+uint64_t Rng::next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double Rng::uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+
+int32_t sample_token(const float* log_probs, size_t vocab, const SamplingParams& params, Rng& rng,
+                     float* weights, int32_t* ids) {
+  const size_t k = (params.top_k == 0 || params.top_k > vocab) ? vocab : params.top_k;
+  // Candidates best first (ties: lower id first) when a cut is needed, else in id order.
+  auto better = [log_probs](int32_t a, int32_t b) {
+    return log_probs[a] > log_probs[b] || (log_probs[a] == log_probs[b] && a < b);
+  };
+  for (size_t j = 0; j < vocab; ++j) ids[j] = static_cast<int32_t>(j);
+  size_t n = vocab;
+  if (k < vocab || params.top_p < 1.0f) {
+    std::partial_sort(ids, ids + k, ids + vocab, better);  // in place: no allocation
+    n = k;
+  }
+  const float max_value = log_probs[argmax(log_probs, vocab)];
+  if (max_value == -std::numeric_limits<float>::infinity()) return ids[0];
+  const double inv_t = 1.0 / params.temperature;
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double w = std::exp((static_cast<double>(log_probs[ids[i]]) - max_value) * inv_t);
+    weights[i] = static_cast<float>(w);
+    total += w;
+  }
+  if (params.top_p < 1.0f) {
+    // Smallest best-first prefix whose share of the mass reaches top_p.
+    double running = 0;
+    size_t keep = n;
+    for (size_t i = 0; i < n; ++i) {
+      running += weights[i];
+      if (running >= params.top_p * total) {
+        keep = i + 1;
+        break;
+      }
+    }
+    n = keep;
+    total = running;
+  }
+  const double target = rng.uniform() * total;
+  double running = 0;
+  for (size_t i = 0; i < n; ++i) {
+    running += weights[i];
+    if (target < running && weights[i] > 0) return ids[i];
+  }
+  // Rounding left the target at the very end: the last token with any weight.
+  for (size_t i = n; i-- > 0;) {
+    if (weights[i] > 0) return ids[i];
+  }
+  return ids[0];
+}
+
+}  // namespace heed::decoding

@@ -1,0 +1,39 @@
+// Choosing tokens from one row of log-probabilities: masking, argmax, seeded sampling.
+// Pure functions over caller-provided memory (no allocation).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace heed::decoding {
+
+// Removes `token` from a log-softmax row and renormalizes the others (they sum to 1 again), as if
+// its logit had been set to -inf before the softmax. A row with nothing else left stays -inf.
+void forbid_token(float* log_probs, size_t vocab, int32_t token);
+
+// Index of the largest value (the first one on ties).
+int32_t argmax(const float* values, size_t n);
+
+// SplitMix64: small, fast, and the same sequence on every platform and standard library.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t next();
+  double uniform();  // [0, 1), 53 random bits
+ private:
+  uint64_t state_;
+};
+
+struct SamplingParams {
+  size_t top_k;       // 0: whole vocabulary
+  float temperature;  // > 0
+  float top_p;        // (0, 1]
+};
+
+// Draws one token from softmax(log_probs / temperature), restricted to the top_k most likely
+// tokens and then to the smallest best-first set reaching probability top_p. `weights` and `ids`
+// are scratch of `vocab` entries.
+int32_t sample_token(const float* log_probs, size_t vocab, const SamplingParams& params, Rng& rng,
+                     float* weights, int32_t* ids);
+
+}  // namespace heed::decoding

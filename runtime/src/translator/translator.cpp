@@ -1,0 +1,238 @@
+// Translator: Model + StepModel + vocabularies + DecodingEngine.
+#include "heed/translator.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "heed/transformer.h"
+
+namespace heed {
+namespace {
+
+bool metadata_true(const fb::Model& index, const char* key) {
+  if (!index.metadata()) return false;
+  for (const auto* kv : *index.metadata()) {
+    if (kv && kv->key() && kv->key()->str() == key) return kv->value() && kv->value()->str() == "true";
+  }
+  return false;
+}
+
+// Token sequences stored flat for TokenBatch.
+struct FlatBatch {
+  std::vector<int32_t> ids;
+  std::vector<size_t> offsets{0};
+  void add(const std::vector<int32_t>& s) {
+    ids.insert(ids.end(), s.begin(), s.end());
+    offsets.push_back(ids.size());
+  }
+  TokenBatch view() const { return TokenBatch{ids.data(), offsets.data(), offsets.size() - 1}; }
+};
+
+}  // namespace
+
+Translator::~Translator() = default;
+
+Status Translator::create(const Model& model, const TranslatorOptions& options, std::unique_ptr<Translator>* out) {
+  const fb::Tokenizer* tok = model.index().tokenizer();
+  if (!tok || !tok->target_vocabulary()) return invalid_argument("the model has no target vocabulary to translate with");
+  const fb::Vocabulary* source = tok->source_vocabulary();
+  if (!source && tok->shared_vocabulary()) source = tok->target_vocabulary();
+  if (!source) return invalid_argument("the model has no source vocabulary: it is not a translation model");
+  std::unique_ptr<StepModel> step_model;
+  HEED_RETURN_IF_ERROR(create_step_model(model, options.limits, options.arena, &step_model));
+  TokenConventions c;
+  c.unk_id = tok->unk_id();
+  c.bos_id = tok->bos_id();
+  c.eos_id = tok->eos_id();
+  c.add_source_bos = metadata_true(model.index(), "add_source_bos");
+  c.add_source_eos = metadata_true(model.index(), "add_source_eos");
+  c.kind = tok->kind();
+  return create(std::move(step_model), Vocabulary::from_index(source), Vocabulary::from_index(tok->target_vocabulary()),
+                c, options.max_n_best, out);
+}
+
+Status Translator::open(const std::string& path, const TranslatorOptions& options, std::unique_ptr<Translator>* out) {
+  std::unique_ptr<Model> model;
+  HEED_RETURN_IF_ERROR(Model::open(path, LoadOptions{}, &model));
+  std::unique_ptr<Translator> t;
+  HEED_RETURN_IF_ERROR(create(*model, options, &t));
+  t->owned_model_ = std::move(model);
+  *out = std::move(t);
+  return Status::ok();
+}
+
+Status Translator::create(std::unique_ptr<StepModel> step_model, Vocabulary source, Vocabulary target,
+                          const TokenConventions& conventions, size_t max_n_best, std::unique_ptr<Translator>* out) {
+  if (!step_model) return invalid_argument("translator: no step model");
+  if (target.size() != step_model->vocab_size()) {
+    return invalid_argument("translator: target vocabulary has " + std::to_string(target.size()) +
+                            " tokens but the model outputs " + std::to_string(step_model->vocab_size()));
+  }
+  // The special tokens' source ids: the same strings looked up in the source vocabulary.
+  auto source_id = [&](int32_t target_id) -> int32_t {
+    if (target_id < 0 || static_cast<size_t>(target_id) >= target.size()) return -1;
+    return source.id(target.token(target_id));
+  };
+  const int32_t source_unk = source_id(conventions.unk_id);
+  const int32_t source_bos = source_id(conventions.bos_id), source_eos = source_id(conventions.eos_id);
+  if ((conventions.add_source_bos && source_bos < 0) || (conventions.add_source_eos && source_eos < 0)) {
+    return invalid_argument("translator: the model adds BOS/EOS to sources but the source vocabulary lacks them");
+  }
+  std::unique_ptr<Translator> t(new Translator());
+  t->source_unk_ = source_unk;
+  t->source_bos_ = source_bos;
+  t->source_eos_ = source_eos;
+  t->step_model_ = std::move(step_model);
+  t->source_ = std::move(source);
+  t->target_ = std::move(target);
+  t->conventions_ = conventions;
+  HEED_RETURN_IF_ERROR(DecodingEngine::create(t->step_model_.get(), DecodingLimits{max_n_best}, &t->engine_));
+  *out = std::move(t);
+  return Status::ok();
+}
+
+Status Translator::translate(const TokenBatch& sources, const DecodeOptions& options, const TokenBatch* prefixes,
+                             DecodeOutput* out) {
+  return engine_->decode(&sources, sources.size, options, prefixes, out);
+}
+
+Status Translator::score(const TokenBatch& sources, const TokenBatch& targets, ScoreOutput* out) {
+  if (sources.size != targets.size) {
+    return invalid_argument("score: " + std::to_string(sources.size) + " sources but " + std::to_string(targets.size) +
+                            " targets");
+  }
+  return engine_->score(&sources, targets, out);
+}
+
+size_t Translator::max_source_tokens() const {
+  const size_t added = (conventions_.add_source_bos ? 1 : 0) + (conventions_.add_source_eos ? 1 : 0);
+  const size_t max_len = limits().max_source_len;
+  return max_len > added ? max_len - added : 0;
+}
+
+Status Translator::to_ids(const Vocabulary& vocab, int32_t unk_id, const char* side,
+                          const std::vector<std::string>& tokens, std::vector<int32_t>* ids) const {
+  for (const auto& token : tokens) {
+    int32_t id = vocab.id(token);
+    if (id < 0) {
+      if (unk_id < 0) {
+        return invalid_argument(std::string("token '") + token + "' is not in the " + side +
+                                " vocabulary and the model has no unknown token there");
+      }
+      id = unk_id;
+    }
+    ids->push_back(id);
+  }
+  return Status::ok();
+}
+
+Status Translator::source_ids(const std::vector<std::string>& tokens, std::vector<int32_t>* ids) const {
+  ids->clear();
+  if (conventions_.add_source_bos) ids->push_back(source_bos_);
+  HEED_RETURN_IF_ERROR(to_ids(source_, source_unk_, "source", tokens, ids));
+  if (conventions_.add_source_eos) ids->push_back(source_eos_);
+  return Status::ok();
+}
+
+Status Translator::target_ids(const std::vector<std::string>& tokens, std::vector<int32_t>* ids) const {
+  ids->clear();
+  return to_ids(target_, conventions_.unk_id, "target", tokens, ids);
+}
+
+std::vector<std::string> Translator::split_tokens(std::string_view line) {
+  std::vector<std::string> tokens;
+  size_t i = 0;
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; };
+  while (i < line.size()) {
+    while (i < line.size() && space(line[i])) ++i;
+    size_t j = i;
+    while (j < line.size() && !space(line[j])) ++j;
+    if (j > i) tokens.emplace_back(line.substr(i, j - i));
+    i = j;
+  }
+  return tokens;
+}
+
+std::vector<std::string> Translator::target_tokens(const int32_t* ids, size_t n) const {
+  std::vector<std::string> tokens;
+  const int32_t bos = step_model_->bos_id(), eos = step_model_->eos_id();
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] == eos) break;
+    if (ids[i] == bos || ids[i] < 0 || static_cast<size_t>(ids[i]) >= target_.size()) continue;
+    tokens.push_back(target_.token(ids[i]));
+  }
+  return tokens;
+}
+
+Status Translator::translate_tokens(const std::vector<std::vector<std::string>>& sources, const DecodeOptions& options,
+                                    const std::vector<std::vector<std::string>>* prefixes,
+                                    std::vector<std::vector<TranslationHypothesis>>* out) {
+  if (prefixes && prefixes->size() != sources.size()) {
+    return invalid_argument("translate: " + std::to_string(prefixes->size()) + " prefixes for " +
+                            std::to_string(sources.size()) + " sources");
+  }
+  out->assign(sources.size(), {});
+  const size_t max_batch = limits().max_batch;
+  std::vector<int32_t> ids;
+  for (size_t begin = 0; begin < sources.size(); begin += max_batch) {
+    const size_t end = std::min(sources.size(), begin + max_batch);
+    FlatBatch src, pre;
+    for (size_t i = begin; i < end; ++i) {
+      HEED_RETURN_IF_ERROR(source_ids(sources[i], &ids));
+      src.add(ids);
+      if (prefixes) {
+        HEED_RETURN_IF_ERROR(target_ids((*prefixes)[i], &ids));
+        pre.add(ids);
+      }
+    }
+    const TokenBatch sv = src.view(), pv = pre.view();
+    DecodeOutput result;
+    HEED_RETURN_IF_ERROR(translate(sv, options, prefixes ? &pv : nullptr, &result));
+    for (size_t i = begin; i < end; ++i) {
+      auto& hyps = (*out)[i];
+      for (size_t k = 0; k < result.count(i - begin); ++k) {
+        const Hypothesis& h = result.at(i - begin, k);
+        TranslationHypothesis t;
+        t.ids.assign(h.ids, h.ids + h.length);
+        t.tokens = target_tokens(h.ids, h.length);
+        t.token_log_probs.assign(h.token_log_probs, h.token_log_probs + h.num_log_probs);
+        t.score = h.score;
+        t.log_prob = h.log_prob;
+        hyps.push_back(std::move(t));
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Status Translator::score_tokens(const std::vector<std::vector<std::string>>& sources,
+                                const std::vector<std::vector<std::string>>& targets,
+                                std::vector<std::vector<float>>* out) {
+  if (sources.size() != targets.size()) {
+    return invalid_argument("score: " + std::to_string(sources.size()) + " sources but " + std::to_string(targets.size()) +
+                            " targets");
+  }
+  out->assign(sources.size(), {});
+  const size_t max_batch = limits().max_batch;
+  std::vector<int32_t> ids;
+  for (size_t begin = 0; begin < sources.size(); begin += max_batch) {
+    const size_t end = std::min(sources.size(), begin + max_batch);
+    FlatBatch src, tgt;
+    for (size_t i = begin; i < end; ++i) {
+      HEED_RETURN_IF_ERROR(source_ids(sources[i], &ids));
+      src.add(ids);
+      HEED_RETURN_IF_ERROR(target_ids(targets[i], &ids));
+      tgt.add(ids);
+    }
+    const TokenBatch sv = src.view(), tv = tgt.view();
+    ScoreOutput result;
+    HEED_RETURN_IF_ERROR(score(sv, tv, &result));
+    for (size_t i = begin; i < end; ++i) {
+      (*out)[i].assign(result.sentence(i - begin), result.sentence(i - begin) + result.length(i - begin));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace heed

@@ -1,0 +1,126 @@
+// The real aren-transliteration model (../shared, float32 weights) converted in memory and
+// translated with heed's decoding engine, against CTranslate2's own beam search output and scores
+// (fixtures/aren_ct2_decoding.txt, written by fixtures/make_aren_ct2_decoding.py).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ct2/reader.h"
+#include "heed/model.h"
+#include "heed/translator.h"
+#include "heed_writer.h"
+#include "test_paths.h"
+
+using namespace heed;
+
+namespace {
+
+struct Expected {
+  size_t beam, n_best, min_len, max_len;
+  float penalty;
+  std::vector<std::vector<std::pair<std::string, float>>> hyps;  // per source
+};
+
+struct Fixture {
+  std::vector<std::vector<std::string>> sources;
+  std::vector<Expected> configs;
+  std::vector<std::vector<float>> scores;
+};
+
+Fixture read_fixture() {
+  Fixture f;
+  std::ifstream in(test::source_path("tests/decoding/fixtures/aren_ct2_decoding.txt"));
+  REQUIRE(in);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string head;
+    ls >> head;
+    if (head == "SOURCE") {
+      size_t i;
+      ls >> i;
+      std::string rest;
+      std::getline(ls, rest);
+      f.sources.push_back(Translator::split_tokens(rest));
+    } else if (head == "CONFIG") {
+      Expected e;
+      ls >> e.beam >> e.n_best >> e.penalty >> e.min_len >> e.max_len;
+      e.hyps.resize(f.sources.size());
+      f.configs.push_back(e);
+    } else if (head == "SCORE") {
+      size_t i;
+      ls >> i;
+      std::vector<float> v;
+      float x;
+      while (ls >> x) v.push_back(x);
+      f.scores.push_back(v);
+    } else {
+      const size_t a = line.find(" ||| "), b = line.rfind(" ||| ");
+      REQUIRE(a != std::string::npos);
+      const size_t i = std::stoul(line.substr(0, a));
+      f.configs.back().hyps.at(i).push_back({line.substr(a + 5, b - a - 5), std::stof(line.substr(b + 5))});
+    }
+  }
+  return f;
+}
+
+std::string join(const std::vector<std::string>& t) {
+  std::string s;
+  for (size_t i = 0; i < t.size(); ++i) s += (i ? " " : "") + t[i];
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("aren-transliteration: beam search and scores match CTranslate2", "[decoding][real]") {
+  const std::string dir = test::shared_path("models/ct2/aren-transliteration");
+  convert::NeutralModel neutral;
+  REQUIRE(convert::ct2::read_model(dir, &neutral).is_ok());
+  std::vector<uint8_t> bytes;
+  REQUIRE(convert::serialize_heed(neutral, &bytes).is_ok());
+  std::unique_ptr<Model> model;
+  REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
+
+  const Fixture f = read_fixture();
+  REQUIRE(f.sources.size() == 6);  // the last one has a token outside the source vocabulary
+  REQUIRE(f.configs.size() >= 5);
+  TranslatorOptions options;
+  options.limits = StepModelLimits{4, 5, 32, 64};  // 6 sources: two batches
+  std::unique_ptr<Translator> translator;
+  REQUIRE(Translator::create(*model, options, &translator).is_ok());
+
+  for (const Expected& e : f.configs) {
+    DecodeOptions o;
+    o.beam_size = e.beam;
+    o.n_best = e.n_best;
+    o.length_penalty = e.penalty;
+    o.min_length = e.min_len;
+    o.max_length = e.max_len;
+    std::vector<std::vector<TranslationHypothesis>> got;
+    REQUIRE(translator->translate_tokens(f.sources, o, nullptr, &got).is_ok());
+    for (size_t i = 0; i < f.sources.size(); ++i) {
+      INFO("beam " << e.beam << " n_best " << e.n_best << " penalty " << e.penalty << " min " << e.min_len << " max "
+                   << e.max_len << " source " << i);
+      REQUIRE(got[i].size() == e.hyps[i].size());
+      for (size_t k = 0; k < got[i].size(); ++k) {
+        CHECK(join(got[i][k].tokens) == e.hyps[i][k].first);
+        CHECK(got[i][k].score == Approx(e.hyps[i][k].second).margin(2e-5));
+      }
+    }
+  }
+
+  // Scoring CTranslate2's greedy outputs gives its per-token log-probs (EOS last).
+  std::vector<std::vector<std::string>> targets;
+  for (const auto& h : f.configs[0].hyps) targets.push_back(Translator::split_tokens(h.at(0).first));
+  std::vector<std::vector<float>> scores;
+  REQUIRE(translator->score_tokens(f.sources, targets, &scores).is_ok());
+  REQUIRE(scores.size() == f.scores.size());
+  for (size_t i = 0; i < scores.size(); ++i) {
+    REQUIRE(scores[i].size() == f.scores[i].size());
+    for (size_t t = 0; t < scores[i].size(); ++t) CHECK(scores[i][t] == Approx(f.scores[i][t]).margin(2e-5));
+  }
+}

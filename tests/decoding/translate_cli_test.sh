@@ -1,0 +1,59 @@
+#!/bin/sh
+# `heed translate` and `heed score` end to end on the real aren-transliteration model: the known
+# outputs of the model's own test suite, line order and empty lines, n-best format, batching
+# (results independent of --batch), prefixes, scores consistent between the two commands, usage
+# errors (exit 2) and runtime errors (exit 1, one line "heed translate: ..." naming the line).
+# usage: translate_cli_test.sh "EMULATOR" HEED SHARED_DIR FOLDER   (EMULATOR may be empty)
+set -u
+emu=$1 heed=$2 shared=$3 dir=$4
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+aren=$shared/models/ct2/aren-transliteration
+[ -f "$aren/model.bin" ] || { echo "FAIL: missing $aren (the shared models folder)"; exit 1; }
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+model=$dir/aren.heed
+$emu "$heed" convert "$aren" -o "$model" --quantize float32 >/dev/null 2>&1 || { echo "FAIL: cannot convert $aren"; exit 1; }
+
+printf 'آ ت ز م و ن\n\nآ ز ا\n' >"$dir/in"
+$emu "$heed" translate -m "$model" --tokens <"$dir/in" >"$dir/out" 2>"$dir/err"
+[ $? -eq 0 ] || fail "translate: exit code $?: $(cat "$dir/err")"
+printf 'a t z m o n\n\na z z a\n' | cmp -s - "$dir/out" || fail "translate output: $(cat "$dir/out")"
+
+# Same results whatever the batch size and with greedy search.
+$emu "$heed" translate -m "$model" --batch 1 --beam 1 <"$dir/in" >"$dir/out1" 2>&1
+cmp -s "$dir/out" "$dir/out1" || fail "--batch 1 --beam 1 differs: $(cat "$dir/out1")"
+
+# n-best lines: index ||| hypothesis ||| score, n per non-empty input, best first.
+$emu "$heed" translate -m "$model" --beam 4 --n-best 3 <"$dir/in" >"$dir/nbest" 2>&1
+[ "$(grep -c '^0 ||| ' "$dir/nbest")" -eq 3 ] || fail "n-best for line 0: $(cat "$dir/nbest")"
+[ "$(grep -c '^2 ||| ' "$dir/nbest")" -eq 3 ] || fail "n-best for line 2: $(cat "$dir/nbest")"
+grep -q '^1 |||  ||| 0$' "$dir/nbest" || fail "n-best for the empty line: $(cat "$dir/nbest")"
+head -1 "$dir/nbest" | grep -q '^0 ||| a t z m o n ||| -0\.15167' || fail "best score: $(head -1 "$dir/nbest")"
+
+# The score of a translation is its length-normalized log-prob: heed score agrees.
+printf 'آ ت ز م و ن ||| a t z m o n\n' | $emu "$heed" score -m "$model" --tokens >"$dir/score" 2>&1
+[ "$(wc -w <"$dir/score")" -eq 7 ] || fail "score: expected 7 log-probs: $(cat "$dir/score")"
+awk '{s=0; for(i=1;i<=NF;i++) s+=$i; d=s/NF+0.151679; if (d<-1e-5||d>1e-5) exit 1}' "$dir/score" ||
+  fail "score total / 7 differs from the translation score: $(cat "$dir/score")"
+
+# A forced prefix starts the translation.
+printf 'e\n' >"$dir/prefix"
+printf 'آ ت ز م و ن\n' | $emu "$heed" translate -m "$model" --prefix-file "$dir/prefix" >"$dir/pre" 2>&1
+grep -q '^e ' "$dir/pre" || fail "prefix not kept: $(cat "$dir/pre")"
+
+# Errors.
+$emu "$heed" translate --tokens </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "missing --model: not exit 2"
+$emu "$heed" translate -m "$model" --beam 2 --n-best 3 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "n-best > beam: not exit 2"
+$emu "$heed" translate -m "$model" --beam 0 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "--beam 0: not exit 2"
+$emu "$heed" translate -m "$dir/missing.heed" </dev/null >/dev/null 2>"$dir/err"; code=$?
+[ $code -eq 1 ] || fail "missing model: exit $code"
+grep -q '^heed translate: ' "$dir/err" || fail "missing model message: $(cat "$dir/err")"
+printf 'آ\nآ ت ز م و ن\n' | $emu "$heed" translate -m "$model" --max-source-len 3 >/dev/null 2>"$dir/err"; code=$?
+[ $code -eq 1 ] || fail "long line: exit $code"
+[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed translate: line 2 ' "$dir/err" || fail "long line message: $(cat "$dir/err")"
+printf 'no separator\n' | $emu "$heed" score -m "$model" >/dev/null 2>"$dir/err"; code=$?
+[ $code -eq 1 ] && grep -q '^heed score: line 1 ' "$dir/err" || fail "score without |||: exit $code: $(cat "$dir/err")"
+
+[ $failures -eq 0 ] && echo "translate_cli_test: all passed"
+[ $failures -eq 0 ]

@@ -1,0 +1,116 @@
+// `heed score`: log-probabilities of given translations (teacher forcing).
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "heed/translator.h"
+
+namespace heed::cli {
+namespace {
+
+constexpr const char* kDescription =
+    "Reads lines 'SOURCE ||| TARGET' from stdin (space-separated tokens; unknown tokens map to the\n"
+    "model's unknown token) and prints, for each, the log-probability of every target token and then\n"
+    "of the end token, space separated, one line per input line. Their sum is the log-probability of\n"
+    "the whole target. A line without '|||' or longer than the limits is an error naming the line\n"
+    "(exit 1).";
+
+std::vector<OptionSpec> specs() {
+  return {
+      {"model", 'm', true, "MODEL.heed", "the model to score with (required)"},
+      {"batch", 0, true, "N", "lines per batch (default 16)"},
+      {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
+      {"max-len", 0, true, "N", "longest accepted target in tokens, end token included (default 256)"},
+      {"tokens", 0, false, "", "input is space-separated tokens (the only mode for now)"},
+  };
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "heed score: %s\n", message.c_str());
+  return kExitError;
+}
+
+int run_score(const std::vector<std::string>& argv) {
+  Args args("score", "-m MODEL.heed --tokens < 'source ||| target' lines", kDescription, specs());
+  if (!args.parse(argv)) return kExitUsage;
+  if (args.help_requested()) return kExitOk;
+  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
+  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  auto batch = args.get_int("batch", 16, 1, 1024);
+  auto max_source = args.get_int("max-source-len", 256, 1, 65536);
+  auto max_len = args.get_int("max-len", 256, 2, 4096);
+  if (!batch || !max_source || !max_len) return kExitUsage;
+
+  TranslatorOptions topts;
+  topts.limits = StepModelLimits{static_cast<size_t>(*batch), 1, static_cast<size_t>(*max_source),
+                                 static_cast<size_t>(*max_len)};
+  std::unique_ptr<Translator> translator;
+  Status st = Translator::open(args.get("model"), topts, &translator);
+  if (!st) return fail(st.message());
+  if (!args.has("tokens") && translator->conventions().kind != fb::TokenizerKind::Whitespace) {
+    return fail(std::string("this model's tokenizer (") + fb::EnumNameTokenizerKind(translator->conventions().kind) +
+                ") cannot read plain text yet; give space-separated tokens and pass --tokens");
+  }
+  const size_t max_tokens = translator->max_source_tokens();
+
+  std::vector<std::vector<std::string>> sources, targets;
+  size_t first_line = 0, index = 0;
+  auto flush = [&]() -> int {
+    if (sources.empty()) return kExitOk;
+    std::vector<std::vector<float>> scores;
+    Status s = translator->score_tokens(sources, targets, &scores);
+    if (!s) {
+      return fail("lines " + std::to_string(first_line + 1) + "-" + std::to_string(first_line + sources.size()) + ": " +
+                  s.message());
+    }
+    for (const auto& lps : scores) {
+      std::string out;
+      char buf[32];
+      for (size_t i = 0; i < lps.size(); ++i) {
+        std::snprintf(buf, sizeof buf, i ? " %.6f" : "%.6f", lps[i]);
+        out += buf;
+      }
+      out += '\n';
+      std::fputs(out.c_str(), stdout);
+    }
+    std::fflush(stdout);
+    first_line += sources.size();
+    sources.clear();
+    targets.clear();
+    return kExitOk;
+  };
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    const size_t bar = line.find("|||");
+    if (bar == std::string::npos) return fail("line " + std::to_string(index + 1) + " has no '|||' between source and target");
+    std::vector<std::string> src = Translator::split_tokens(std::string_view(line).substr(0, bar));
+    std::vector<std::string> tgt = Translator::split_tokens(std::string_view(line).substr(bar + 3));
+    if (src.size() > max_tokens) {
+      return fail("line " + std::to_string(index + 1) + ": the source has " + std::to_string(src.size()) +
+                  " tokens, more than --max-source-len allows (" + std::to_string(max_tokens) + ")");
+    }
+    if (tgt.size() + 1 > static_cast<size_t>(*max_len)) {
+      return fail("line " + std::to_string(index + 1) + ": the target has " + std::to_string(tgt.size()) +
+                  " tokens; with the end token that is more than --max-len " + std::to_string(*max_len));
+    }
+    sources.push_back(std::move(src));
+    targets.push_back(std::move(tgt));
+    ++index;
+    if (sources.size() == static_cast<size_t>(*batch)) {
+      if (int rc = flush()) return rc;
+    }
+  }
+  return flush();
+}
+
+}  // namespace
+
+HEED_REGISTER_COMMAND(score, "score", "log-probabilities of given translations ('source ||| target' lines)", 41,
+                      run_score);
+
+}  // namespace heed::cli

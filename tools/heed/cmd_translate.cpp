@@ -1,0 +1,208 @@
+// `heed translate`: translates stdin to stdout, one sentence per line, in batches.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "heed/translator.h"
+
+namespace heed::cli {
+namespace {
+
+constexpr const char* kDescription =
+    "Reads sentences from stdin, one per line, and writes their translations to stdout in the same\n"
+    "order, one per line. With --n-best N > 1 (or --with-scores) every hypothesis is a line\n"
+    "'I ||| HYPOTHESIS ||| SCORE' where I is the 0-based input line index, best first.\n"
+    "\n"
+    "Input and output are space-separated tokens of the model's vocabularies (unknown tokens map to\n"
+    "the model's unknown token). --tokens says so explicitly; without it, a model whose tokenizer is\n"
+    "'whitespace' reads the text the same way, and models that need a subword tokenizer\n"
+    "(SentencePiece, ...) are refused until heed can tokenize plain text for them.\n"
+    "\n"
+    "An empty input line gives an empty output line (n-best: one line 'I |||  ||| 0').\n"
+    "A line with more tokens than --max-source-len is an error naming the line (exit 1): nothing is\n"
+    "truncated silently. Decoding: --beam 1 is greedy search (or sampling with --sampling-topk);\n"
+    "scores are sum of token log-probs / length^length-penalty, the end token counted in both\n"
+    "(as CTranslate2 does).";
+
+std::vector<OptionSpec> specs() {
+  return {
+      {"model", 'm', true, "MODEL.heed", "the model to translate with (required)"},
+      {"beam", 'b', true, "N", "beam size (default 2; 1: greedy)"},
+      {"n-best", 'n', true, "N", "hypotheses per sentence, at most the beam size (default 1)"},
+      {"max-len", 0, true, "N", "maximum target tokens, end token included (default 256)"},
+      {"min-len", 0, true, "N", "minimum target tokens before the end token (default 0)"},
+      {"length-penalty", 0, true, "X", "score = log-prob / length^X, end token counted (default 1; 0: raw log-prob)"},
+      {"batch", 0, true, "N", "sentences per batch (default 16)"},
+      {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
+      {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line"},
+      {"sampling-topk", 0, true, "K", "with --beam 1: sample among the K best tokens (0: all; default 1: greedy)"},
+      {"sampling-temperature", 0, true, "T", "sampling temperature (default 1)"},
+      {"sampling-topp", 0, true, "P", "sample from the smallest set of tokens reaching probability P (default 1)"},
+      {"seed", 0, true, "N", "random seed for sampling (default 0)"},
+      {"with-scores", 0, false, "", "print 'I ||| HYPOTHESIS ||| SCORE' lines even for one hypothesis"},
+      {"tokens", 0, false, "", "input and output are space-separated tokens"},
+  };
+}
+
+struct Pending {
+  size_t line_index;
+  std::vector<std::string> tokens;
+  std::vector<std::string> prefix;
+};
+
+std::string join(const std::vector<std::string>& tokens) {
+  std::string s;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (i) s += ' ';
+    s += tokens[i];
+  }
+  return s;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "heed translate: %s\n", message.c_str());
+  return kExitError;
+}
+
+int run_translate(const std::vector<std::string>& argv) {
+  Args args("translate", "-m MODEL.heed [options] < input > output", kDescription, specs());
+  if (!args.parse(argv)) return kExitUsage;
+  if (args.help_requested()) return kExitOk;
+  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
+  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  auto beam = args.get_int("beam", 2, 1, 64);
+  auto n_best = args.get_int("n-best", 1, 1, 64);
+  auto max_len = args.get_int("max-len", 256, 1, 4096);
+  auto min_len = args.get_int("min-len", 0, 0, 4096);
+  auto batch = args.get_int("batch", 16, 1, 1024);
+  auto max_source = args.get_int("max-source-len", 256, 1, 65536);
+  auto top_k = args.get_int("sampling-topk", 1, 0, 1 << 30);
+  auto seed = args.get_int("seed", 0, 0, INT64_MAX);
+  auto penalty = args.get_double("length-penalty", 1.0);
+  auto temperature = args.get_double("sampling-temperature", 1.0);
+  auto top_p = args.get_double("sampling-topp", 1.0);
+  if (!beam || !n_best || !max_len || !min_len || !batch || !max_source || !top_k || !seed || !penalty ||
+      !temperature || !top_p) {
+    return kExitUsage;
+  }
+  if (*n_best > *beam) return args.usage_error("--n-best " + std::to_string(*n_best) + " is above --beam " + std::to_string(*beam));
+  if (*top_k != 1 && *beam != 1) return args.usage_error("sampling (--sampling-topk other than 1) needs --beam 1");
+  if (*top_k != 1 && !(*temperature > 0)) return args.usage_error("--sampling-temperature must be above 0");
+  if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--sampling-topp must be in (0, 1]");
+
+  std::ifstream prefix_file;
+  const bool use_prefixes = args.has("prefix-file");
+  if (use_prefixes) {
+    prefix_file.open(args.get("prefix-file"));
+    if (!prefix_file) return fail("cannot open prefix file '" + args.get("prefix-file") + "'");
+  }
+
+  TranslatorOptions topts;
+  topts.limits = StepModelLimits{static_cast<size_t>(*batch), static_cast<size_t>(*beam),
+                                 static_cast<size_t>(*max_source), static_cast<size_t>(*max_len)};
+  topts.max_n_best = static_cast<size_t>(*n_best);
+  std::unique_ptr<Translator> translator;
+  Status st = Translator::open(args.get("model"), topts, &translator);
+  if (!st) return fail(st.message());
+  if (!args.has("tokens") && translator->conventions().kind != fb::TokenizerKind::Whitespace) {
+    return fail(std::string("this model's tokenizer (") + fb::EnumNameTokenizerKind(translator->conventions().kind) +
+                ") cannot read plain text yet; give space-separated tokens and pass --tokens");
+  }
+
+  DecodeOptions dopts;
+  dopts.beam_size = static_cast<size_t>(*beam);
+  dopts.n_best = static_cast<size_t>(*n_best);
+  dopts.max_length = static_cast<size_t>(*max_len);
+  dopts.min_length = static_cast<size_t>(*min_len);
+  dopts.length_penalty = static_cast<float>(*penalty);
+  dopts.sampling_top_k = static_cast<size_t>(*top_k);
+  dopts.sampling_temperature = static_cast<float>(*temperature);
+  dopts.sampling_top_p = static_cast<float>(*top_p);
+  dopts.seed = static_cast<uint64_t>(*seed);
+  const bool scored_lines = *n_best > 1 || args.has("with-scores");
+  const size_t max_tokens = translator->max_source_tokens();
+
+  // Lines are read and answered in batches, so output follows input even on a pipe.
+  std::vector<std::string> outputs;  // per input line of the current batch, in order
+  std::vector<Pending> pending;
+  size_t first_line = 0;  // index of outputs[0]
+  auto flush = [&]() -> int {
+    if (!pending.empty()) {
+      std::vector<std::vector<std::string>> sources, prefixes;
+      for (auto& p : pending) {
+        sources.push_back(std::move(p.tokens));
+        prefixes.push_back(std::move(p.prefix));
+      }
+      std::vector<std::vector<TranslationHypothesis>> results;
+      Status s = translator->translate_tokens(sources, dopts, use_prefixes ? &prefixes : nullptr, &results);
+      if (!s) {
+        return fail("lines " + std::to_string(pending.front().line_index + 1) + "-" +
+                    std::to_string(pending.back().line_index + 1) + ": " + s.message());
+      }
+      for (size_t i = 0; i < pending.size(); ++i) {
+        const size_t line = pending[i].line_index;
+        std::string& text = outputs[line - first_line];
+        for (size_t k = 0; k < results[i].size(); ++k) {
+          const TranslationHypothesis& h = results[i][k];
+          if (scored_lines) {
+            char score[64];
+            std::snprintf(score, sizeof score, "%.6f", h.score);
+            text += std::to_string(line) + " ||| " + join(h.tokens) + " ||| " + score + "\n";
+          } else {
+            text += join(h.tokens) + "\n";
+          }
+        }
+      }
+    }
+    for (const auto& text : outputs) std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+    first_line += outputs.size();
+    outputs.clear();
+    pending.clear();
+    return kExitOk;
+  };
+
+  std::string line, prefix_line;
+  size_t index = 0;
+  while (std::getline(std::cin, line)) {
+    std::vector<std::string> prefix;
+    if (use_prefixes) {
+      if (!std::getline(prefix_file, prefix_line)) {
+        return fail("prefix file has fewer lines than the input (no prefix for line " + std::to_string(index + 1) + ")");
+      }
+      prefix = Translator::split_tokens(prefix_line);
+    }
+    std::vector<std::string> tokens = Translator::split_tokens(line);
+    if (tokens.size() > max_tokens) {
+      return fail("line " + std::to_string(index + 1) + " has " + std::to_string(tokens.size()) +
+                  " tokens, more than --max-source-len allows (" + std::to_string(max_tokens) + ")");
+    }
+    if (prefix.size() > dopts.max_length) {
+      return fail("prefix of line " + std::to_string(index + 1) + " has " + std::to_string(prefix.size()) +
+                  " tokens, more than --max-len " + std::to_string(dopts.max_length));
+    }
+    if (tokens.empty()) {
+      outputs.push_back(scored_lines ? std::to_string(index) + " |||  ||| 0\n" : "\n");
+    } else {
+      outputs.emplace_back();
+      pending.push_back(Pending{index, std::move(tokens), std::move(prefix)});
+    }
+    ++index;
+    if (pending.size() == static_cast<size_t>(*batch)) {
+      if (int rc = flush()) return rc;
+    }
+  }
+  return flush();
+}
+
+}  // namespace
+
+HEED_REGISTER_COMMAND(translate, "translate", "translate sentences (stdin -> stdout) with an encoder-decoder model", 40,
+                      run_translate);
+
+}  // namespace heed::cli
