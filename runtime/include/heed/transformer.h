@@ -1,0 +1,35 @@
+// Creating the StepModel of a loaded .heed file: the model family is read from the file and the
+// matching implementation (today: the Transformer encoder-decoder) is built over the mapped
+// weights, with one session arena planned for the given limits.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "heed/arena.h"
+#include "heed/model.h"
+#include "heed/status.h"
+#include "heed/step_model.h"
+
+namespace heed {
+
+// What the arena planner laid out for a session.
+struct ArenaReport {
+  size_t arena_bytes = 0;     // the one block the session uses
+  size_t unshared_bytes = 0;  // what the same buffers would take without lifetime sharing
+  size_t buffers = 0;         // number of buffers planned
+};
+
+// Builds a session over `model` (which must outlive it). Validates every required tensor and its
+// shape (errors name the tensor) and the limits, plans the arena and allocates it once (or uses
+// arena.buffer; too small -> kInvalidArgument naming the needed size). Families without a
+// StepModel implementation -> kUnsupportedModel naming the family.
+// After creation, start()/step()/reorder() never allocate.
+Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
+                         std::unique_ptr<StepModel>* out);
+
+// The arena a session with these limits would need, without allocating it: for callers that
+// provide their own buffer. Same validation as create_step_model.
+Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out);
+
+}  // namespace heed

@@ -1,0 +1,70 @@
+// The arena's memory: one aligned allocation at session creation, or the caller's buffer.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "heed/arena.h"
+
+namespace heed {
+
+Arena::~Arena() { release(); }
+
+Arena::Arena(Arena&& other) noexcept
+    : owned_(other.owned_), base_(other.base_), size_(other.size_) {
+  other.owned_ = nullptr;
+  other.base_ = nullptr;
+  other.size_ = 0;
+}
+
+Arena& Arena::operator=(Arena&& other) noexcept {
+  if (this != &other) {
+    release();
+    owned_ = other.owned_;
+    base_ = other.base_;
+    size_ = other.size_;
+    other.owned_ = nullptr;
+    other.base_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+void Arena::release() {
+  if (owned_ != nullptr) ::operator delete(owned_, std::align_val_t(kArenaAlignment));
+  owned_ = nullptr;
+  base_ = nullptr;
+  size_ = 0;
+}
+
+Status Arena::create(size_t bytes, const ArenaOptions& options, Arena* out) {
+  out->release();
+  const size_t needed = align_up(bytes);
+  if (options.buffer != nullptr) {
+    const uintptr_t start = reinterpret_cast<uintptr_t>(options.buffer);
+    const size_t skip = align_up(start) - start;  // bytes lost to aligning the caller's pointer
+    if (options.size < skip || options.size - skip < needed) {
+      return invalid_argument("arena buffer too small: " + std::to_string(options.size) +
+                              " bytes given, " + std::to_string(needed + skip) +
+                              " needed (" + std::to_string(needed) + " when 64-byte aligned)");
+    }
+    out->base_ = static_cast<uint8_t*>(options.buffer) + skip;
+    out->size_ = needed;
+  } else if (options.size != 0) {
+    return invalid_argument("arena options: a size was given without a buffer");
+  } else {
+    void* p = ::operator new(needed == 0 ? kArenaAlignment : needed, std::align_val_t(kArenaAlignment),
+                             std::nothrow);
+    if (p == nullptr) {
+      return Status(StatusCode::kOutOfMemory,
+                    "cannot allocate a session arena of " + std::to_string(needed) + " bytes");
+    }
+    out->owned_ = p;
+    out->base_ = static_cast<uint8_t*>(p);
+    out->size_ = needed;
+  }
+  if (out->size_ != 0) std::memset(out->base_, 0, out->size_);
+  return Status::ok();
+}
+
+}  // namespace heed

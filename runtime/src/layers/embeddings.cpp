@@ -1,0 +1,95 @@
+#include "layers/embeddings.h"
+
+#include <cmath>
+
+#include "layers/weights.h"
+
+namespace heed::layers {
+
+Status Embeddings::load(const Model& model, const std::string& name, size_t rows, size_t dim) {
+  const TensorView* t = nullptr;
+  HEED_RETURN_IF_ERROR(require_shape(model, name,
+                                     {static_cast<uint32_t>(rows), static_cast<uint32_t>(dim)}, &t));
+  rows_ = rows;
+  dim_ = dim;
+  dtype_ = t->dtype;
+  quantization_ = t->quantization;
+  group_size_ = 0;
+  data_ = t->data;
+  scales_ = t->scales;
+  switch (t->dtype) {
+    case fb::DType::F32:
+    case fb::DType::F16:
+      return Status::ok();
+    case fb::DType::I8: {
+      size_t expected = 0;
+      if (quantization_ == fb::Quantization::PerTensor) expected = 1;
+      if (quantization_ == fb::Quantization::PerRow) expected = rows;
+      if (quantization_ == fb::Quantization::PerGroup && t->group_size > 0) {
+        group_size_ = t->group_size;
+        expected = rows * ((dim + group_size_ - 1) / group_size_);
+      }
+      if (scales_ == nullptr || expected == 0 || t->num_scales != expected) {
+        return invalid_file("tensor '" + name + "' has an unusable int8 quantization (" +
+                            std::to_string(t->num_scales) + " scales)");
+      }
+      return Status::ok();
+    }
+    default:
+      return invalid_file("tensor '" + name + "' has dtype " + dtype_name(t->dtype) +
+                          ", expected f32, f16 or i8");
+  }
+}
+
+void Embeddings::gather(size_t id, float scale, bool accumulate, float* out) const {
+  const size_t base = id * dim_;
+  switch (dtype_) {
+    case fb::DType::I8: {
+      const int8_t* q = static_cast<const int8_t*>(data_) + base;
+      const size_t groups = group_size_ > 0 ? (dim_ + group_size_ - 1) / group_size_ : 1;
+      for (size_t j = 0; j < dim_; ++j) {
+        float s = scales_[0];
+        if (quantization_ == fb::Quantization::PerRow) s = scales_[id];
+        if (quantization_ == fb::Quantization::PerGroup) s = scales_[id * groups + j / group_size_];
+        const float v = static_cast<float>(q[j]) * s * scale;
+        out[j] = accumulate ? out[j] + v : v;
+      }
+      break;
+    }
+    case fb::DType::F16: {
+      const uint16_t* h = static_cast<const uint16_t*>(data_) + base;
+      for (size_t j = 0; j < dim_; ++j) {
+        const float v = half_to_float(h[j]) * scale;
+        out[j] = accumulate ? out[j] + v : v;
+      }
+      break;
+    }
+    default: {
+      const float* f = static_cast<const float*>(data_) + base;
+      for (size_t j = 0; j < dim_; ++j) {
+        const float v = f[j] * scale;
+        out[j] = accumulate ? out[j] + v : v;
+      }
+      break;
+    }
+  }
+}
+
+void sinusoidal_positions(size_t positions, size_t depth, float* table) {
+  const size_t half = depth / 2;
+  // h - 1 in the denominator: the last frequency is exactly 1/10000. A depth of 2 has one
+  // frequency, 1.
+  const float increment = half > 1 ? std::log(10000.0f) / static_cast<float>(half - 1) : 0.0f;
+  for (size_t p = 0; p < positions; ++p) {
+    float* row = table + p * depth;
+    const float position = static_cast<float>(p + 1);
+    for (size_t i = 0; i < half; ++i) {
+      const float timescale = std::exp(-increment * static_cast<float>(i));
+      row[i] = std::sin(position * timescale);
+      row[half + i] = std::cos(position * timescale);
+    }
+    if (depth % 2 == 1) row[depth - 1] = 0.0f;  // odd depths: the last column has no pair
+  }
+}
+
+}  // namespace heed::layers

@@ -1,0 +1,37 @@
+// Embedding tables [rows, dim] used in place from the mapping (f32, f16 or int8 with per-tensor,
+// per-row or per-group scales), and the sinusoidal position table.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "heed/model.h"
+#include "heed/status.h"
+
+namespace heed::layers {
+
+class Embeddings {
+ public:
+  Status load(const Model& model, const std::string& name, size_t rows, size_t dim);
+  size_t rows() const { return rows_; }
+  size_t dim() const { return dim_; }
+  // out[0, dim) = table[id] * scale, or += when accumulate. `id` must be < rows().
+  void gather(size_t id, float scale, bool accumulate, float* out) const;
+
+ private:
+  size_t rows_ = 0, dim_ = 0;
+  fb::DType dtype_ = fb::DType::F32;
+  fb::Quantization quantization_ = fb::Quantization::None;
+  size_t group_size_ = 0;
+  const void* data_ = nullptr;
+  const float* scales_ = nullptr;
+};
+
+// Fills table[positions, depth] with the sinusoidal encoding heed uses for models converted from
+// CTranslate2 / OpenNMT: row p holds [sin((p + 1) * w_0) .. sin((p + 1) * w_{h-1}) |
+// cos((p + 1) * w_0) .. cos((p + 1) * w_{h-1})], h = depth / 2, w_i = exp(-i * ln(10000) / (h - 1)).
+// (Sines then cosines, concatenated, not interleaved; the first position is 1, not 0.)
+void sinusoidal_positions(size_t positions, size_t depth, float* table);
+
+}  // namespace heed::layers

@@ -1,0 +1,110 @@
+#include "layers/linear.h"
+
+namespace heed::layers {
+
+Status Linear::load(const Model& model, const std::string& weight_name, const std::string& bias_name,
+                    size_t out, size_t in) {
+  const TensorView* w = nullptr;
+  HEED_RETURN_IF_ERROR(require_shape(model, weight_name,
+                                     {static_cast<uint32_t>(out), static_cast<uint32_t>(in)}, &w));
+  out_ = out;
+  in_ = in;
+  dtype_ = w->dtype;
+  weight_ = w->data;
+  scales_ = nullptr;
+  expanded_scales_.clear();
+  group_size_ = 0;
+  switch (w->dtype) {
+    case fb::DType::F32:
+    case fb::DType::F16:
+      break;
+    case fb::DType::I8:
+      if (w->scales == nullptr) return invalid_file("tensor '" + weight_name + "' is int8 without scales");
+      if (w->quantization == fb::Quantization::PerTensor && w->num_scales == 1) {
+        expanded_scales_.assign(out, w->scales[0]);
+        scales_ = expanded_scales_.data();
+      } else if (w->quantization == fb::Quantization::PerRow && w->num_scales == out) {
+        scales_ = w->scales;
+      } else if (w->quantization == fb::Quantization::PerGroup && w->group_size > 0 &&
+                 w->group_size % 4 == 0 &&
+                 w->num_scales == out * ((in + w->group_size - 1) / w->group_size)) {
+        scales_ = w->scales;
+        group_size_ = w->group_size;
+      } else {
+        return invalid_file("tensor '" + weight_name + "' has an unusable int8 quantization (" +
+                            std::to_string(w->num_scales) + " scales, group size " +
+                            std::to_string(w->group_size) + ")");
+      }
+      break;
+    default:
+      return invalid_file("tensor '" + weight_name + "' has dtype " + dtype_name(w->dtype) +
+                          ", expected f32, f16 or i8");
+  }
+  if (!bias_name.empty()) HEED_RETURN_IF_ERROR(bias_.load(model, bias_name, out, /*optional=*/true));
+  return Status::ok();
+}
+
+void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
+                     size_t ldy, kernels::Activation act, bool accumulate,
+                     const QuantScratch& scratch) const {
+  if (m == 0) return;
+  switch (dtype_) {
+    case fb::DType::I8: {
+      k.quantize_rows_i8(x, m, in_, ldx, scratch.q, in_, scratch.scales);
+      kernels::GemmI8Params p;
+      p.m = m;
+      p.n = out_;
+      p.k = in_;
+      p.a = scratch.q;
+      p.lda = in_;
+      p.a_scales = scratch.scales;
+      p.b = static_cast<const int8_t*>(weight_);
+      p.ldb = in_;
+      p.b_scales = scales_;
+      p.group_size = group_size_;
+      p.bias = bias_.data();
+      p.activation = act;
+      p.accumulate = accumulate;
+      p.c = y;
+      p.ldc = ldy;
+      k.gemm_i8(p);
+      break;
+    }
+    case fb::DType::F16: {
+      kernels::GemmF16Params p;
+      p.m = m;
+      p.n = out_;
+      p.k = in_;
+      p.a = x;
+      p.lda = ldx;
+      p.b = static_cast<const uint16_t*>(weight_);
+      p.ldb = in_;
+      p.bias = bias_.data();
+      p.activation = act;
+      p.accumulate = accumulate;
+      p.c = y;
+      p.ldc = ldy;
+      k.gemm_f16(p);
+      break;
+    }
+    default: {
+      kernels::GemmF32Params p;
+      p.m = m;
+      p.n = out_;
+      p.k = in_;
+      p.a = x;
+      p.lda = ldx;
+      p.b = static_cast<const float*>(weight_);
+      p.ldb = in_;
+      p.bias = bias_.data();
+      p.activation = act;
+      p.accumulate = accumulate;
+      p.c = y;
+      p.ldc = ldy;
+      k.gemm_f32(p);
+      break;
+    }
+  }
+}
+
+}  // namespace heed::layers

@@ -1,0 +1,59 @@
+// A linear (fully connected) layer y = act(x W^T + b) (+ y) over weights used in place from the
+// mapping: int8 (per-tensor, per-row or per-group scales), f16 or f32, row-major [out, in].
+//
+// int8: the activations are quantized per row on the fly (kernels quantize_rows_i8: scale =
+// max|x| / 127, q = round(x * 127 / max|x|)), multiplied in int32 and dequantized with
+// row_scale * weight_scale in the GEMM epilogue, where bias, activation and the residual add are
+// fused. The quantized activations go to a caller-provided scratch (part of the session arena).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "heed/kernels.h"
+#include "heed/model.h"
+#include "heed/status.h"
+#include "layers/weights.h"
+
+namespace heed::layers {
+
+// Room for quantized activations: rows x cols int8 plus one scale per row.
+struct QuantScratch {
+  int8_t* q = nullptr;
+  float* scales = nullptr;
+  size_t max_rows = 0;
+  size_t max_cols = 0;
+};
+
+class Linear {
+ public:
+  // Loads `weight_name` [out, in] and, when `bias_name` is non-empty, the optional bias [out].
+  Status load(const Model& model, const std::string& weight_name, const std::string& bias_name,
+              size_t out, size_t in);
+  // Loads PREFIX.weight and the optional PREFIX.bias.
+  Status load(const Model& model, const std::string& prefix, size_t out, size_t in) {
+    return load(model, prefix + ".weight", prefix + ".bias", out, in);
+  }
+
+  size_t out_features() const { return out_; }
+  size_t in_features() const { return in_; }
+  fb::DType dtype() const { return dtype_; }
+
+  // y[m, out] (row stride ldy) = act(x[m, in] (row stride ldx) W^T + b) (+ y when accumulate).
+  // m must not exceed scratch.max_rows, in must not exceed scratch.max_cols (int8 weights).
+  void forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
+               size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch) const;
+
+ private:
+  size_t out_ = 0, in_ = 0;
+  fb::DType dtype_ = fb::DType::F32;
+  const void* weight_ = nullptr;
+  const float* scales_ = nullptr;      // int8: per row, or per group (group_size_ > 0)
+  std::vector<float> expanded_scales_; // int8 per-tensor: the one scale repeated per row
+  size_t group_size_ = 0;
+  F32Vector bias_;
+};
+
+}  // namespace heed::layers

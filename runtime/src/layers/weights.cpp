@@ -1,0 +1,100 @@
+#include "layers/weights.h"
+
+#include <cstring>
+
+namespace heed::layers {
+
+std::string shape_string(const std::vector<uint32_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+Status require_shape(const Model& model, const std::string& name, const std::vector<uint32_t>& shape,
+                     const TensorView** out) {
+  HEED_RETURN_IF_ERROR(model.require(name, out));
+  if ((*out)->shape != shape) {
+    return invalid_file("tensor '" + name + "' has shape " + shape_string((*out)->shape) +
+                        ", expected " + shape_string(shape));
+  }
+  return Status::ok();
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu;
+  uint32_t mantissa = h & 0x3ffu;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);  // inf / nan
+  } else if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else {  // subnormal half: renormalize
+      exponent = 127 - 15 + 1;
+      while ((mantissa & 0x400u) == 0) {
+        mantissa <<= 1;
+        --exponent;
+      }
+      mantissa &= 0x3ffu;
+      bits = sign | (exponent << 23) | (mantissa << 13);
+    }
+  } else {
+    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+Status F32Vector::load(const Model& model, const std::string& name, size_t size, bool optional) {
+  mapped_ = nullptr;
+  owned_.clear();
+  const TensorView* t = model.find(name);
+  if (t == nullptr) {
+    if (optional) return Status::ok();
+    return model.require(name, &t);  // the loader's own "missing tensor" message
+  }
+  if (t->num_elements() != size) {
+    return invalid_file("tensor '" + std::string(name) + "' has shape " + shape_string(t->shape) +
+                        ", expected " + std::to_string(size) + " values");
+  }
+  switch (t->dtype) {
+    case fb::DType::F32:
+      mapped_ = t->as<float>();
+      return Status::ok();
+    case fb::DType::F16: {
+      owned_.resize(size);
+      const uint16_t* h = t->as<uint16_t>();
+      for (size_t i = 0; i < size; ++i) owned_[i] = half_to_float(h[i]);
+      return Status::ok();
+    }
+    case fb::DType::I8: {
+      if (t->scales == nullptr || t->num_scales == 0) {
+        return invalid_file("tensor '" + name + "' is int8 without scales");
+      }
+      owned_.resize(size);
+      const int8_t* q = t->as<int8_t>();
+      const size_t row_size = t->row_size() == 0 ? 1 : t->row_size();
+      const size_t group = t->group_size == 0 ? row_size : t->group_size;
+      const size_t groups_per_row = (row_size + group - 1) / group;
+      for (size_t i = 0; i < size; ++i) {
+        const size_t row = i / row_size;
+        size_t s = 0;
+        if (t->quantization == fb::Quantization::PerRow) s = row;
+        if (t->quantization == fb::Quantization::PerGroup) s = row * groups_per_row + (i % row_size) / group;
+        if (s >= t->num_scales) return invalid_file("tensor '" + name + "' has too few scales");
+        owned_[i] = static_cast<float>(q[i]) * t->scales[s];
+      }
+      return Status::ok();
+    }
+    default:
+      return invalid_file("tensor '" + name + "' has dtype " + dtype_name(t->dtype) +
+                          ", expected f32, f16 or i8");
+  }
+}
+
+}  // namespace heed::layers

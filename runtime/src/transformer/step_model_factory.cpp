@@ -1,0 +1,42 @@
+// create_step_model: reads the model family from the file and builds its StepModel.
+#include <string>
+
+#include "heed/transformer.h"
+#include "transformer/transformer_encoder_decoder.h"
+
+namespace heed {
+
+namespace {
+
+Status unsupported_family(const Model& model) {
+  const char* name = fb::EnumNameModelConfig(model.family());
+  return unsupported_model(std::string("model family '") + (name && *name ? name : "unknown") +
+                           "' has no StepModel implementation in this runtime");
+}
+
+}  // namespace
+
+Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
+                         std::unique_ptr<StepModel>* out) {
+  switch (model.family()) {
+    case fb::ModelConfig::TransformerEncoderDecoder: {
+      std::unique_ptr<transformer::TransformerEncoderDecoder> m;
+      HEED_RETURN_IF_ERROR(transformer::TransformerEncoderDecoder::create(model, limits, &arena, nullptr, &m));
+      *out = std::move(m);
+      return Status::ok();
+    }
+    default:
+      return unsupported_family(model);
+  }
+}
+
+Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out) {
+  switch (model.family()) {
+    case fb::ModelConfig::TransformerEncoderDecoder:
+      return transformer::TransformerEncoderDecoder::create(model, limits, nullptr, out, nullptr);
+    default:
+      return unsupported_family(model);
+  }
+}
+
+}  // namespace heed
