@@ -1,0 +1,402 @@
+#include "marian/reader.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "heed/tensor_names.h"
+#include "marian/config.h"
+#include "safetensors.h"
+
+#ifndef HEED_VERSION
+#define HEED_VERSION "unknown"
+#endif
+
+namespace heed::convert::marian {
+namespace {
+
+// What generate() does to a bad word's logit is -inf; a large finite value keeps every later
+// computation (softmax, log-probs, scores) finite and still gives the token probability 0.
+constexpr float kSuppressedBias = -1e9f;
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string base_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Status read_bytes(const std::string& path, std::vector<uint8_t>* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "'");
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) return io_error("cannot read '" + path + "'");
+  if (out->empty()) return invalid_file(path + ": empty file");
+  return Status::ok();
+}
+
+std::string shape_string(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// vocab.json: {"piece": id, ...} with ids exactly 0..n-1, as a list in id order.
+Status read_vocab(const std::string& path, uint32_t expected, std::vector<std::string>* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "' (the model's vocabulary)");
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return invalid_file(path + ": not a JSON object of piece -> id");
+  if (j.size() != expected) {
+    return invalid_file(path + ": " + std::to_string(j.size()) + " entries, but the model's embeddings have " +
+                        std::to_string(expected) + " rows");
+  }
+  std::vector<std::string> tokens(expected);
+  std::vector<bool> seen(expected, false);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= static_cast<int64_t>(expected)) {
+      return invalid_file(path + ": piece '" + it.key() + "' has an id outside 0.." + std::to_string(expected - 1));
+    }
+    const size_t id = static_cast<size_t>(it->get<int64_t>());
+    if (seen[id]) return invalid_file(path + ": id " + std::to_string(id) + " is given to two pieces");
+    seen[id] = true;
+    tokens[id] = it.key();
+  }
+  *out = std::move(tokens);
+  return Status::ok();
+}
+
+int32_t find_token(const std::vector<std::string>& tokens, const std::string& token) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] == token) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+// Maps the safetensors tensors onto heed's names, remembering which it used so that anything it
+// does not understand is reported instead of silently dropped.
+class Mapper {
+ public:
+  Mapper(const SafetensorsFile& file, NeutralModel* out) : file_(file), out_(out) {}
+
+  const SafetensorsTensor* find(const std::string& name) {
+    const SafetensorsTensor* t = file_.find(name);
+    if (t) used_.insert(name);
+    return t;
+  }
+
+  Status corrupt(const std::string& what) const { return invalid_file(file_.where() + ": " + what); }
+
+  // Values of `name`, which must have `shape`.
+  Status values(const std::string& name, const std::vector<uint64_t>& shape, std::vector<float>* out) {
+    const SafetensorsTensor* t = find(name);
+    if (!t) return corrupt("missing tensor '" + name + "'");
+    if (t->shape != shape) {
+      return corrupt("tensor '" + name + "' has shape " + shape_string(t->shape) + ", expected " + shape_string(shape));
+    }
+    return file_.read_f32(*t, out);
+  }
+
+  Status take(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape, bool quantizable) {
+    std::vector<float> v;
+    HEED_RETURN_IF_ERROR(values(src, shape, &v));
+    add(dst, shape, v, quantizable);
+    return Status::ok();
+  }
+
+  void add(const std::string& dst, const std::vector<uint64_t>& shape, const std::vector<float>& v, bool quantizable) {
+    std::vector<uint32_t> s(shape.begin(), shape.end());
+    out_->add_f32(dst, s, v.data()).quantizable = quantizable;
+  }
+
+  // A Linear layer [out, in] with its bias.
+  Status take_linear(const std::string& src, const std::string& dst, uint64_t rows, uint64_t cols) {
+    HEED_RETURN_IF_ERROR(take(src + ".weight", dst + ".weight", {rows, cols}, true));
+    return take(src + ".bias", dst + ".bias", {rows}, false);
+  }
+
+  // Several Linear layers of [rows, cols] stacked row-wise into one (Q, K, V -> qkv).
+  Status take_stacked(const std::vector<std::string>& srcs, const std::string& dst, uint64_t rows, uint64_t cols) {
+    std::vector<float> weight, bias, v;
+    for (const std::string& src : srcs) {
+      HEED_RETURN_IF_ERROR(values(src + ".weight", {rows, cols}, &v));
+      weight.insert(weight.end(), v.begin(), v.end());
+      HEED_RETURN_IF_ERROR(values(src + ".bias", {rows}, &v));
+      bias.insert(bias.end(), v.begin(), v.end());
+    }
+    const uint64_t n = srcs.size();
+    add(dst + ".weight", {n * rows, cols}, weight, true);
+    add(dst + ".bias", {n * rows}, bias, false);
+    return Status::ok();
+  }
+
+  Status take_norm(const std::string& src, const std::string& dst, uint64_t d) {
+    HEED_RETURN_IF_ERROR(take(src + ".weight", dst + ".gamma", {d}, false));
+    return take(src + ".bias", dst + ".beta", {d}, false);
+  }
+
+  Status check_all_used() const {
+    for (const auto& t : file_.tensors()) {
+      if (!used_.count(t.name)) {
+        return unsupported_model(file_.where() + ": tensor '" + t.name +
+                                 "' is not part of a Marian model heed understands; refusing to drop it");
+      }
+    }
+    return Status::ok();
+  }
+
+ private:
+  const SafetensorsFile& file_;
+  NeutralModel* out_;
+  std::set<std::string> used_;
+};
+
+Status read_activation(const std::string& name, fb::Activation* out) {
+  // The names of transformers' ACT2FN that heed's kernels compute exactly.
+  if (name == "swish" || name == "silu") {
+    *out = fb::Activation::SiLU;
+  } else if (name == "gelu") {
+    *out = fb::Activation::GELU;
+  } else if (name == "gelu_new" || name == "gelu_pytorch_tanh") {
+    *out = fb::Activation::GELUTanh;
+  } else if (name == "relu") {
+    *out = fb::Activation::ReLU;
+  } else {
+    return unsupported_model("activation_function '" + name + "' is not supported (swish, silu, gelu, gelu_new, relu)");
+  }
+  return Status::ok();
+}
+
+std::unique_ptr<fb::TransformerStackT> stack_config(uint32_t layers, uint32_t d, uint32_t heads, uint32_t ffn,
+                                                    uint32_t vocab, fb::Activation activation,
+                                                    const MarianConfig& c) {
+  auto s = std::make_unique<fb::TransformerStackT>();
+  s->num_layers = layers;
+  s->d_model = d;
+  s->num_heads = heads;
+  s->ffn_dim = ffn;
+  s->activation = activation;
+  s->norm = fb::NormKind::LayerNorm;
+  s->norm_epsilon = 1e-5f;  // torch.nn.LayerNorm's default, which modeling_marian uses
+  s->pre_norm = false;
+  s->final_norm = false;
+  s->embedding_norm = false;
+  s->position_encoding = fb::PositionEncoding::Learned;
+  s->max_positions = c.max_position_embeddings;
+  s->embedding_scale = c.scale_embedding ? static_cast<float>(std::sqrt(static_cast<double>(d))) : 1.0f;
+  s->vocab_size = vocab;
+  return s;
+}
+
+// One stack's layers: "model.encoder" / "model.decoder" -> "encoder" / "decoder".
+Status map_layers(Mapper& m, const std::string& src, const std::string& dst, uint32_t layers, uint64_t d,
+                  uint64_t ffn, bool cross) {
+  for (uint32_t i = 0; i < layers; ++i) {
+    const std::string in = src + ".layers." + std::to_string(i);
+    const std::string out = names::layer(dst, static_cast<int>(i));
+    HEED_RETURN_IF_ERROR(m.take_stacked({in + ".self_attn.q_proj", in + ".self_attn.k_proj", in + ".self_attn.v_proj"},
+                                        out + ".self_attn.qkv", d, d));
+    HEED_RETURN_IF_ERROR(m.take_linear(in + ".self_attn.out_proj", out + ".self_attn.out", d, d));
+    HEED_RETURN_IF_ERROR(m.take_norm(in + ".self_attn_layer_norm", out + ".self_attn.norm", d));
+    if (cross) {
+      HEED_RETURN_IF_ERROR(m.take_linear(in + ".encoder_attn.q_proj", out + ".cross_attn.q", d, d));
+      HEED_RETURN_IF_ERROR(
+          m.take_stacked({in + ".encoder_attn.k_proj", in + ".encoder_attn.v_proj"}, out + ".cross_attn.kv", d, d));
+      HEED_RETURN_IF_ERROR(m.take_linear(in + ".encoder_attn.out_proj", out + ".cross_attn.out", d, d));
+      HEED_RETURN_IF_ERROR(m.take_norm(in + ".encoder_attn_layer_norm", out + ".cross_attn.norm", d));
+    }
+    HEED_RETURN_IF_ERROR(m.take_linear(in + ".fc1", out + ".ffn.in", ffn, d));
+    HEED_RETURN_IF_ERROR(m.take_linear(in + ".fc2", out + ".ffn.out", d, ffn));
+    HEED_RETURN_IF_ERROR(m.take_norm(in + ".final_layer_norm", out + ".ffn.norm", d));
+  }
+  // A layer beyond the configured count means config.json and the weights disagree.
+  if (m.find(src + ".layers." + std::to_string(layers) + ".fc1.weight")) {
+    return m.corrupt("'" + src + "' has more layers than config.json's " + std::to_string(layers));
+  }
+  return Status::ok();
+}
+
+// The position table: the stored one when a (older) save kept it, otherwise the library's formula.
+Status map_positions(Mapper& m, const std::string& src, const std::string& dst, uint32_t positions, uint32_t d) {
+  const std::string stored = src + ".embed_positions.weight";
+  if (m.find(stored)) return m.take(stored, dst + ".positions", {positions, d}, false);
+  std::vector<float> table(static_cast<size_t>(positions) * d);
+  sinusoidal_table(positions, d, table.data());
+  m.add(dst + ".positions", {positions, d}, table, false);
+  return Status::ok();
+}
+
+}  // namespace
+
+void sinusoidal_table(uint32_t positions, uint32_t dim, float* out) {
+  const uint32_t sin_columns = (dim + 1) / 2;  // HF's "sentinel"
+  for (uint32_t p = 0; p < positions; ++p) {
+    float* row = out + static_cast<size_t>(p) * dim;
+    for (uint32_t j = 0; j < dim; ++j) {
+      // Column j of the first half uses frequency index j; of the second half, j - sentinel.
+      const bool is_sin = j < sin_columns;
+      const uint32_t k = is_sin ? j : j - sin_columns;
+      const double angle = static_cast<double>(p) / std::pow(10000.0, 2.0 * k / static_cast<double>(dim));
+      row[j] = static_cast<float>(is_sin ? std::sin(angle) : std::cos(angle));
+    }
+  }
+}
+
+bool looks_like_model(const std::string& dir) {
+  return is_file(dir + "/config.json") && is_file(dir + "/source.spm") && is_file(dir + "/vocab.json");
+}
+
+Status read_model(const std::string& dir, NeutralModel* out) {
+  if (!is_directory(dir)) {
+    return io_error("'" + dir + "' is not a folder (a Hugging Face Marian model is a folder with config.json)");
+  }
+  MarianConfig c;
+  HEED_RETURN_IF_ERROR(read_config(dir, &c));
+  fb::Activation activation = fb::Activation::ReLU;
+  Status status = read_activation(c.activation, &activation);
+  if (!status) return unsupported_model(dir + "/config.json: " + status.message());
+
+  const std::string weights = dir + "/model.safetensors";
+  if (!is_file(weights)) {
+    if (is_file(dir + "/pytorch_model.bin")) {
+      return unsupported_model(dir + ": only pytorch_model.bin, which heed does not read; re-save the model with "
+                               "model.save_pretrained(folder, safe_serialization=True) to get model.safetensors");
+    }
+    return invalid_argument(dir + ": no model.safetensors");
+  }
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(SafetensorsFile::read(weights, &file));
+
+  NeutralModel model;
+  Mapper m(file, &model);
+  const uint64_t d = c.d_model;
+  const uint32_t v_src = c.vocab_size;
+  const uint32_t v_tgt = c.share_encoder_decoder_embeddings ? c.vocab_size : c.decoder_vocab_size;
+
+  // Embeddings: model.shared is the one table when shared; each stack may also (or instead) store
+  // its own embed_tokens. A stack's own table wins.
+  auto embeddings = [&](const std::string& stack, uint64_t rows, const std::string& dst) -> Status {
+    const std::string own = "model." + stack + ".embed_tokens.weight";
+    if (file.find(own)) return m.take(own, dst, {rows, d}, true);
+    if (!c.share_encoder_decoder_embeddings) return m.corrupt("missing tensor '" + own + "'");
+    return m.take("model.shared.weight", dst, {rows, d}, true);
+  };
+  HEED_RETURN_IF_ERROR(embeddings("encoder", v_src, "encoder.embeddings"));
+  HEED_RETURN_IF_ERROR(embeddings("decoder", v_tgt, "decoder.embeddings"));
+  if (file.find("model.shared.weight")) m.find("model.shared.weight");  // an unused duplicate is fine
+
+  HEED_RETURN_IF_ERROR(map_positions(m, "model.encoder", "encoder", c.max_position_embeddings, c.d_model));
+  HEED_RETURN_IF_ERROR(map_positions(m, "model.decoder", "decoder", c.max_position_embeddings, c.d_model));
+  HEED_RETURN_IF_ERROR(map_layers(m, "model.encoder", "encoder", c.encoder_layers, d, c.encoder_ffn_dim, false));
+  HEED_RETURN_IF_ERROR(map_layers(m, "model.decoder", "decoder", c.decoder_layers, d, c.decoder_ffn_dim, true));
+
+  // Output projection: lm_head when the file has its own (untied), else the decoder embeddings.
+  // It is written untied (a copy) because the runtime applies decoder.output.bias only there.
+  std::vector<float> output;
+  const SafetensorsTensor* head = file.find("lm_head.weight");
+  if (head && !c.tie_word_embeddings) {
+    HEED_RETURN_IF_ERROR(m.values("lm_head.weight", {v_tgt, d}, &output));
+  } else {
+    if (head) m.find("lm_head.weight");  // tied: the same values as the embeddings
+    const NeutralTensor* emb = model.find("decoder.embeddings");
+    output.resize(emb->num_elements());
+    std::memcpy(output.data(), emb->bytes.data(), emb->bytes.size());
+  }
+  m.add("decoder.output.weight", {v_tgt, d}, output, true);
+  std::vector<float> bias(v_tgt, 0.0f);
+  if (file.find("final_logits_bias")) HEED_RETURN_IF_ERROR(m.values("final_logits_bias", {1, v_tgt}, &bias));
+  for (int32_t id : c.suppressed_ids) {
+    if (id >= static_cast<int32_t>(v_tgt)) {
+      return invalid_file(dir + ": bad_words_ids holds id " + std::to_string(id) + ", outside the vocabulary");
+    }
+    bias[static_cast<size_t>(id)] = kSuppressedBias;
+  }
+  m.add("decoder.output.bias", {v_tgt}, bias, false);
+  HEED_RETURN_IF_ERROR(m.check_all_used());
+
+  fb::TransformerEncoderDecoderT config;
+  config.encoder = stack_config(c.encoder_layers, c.d_model, c.encoder_heads, c.encoder_ffn_dim, v_src, activation, c);
+  config.decoder = stack_config(c.decoder_layers, c.d_model, c.decoder_heads, c.decoder_ffn_dim, v_tgt, activation, c);
+  config.shared_embeddings = false;  // each stack keeps its own copy of a shared table
+  config.tied_output = false;
+  model.config.Set(std::move(config));
+
+  // Tokenizer: both SentencePiece models embedded; pieces become ids through vocab.json.
+  fb::TokenizerT& tok = model.tokenizer;
+  tok.kind = fb::TokenizerKind::SentencePiece;
+  HEED_RETURN_IF_ERROR(read_bytes(dir + "/source.spm", &tok.source_model));
+  HEED_RETURN_IF_ERROR(read_bytes(dir + "/target.spm", &tok.target_model));
+  std::vector<std::string> source_vocab, target_vocab;
+  HEED_RETURN_IF_ERROR(read_vocab(dir + "/vocab.json", v_src, &source_vocab));
+  if (c.separate_vocabs) {
+    HEED_RETURN_IF_ERROR(read_vocab(dir + "/target_vocab.json", v_tgt, &target_vocab));
+  } else {
+    if (v_tgt != v_src) {
+      return invalid_file(dir + ": one vocab.json but decoder_vocab_size " + std::to_string(v_tgt) +
+                          " differs from vocab_size " + std::to_string(v_src));
+    }
+    target_vocab = source_vocab;
+  }
+  tok.unk_id = find_token(target_vocab, c.unk_token);
+  if (tok.unk_id < 0) return invalid_file(dir + ": the unknown token '" + c.unk_token + "' is not in the vocabulary");
+  auto check_id = [&](int32_t id, const char* what) -> Status {
+    if (id < 0 || id >= static_cast<int32_t>(v_tgt)) {
+      return invalid_file(dir + "/config.json: " + what + " " + std::to_string(id) + " is outside the vocabulary");
+    }
+    return Status::ok();
+  };
+  HEED_RETURN_IF_ERROR(check_id(c.eos_token_id, "eos_token_id"));
+  HEED_RETURN_IF_ERROR(check_id(c.pad_token_id, "pad_token_id"));
+  HEED_RETURN_IF_ERROR(check_id(c.decoder_start_token_id, "decoder_start_token_id"));
+  tok.eos_id = c.eos_token_id;
+  tok.pad_id = c.pad_token_id;
+  tok.decoder_start_id = c.decoder_start_token_id;
+  tok.bos_id = -1;  // Marian has no BOS: the decoder starts from <pad>
+  tok.shared_vocabulary = !c.separate_vocabs;
+  tok.source_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok.source_vocabulary->tokens = std::move(source_vocab);
+  tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok.target_vocabulary->tokens = std::move(target_vocab);
+
+  model.producer.name = "heed convert";
+  model.producer.version = HEED_VERSION;
+  model.producer.source_format = "hf-marian";
+  model.producer.source_name = base_name(dir);
+  model.metadata.emplace_back("source_format", "hf-marian");
+  // MarianTokenizer appends </s> to every source and nothing before it.
+  model.metadata.emplace_back("add_source_bos", "false");
+  model.metadata.emplace_back("add_source_eos", "true");
+  // A leading ">>xx<<" (target language of multilingual OPUS-MT models) is one piece of its own.
+  model.metadata.emplace_back("tokenizer.language_code_prefix", "true");
+  if (!c.source_lang.empty()) model.metadata.emplace_back("source_language", c.source_lang);
+  if (!c.target_lang.empty()) model.metadata.emplace_back("target_language", c.target_lang);
+  if (!c.suppressed_ids.empty()) {
+    std::string ids;
+    for (int32_t id : c.suppressed_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    model.metadata.emplace_back("suppressed_ids", ids);
+  }
+  if (c.forced_eos_token_id >= 0) {
+    model.metadata.emplace_back("hf.forced_eos_token_id", std::to_string(c.forced_eos_token_id));
+  }
+  model.metadata.emplace_back("hf.activation_function", c.activation);
+  *out = std::move(model);
+  return Status::ok();
+}
+
+}  // namespace heed::convert::marian

@@ -1,0 +1,148 @@
+// The converted fixture run by heed against transformers' generate() (float32 weights): the first
+// decoder step's distribution, greedy token ids, and text in -> text out through the tokenizers.
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "heed/tokenizer.h"
+#include "heed/transformer.h"
+#include "heed/translator.h"
+#include "marian_fixture.h"
+
+using heed::test::converted_marian;
+using heed::test::ints;
+using heed::test::marian_reference;
+
+namespace {
+
+heed::TranslatorOptions translator_options() {
+  heed::TranslatorOptions options;
+  options.limits = {16, 4, 64, 32};  // batch, beam, source and target length (64 = max_position_embeddings)
+  return options;
+}
+
+// The library's output ids without the decoder start token (it leads generate()'s output) and
+// without the final </s> (heed's hypotheses end before it).
+std::vector<int32_t> generated(const nlohmann::json& ids, bool* ended) {
+  std::vector<int32_t> v = ints(ids);
+  REQUIRE(!v.empty());
+  REQUIRE(v.front() == marian_reference()["pad_id"].get<int32_t>());
+  v.erase(v.begin());
+  *ended = !v.empty() && v.back() == marian_reference()["eos_id"].get<int32_t>();
+  if (*ended) v.pop_back();
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("marian generate: first decoder step equals transformers' logits (log-softmax, <pad> suppressed)") {
+  const auto& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
+  std::unique_ptr<heed::StepModel> step_model;
+  heed::Status s = heed::create_step_model(model, {1, 1, 64, 32}, heed::ArenaOptions(), &step_model);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  const int32_t pad = marian_reference()["pad_id"].get<int32_t>();
+  CHECK(step_model->bos_id() == pad);
+  const size_t v = step_model->vocab_size();
+  std::vector<float> log_probs(v);
+  for (const auto& c : marian_reference()["sentences"]) {
+    const std::vector<int32_t> ids = ints(c["ids"]);
+    const size_t offsets[2] = {0, ids.size()};
+    const heed::TokenBatch batch{ids.data(), offsets, 1};
+    REQUIRE(step_model->start(&batch, 1, 1).is_ok());
+    step_model->step(&pad, 1, 0, log_probs.data());
+    // Reference: log-softmax of the library's logits over every token but <pad> (generate() sets
+    // its logit to -inf through bad_words_ids).
+    const auto& logits = c["first_step_logits"];
+    REQUIRE(logits.size() == v);
+    double max = -1e30;
+    for (size_t i = 0; i < v; ++i) if (static_cast<int32_t>(i) != pad) max = std::max(max, logits[i].get<double>());
+    double sum = 0;
+    for (size_t i = 0; i < v; ++i) if (static_cast<int32_t>(i) != pad) sum += std::exp(logits[i].get<double>() - max);
+    const double lse = max + std::log(sum);
+    double worst = 0;
+    for (size_t i = 0; i < v; ++i) {
+      if (static_cast<int32_t>(i) == pad) continue;
+      worst = std::max(worst, std::fabs(log_probs[i] - (logits[i].get<double>() - lse)));
+    }
+    INFO("'" << c["text"].get<std::string>() << "': max |heed - transformers| = " << worst);
+    CHECK(worst < 1e-4);
+    CHECK(log_probs[static_cast<size_t>(pad)] < -1e8f);
+  }
+}
+
+TEST_CASE("marian generate: greedy ids equal generate(num_beams=1)") {
+  const auto& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
+  std::unique_ptr<heed::Translator> translator;
+  heed::Status s = heed::Translator::create(model, translator_options(), &translator);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  const auto& sentences = marian_reference()["sentences"];
+  std::vector<int32_t> ids;
+  std::vector<size_t> offsets = {0};
+  for (const auto& c : sentences) {
+    for (int32_t id : ints(c["ids"])) ids.push_back(id);
+    offsets.push_back(ids.size());
+  }
+  const heed::TokenBatch batch{ids.data(), offsets.data(), sentences.size()};
+  heed::DecodeOptions options;
+  options.max_length = marian_reference()["max_new_tokens"].get<size_t>();
+  heed::DecodeOutput out;
+  s = translator->translate(batch, options, nullptr, &out);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    bool ended = false;
+    const std::vector<int32_t> expected = generated(sentences[i]["greedy"], &ended);
+    const heed::Hypothesis& h = out.at(i, 0);
+    INFO("'" << sentences[i]["text"].get<std::string>() << "'");
+    CHECK(std::vector<int32_t>(h.ids, h.ids + h.length) == expected);
+    CHECK(h.finished_with_eos == ended);
+  }
+}
+
+TEST_CASE("marian generate: text in, text out, through the embedded SentencePiece models") {
+  const auto& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
+  std::unique_ptr<heed::Tokenizer> source, target;
+  REQUIRE(heed::create_tokenizer(model, heed::TokenizerSide::kSource, &source).is_ok());
+  REQUIRE(heed::create_tokenizer(model, heed::TokenizerSide::kTarget, &target).is_ok());
+  std::unique_ptr<heed::Translator> translator;
+  REQUIRE(heed::Translator::create(model, translator_options(), &translator).is_ok());
+  heed::DecodeOptions options;
+  options.max_length = marian_reference()["max_new_tokens"].get<size_t>();
+  for (const auto& c : marian_reference()["sentences"]) {
+    std::vector<int32_t> ids;
+    REQUIRE(source->encode(c["text"].get<std::string>(), &ids).is_ok());
+    ids.push_back(model.index().tokenizer()->eos_id());
+    const size_t offsets[2] = {0, ids.size()};
+    heed::DecodeOutput out;
+    REQUIRE(translator->translate(heed::TokenBatch{ids.data(), offsets, 1}, options, nullptr, &out).is_ok());
+    std::string text;
+    REQUIRE(target->decode(out.at(0, 0).ids, out.at(0, 0).length, &text).is_ok());
+    INFO("'" << c["text"].get<std::string>() << "'");
+    CHECK(text == c["greedy_text"].get<std::string>());
+  }
+}
+
+// heed's beam search stops once `beam` hypotheses have finished: generate()'s early_stopping=True.
+// (Its default, False, keeps going while a running beam could still win; reference "beam4_heuristic".)
+TEST_CASE("marian generate: 4-beam search equals generate(num_beams=4, early_stopping=True)") {
+  const auto& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
+  std::unique_ptr<heed::Translator> translator;
+  REQUIRE(heed::Translator::create(model, translator_options(), &translator).is_ok());
+  heed::DecodeOptions options;
+  options.beam_size = 4;
+  options.length_penalty = 1.0f;
+  options.max_length = marian_reference()["max_new_tokens"].get<size_t>();
+  for (const auto& c : marian_reference()["sentences"]) {
+    const std::vector<int32_t> ids = ints(c["ids"]);
+    const size_t offsets[2] = {0, ids.size()};
+    heed::DecodeOutput out;
+    REQUIRE(translator->translate(heed::TokenBatch{ids.data(), offsets, 1}, options, nullptr, &out).is_ok());
+    bool ended = false;
+    const std::vector<int32_t> expected = generated(c["beam4"], &ended);
+    const heed::Hypothesis& h = out.at(0, 0);
+    INFO("'" << c["text"].get<std::string>() << "'");
+    CHECK(std::vector<int32_t>(h.ids, h.ids + h.length) == expected);
+  }
+}
