@@ -1,13 +1,20 @@
-// Kernel throughput per variant at transformer-sized shapes (d_model 512, FFN 2048). Every
-// variant this CPU can run is registered, so one run compares them side by side:
+// Kernel throughput per variant at the shapes of an OPUS-MT-sized Transformer (d_model 512, FFN
+// 2048, vocabulary 32000), for batch/time rows M = 1, 4, 16, 64, 128, reported against the
+// measured machine (bench_machine.cpp):
+//   GOPS       2 * M * N * K / time (time = this thread's CPU time: the machine is shared)
+//   pct_peak   GOPS as % of the measured int8 peak of the instruction path the variant uses
+//   GBps       weight bytes (N * K) / time: what a GEMV (M = 1) is bound by
+//   pct_bw     GBps as % of the measured streaming-read bandwidth (only meaningful when the
+//              weights do not fit in the caches: the gemv_large case)
+//
 //   heed_bench_kernels --benchmark_filter=gemm_i8
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench_machine.h"
 #include "heed/kernels.h"
 
 namespace {
@@ -16,15 +23,22 @@ using heed::kernels::GemmI8Params;
 using heed::kernels::Isa;
 using heed::kernels::KernelTable;
 
+// Cheap deterministic bytes in [-127, 127] (a 1 GiB weight matrix must fill in well under a second).
+void fill_i8(std::vector<int8_t>& v, uint32_t seed) {
+  uint32_t x = seed * 2654435761u + 1;
+  for (auto& b : v) {
+    x = x * 1664525u + 1013904223u;
+    b = static_cast<int8_t>(static_cast<int>((x >> 24) % 255) - 127);
+  }
+}
+
 struct GemmData {
   std::vector<int8_t> a, b;
   std::vector<float> a_scales, b_scales, bias, c;
   GemmData(size_t m, size_t n, size_t k)
       : a(m * k), b(n * k), a_scales(m, 0.01f), b_scales(n, 0.01f), bias(n, 0.1f), c(m * n) {
-    std::mt19937 gen(7);
-    std::uniform_int_distribution<int> d(-127, 127);
-    for (auto& x : a) x = static_cast<int8_t>(d(gen));
-    for (auto& x : b) x = static_cast<int8_t>(d(gen));
+    fill_i8(a, 7);
+    fill_i8(b, 11);
   }
 };
 
@@ -35,40 +49,95 @@ void bench_gemm_i8(benchmark::State& state, const KernelTable* t, size_t m, size
   p.a = d.a.data(); p.lda = k; p.a_scales = d.a_scales.data();
   p.b = d.b.data(); p.ldb = k; p.b_scales = d.b_scales.data();
   p.bias = d.bias.data(); p.c = d.c.data(); p.ldc = n;
+  const double t0 = heed::bench::thread_cpu_seconds();
   for (auto _ : state) {
     t->gemm_i8(p);
     benchmark::DoNotOptimize(d.c.data());
     benchmark::ClobberMemory();
   }
-  state.counters["GOPS"] = benchmark::Counter(2.0 * m * n * k * state.iterations(),
-                                              benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+  const double s = heed::bench::thread_cpu_seconds() - t0;
+  const double iters = static_cast<double>(state.iterations());
+  const double gops = 2.0 * m * n * k * iters / s * 1e-9;
+  const double gbps = static_cast<double>(n) * k * iters / s * 1e-9;
+  state.counters["GOPS"] = gops;
+  state.counters["GBps"] = gbps;
+  const double peak = heed::bench::int8_peak_gops(t->isa);
+  if (peak > 0) state.counters["pct_peak"] = 100.0 * gops / peak;
+  if (m == 1) state.counters["pct_bw"] = 100.0 * gbps / heed::bench::read_bandwidth_gbps();
+}
+
+// The same product over weights packed by pack_i8_16x4 (packing is done once, outside the timing,
+// as a converter or loader would).
+void bench_gemm_i8_packed(benchmark::State& state, const KernelTable* t, size_t m, size_t n, size_t k) {
+  GemmData d(m, n, k);
+  std::vector<int8_t> packed(heed::kernels::packed_i8_16x4_bytes(n, k) + 64);
+  int8_t* aligned = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;
+  std::vector<int32_t> sums(n);
+  heed::kernels::pack_i8_16x4(d.b.data(), n, k, k, aligned, sums.data());
+  heed::kernels::GemmI8PackedParams p;
+  p.m = m; p.n = n; p.k = k;
+  p.a = d.a.data(); p.lda = k; p.a_scales = d.a_scales.data();
+  p.packed = aligned; p.row_sums = sums.data(); p.b_scales = d.b_scales.data();
+  p.bias = d.bias.data(); p.c = d.c.data(); p.ldc = n;
+  const double t0 = heed::bench::thread_cpu_seconds();
+  for (auto _ : state) {
+    t->gemm_i8_packed(p);
+    benchmark::DoNotOptimize(d.c.data());
+    benchmark::ClobberMemory();
+  }
+  const double s = heed::bench::thread_cpu_seconds() - t0;
+  const double iters = static_cast<double>(state.iterations());
+  const double gops = 2.0 * m * n * k * iters / s * 1e-9;
+  state.counters["GOPS"] = gops;
+  state.counters["GBps"] = static_cast<double>(n) * k * iters / s * 1e-9;
+  const double peak = heed::bench::int8_peak_gops(t->isa);
+  if (peak > 0) state.counters["pct_peak"] = 100.0 * gops / peak;
 }
 
 void bench_softmax(benchmark::State& state, const KernelTable* t, size_t n) {
   std::vector<float> x(n), work(n);
-  std::mt19937 gen(3);
-  std::uniform_real_distribution<float> d(-10, 10);
-  for (auto& v : x) v = d(gen);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.2f - 10.0f;
   for (auto _ : state) {
     work = x;
     t->softmax(work.data(), n);
     benchmark::DoNotOptimize(work.data());
   }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
+// (N, K) of the model's matrices: attention projections, FFN in and out, the vocabulary projection.
 const struct Shape {
-  size_t m, n, k;
-} kShapes[] = {{1, 512, 512}, {1, 2048, 512}, {1, 512, 2048}, {32, 512, 512}, {32, 2048, 512}};
+  size_t n, k;
+  const char* what;
+} kShapes[] = {{512, 512, "attn"}, {2048, 512, "ffn1"}, {512, 2048, "ffn2"}, {32000, 512, "vocab"}};
+const size_t kRows[] = {1, 4, 16, 64, 128};
 
 int register_all() {
   for (int i = 0; i < static_cast<int>(Isa::kCount); ++i) {
     const KernelTable* t = heed::kernels::for_isa(static_cast<Isa>(i));
     if (t == nullptr) continue;
     const std::string isa = heed::kernels::isa_name(t->isa);
-    for (const Shape& s : kShapes) {
-      const std::string name = "gemm_i8/" + isa + "/m" + std::to_string(s.m) + "_n" +
-                               std::to_string(s.n) + "_k" + std::to_string(s.k);
-      benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8, t, s.m, s.n, s.k);
+    for (const Shape& s : kShapes)
+      for (size_t m : kRows) {
+        if (t->isa == Isa::kScalar && m > 4) continue;  // the reference is a baseline, not a target
+        const std::string name = "gemm_i8/" + isa + "/" + s.what + "/m" + std::to_string(m) + "_n" +
+                                 std::to_string(s.n) + "_k" + std::to_string(s.k);
+        benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8, t, m, s.n, s.k);
+      }
+    // The packed-weight kernel, where this variant has its own (not the reference's).
+    if (t->isa != Isa::kScalar && t->gemm_i8_packed != heed::kernels::reference().gemm_i8_packed) {
+      for (const Shape& s : kShapes)
+        for (size_t m : kRows) {
+          const std::string name = "gemm_i8_packed/" + isa + "/" + s.what + "/m" + std::to_string(m) +
+                                   "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k);
+          benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, m, s.n, s.k);
+        }
+    }
+    // Batch-1 GEMV over 1 GiB of weights: far beyond the last-level cache, so bandwidth-bound.
+    if (t->isa != Isa::kScalar) {
+      benchmark::RegisterBenchmark(("gemm_i8/" + isa + "/gemv_large/m1_n524288_k2048").c_str(),
+                                   bench_gemm_i8, t, size_t{1}, size_t{524288}, size_t{2048})
+          ->MinTime(2.0);
     }
     benchmark::RegisterBenchmark(("softmax/" + isa + "/32000").c_str(), bench_softmax, t, size_t{32000});
   }

@@ -9,6 +9,7 @@
 
 #include "heed/kernels.h"
 #include "internal/cpu_features.h"
+#include "internal/rnn_cell_variants.h"
 #include "internal/variants.h"
 
 namespace heed::kernels {
@@ -47,6 +48,16 @@ KernelTable make_reference() {
   t.axpy_f32 = ref::axpy_f32;
   t.f16_to_f32 = ref::f16_to_f32;
   t.f32_to_f16 = ref::f32_to_f16;
+  // RNN cells
+  t.tanh_f32 = ref::tanh_f32;
+  t.lstm_cell = ref::lstm_cell;
+  t.gru_cell = ref::gru_cell;
+  // Second kernel round: attention, RoPE, embedding gather
+  t.attention = ref::attention;
+  t.rope = ref::rope;
+  t.embed_i8 = ref::embed_i8;
+  t.embed_f16 = ref::embed_f16;
+  t.gemm_i8_packed = ref::gemm_i8_packed;
   return t;
 }
 

@@ -6,6 +6,14 @@ namespace heed::kernels {
 void fill_armv7(KernelTable& t) {
   t.quantize_rows_i8 = armv7::quantize_rows_i8;
   t.gemm_i8 = armv7::gemm_i8;
+  t.gemm_f32 = armv7::gemm_f32;
+  t.layer_norm = armv7::layer_norm;
+  t.softmax = armv7::softmax;
+  t.log_softmax = armv7::log_softmax;
+  t.add = armv7::add;
+  t.dot_f32 = armv7::dot_f32;
+  t.axpy_f32 = armv7::axpy_f32;
+  t.attention = armv7::attention;
 }
 
 }  // namespace heed::kernels

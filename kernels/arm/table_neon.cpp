@@ -1,4 +1,5 @@
 // The baseline aarch64 NEON variant's slots (the rest stay the reference's).
+#include "internal/rnn_cell_variants.h"
 #include "internal/variants.h"
 
 namespace heed::kernels {
@@ -16,6 +17,14 @@ void fill_neon(KernelTable& t) {
   t.axpy_f32 = neon::axpy_f32;
   t.f16_to_f32 = neon::f16_to_f32;
   t.f32_to_f16 = neon::f32_to_f16;
+  t.gemm_f16 = neon::gemm_f16;
+  t.activate = neon::activate;
+  t.attention = neon::attention;
+  t.rope = neon::rope;
+  // RNN cells
+  t.tanh_f32 = neon::tanh_f32;
+  t.lstm_cell = neon::lstm_cell;
+  t.gru_cell = neon::gru_cell;
 }
 
 }  // namespace heed::kernels

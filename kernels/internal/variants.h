@@ -31,6 +31,16 @@ namespace heed::kernels {
 #define HEED_KERNEL_DECLARE_AXPY_F32 void axpy_f32(float alpha, const float* x, float* y, size_t n)
 #define HEED_KERNEL_DECLARE_F16_TO_F32 void f16_to_f32(const uint16_t* x, float* y, size_t n)
 #define HEED_KERNEL_DECLARE_F32_TO_F16 void f32_to_f16(const float* x, uint16_t* y, size_t n)
+#define HEED_KERNEL_DECLARE_GEMM_I8_PACKED void gemm_i8_packed(const GemmI8PackedParams& p)
+#define HEED_KERNEL_DECLARE_ATTENTION void attention(const AttentionParams& p)
+#define HEED_KERNEL_DECLARE_ROPE void rope(const RopeParams& p)
+#define HEED_KERNEL_DECLARE_EMBED_I8                                                          \
+  size_t embed_i8(const int8_t* table, size_t rows, size_t ld, const float* row_scales,       \
+                  const int32_t* ids, size_t count, size_t dim, float multiplier, float* out, \
+                  size_t ldo)
+#define HEED_KERNEL_DECLARE_EMBED_F16                                                             \
+  size_t embed_f16(const uint16_t* table, size_t rows, size_t ld, const int32_t* ids, size_t count, \
+                   size_t dim, float multiplier, float* out, size_t ldo)
 
 // Scalar reference: the specification (kernels/ref/).
 namespace ref {
@@ -48,6 +58,11 @@ HEED_KERNEL_DECLARE_DOT_F32;
 HEED_KERNEL_DECLARE_AXPY_F32;
 HEED_KERNEL_DECLARE_F16_TO_F32;
 HEED_KERNEL_DECLARE_F32_TO_F16;
+HEED_KERNEL_DECLARE_ATTENTION;
+HEED_KERNEL_DECLARE_ROPE;
+HEED_KERNEL_DECLARE_EMBED_I8;
+HEED_KERNEL_DECLARE_EMBED_F16;
+HEED_KERNEL_DECLARE_GEMM_I8_PACKED;
 
 // One activation on one value (shared by every variant's GEMM epilogue so they agree exactly).
 float activation(float x, Activation act);
@@ -70,11 +85,15 @@ HEED_KERNEL_DECLARE_DOT_F32;
 HEED_KERNEL_DECLARE_AXPY_F32;
 HEED_KERNEL_DECLARE_F16_TO_F32;
 HEED_KERNEL_DECLARE_F32_TO_F16;
+HEED_KERNEL_DECLARE_ACTIVATE;
+HEED_KERNEL_DECLARE_ATTENTION;
+HEED_KERNEL_DECLARE_ROPE;
 }  // namespace avx2
 
 // x86-64 AVX-512 BW/VL + VNNI (kernels/x86/*_avx512vnni.cpp).
 namespace avx512vnni {
 HEED_KERNEL_DECLARE_GEMM_I8;
+HEED_KERNEL_DECLARE_GEMM_I8_PACKED;
 }  // namespace avx512vnni
 
 // aarch64 baseline NEON (kernels/arm/*_neon.cpp).
@@ -91,6 +110,10 @@ HEED_KERNEL_DECLARE_DOT_F32;
 HEED_KERNEL_DECLARE_AXPY_F32;
 HEED_KERNEL_DECLARE_F16_TO_F32;
 HEED_KERNEL_DECLARE_F32_TO_F16;
+HEED_KERNEL_DECLARE_GEMM_F16;
+HEED_KERNEL_DECLARE_ACTIVATE;
+HEED_KERNEL_DECLARE_ATTENTION;
+HEED_KERNEL_DECLARE_ROPE;
 }  // namespace neon
 
 // aarch64 + SDOT (kernels/arm/*_neondot.cpp).
@@ -107,6 +130,14 @@ HEED_KERNEL_DECLARE_GEMM_I8;
 namespace armv7 {
 HEED_KERNEL_DECLARE_QUANTIZE;
 HEED_KERNEL_DECLARE_GEMM_I8;
+HEED_KERNEL_DECLARE_GEMM_F32;
+HEED_KERNEL_DECLARE_LAYER_NORM;
+HEED_KERNEL_DECLARE_SOFTMAX;
+HEED_KERNEL_DECLARE_LOG_SOFTMAX;
+HEED_KERNEL_DECLARE_ADD;
+HEED_KERNEL_DECLARE_DOT_F32;
+HEED_KERNEL_DECLARE_AXPY_F32;
+HEED_KERNEL_DECLARE_ATTENTION;
 }  // namespace armv7
 
 // Table fillers, one per variant, defined next to the variant's kernels; each overwrites only the

@@ -1,5 +1,7 @@
 # x86-64 variants, grouped by the flags they need (see kernels/CMakeLists.txt).
 set(HEED_KERNEL_AVX2_SOURCES
+  x86/activation_avx2.cpp
+  x86/attention_avx2.cpp
   x86/f16_convert_avx2.cpp
   x86/gemm_f16_avx2.cpp
   x86/gemm_f32_avx2.cpp
@@ -8,9 +10,12 @@ set(HEED_KERNEL_AVX2_SOURCES
   x86/log_softmax_avx2.cpp
   x86/quantize_rows_i8_avx2.cpp
   x86/rms_norm_avx2.cpp
+  x86/rnn_cell_avx2.cpp
+  x86/rope_avx2.cpp
   x86/softmax_avx2.cpp
   x86/vector_ops_avx2.cpp
 )
 set(HEED_KERNEL_AVX512VNNI_SOURCES
   x86/gemm_i8_avx512vnni.cpp
+  x86/gemm_i8_packed_avx512vnni.cpp
 )

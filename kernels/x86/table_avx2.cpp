@@ -1,4 +1,5 @@
 // The AVX2 variant's slots of the kernel table (the rest stay the reference's).
+#include "internal/rnn_cell_variants.h"
 #include "internal/variants.h"
 
 namespace heed::kernels {
@@ -17,6 +18,13 @@ void fill_avx2(KernelTable& t) {
   t.axpy_f32 = avx2::axpy_f32;
   t.f16_to_f32 = avx2::f16_to_f32;
   t.f32_to_f16 = avx2::f32_to_f16;
+  t.activate = avx2::activate;
+  t.attention = avx2::attention;
+  t.rope = avx2::rope;
+  // RNN cells
+  t.tanh_f32 = avx2::tanh_f32;
+  t.lstm_cell = avx2::lstm_cell;
+  t.gru_cell = avx2::gru_cell;
 }
 
 }  // namespace heed::kernels

@@ -3,6 +3,9 @@
 
 namespace heed::kernels {
 
-void fill_avx512vnni(KernelTable& t) { t.gemm_i8 = avx512vnni::gemm_i8; }
+void fill_avx512vnni(KernelTable& t) {
+  t.gemm_i8 = avx512vnni::gemm_i8;
+  t.gemm_i8_packed = avx512vnni::gemm_i8_packed;
+}
 
 }  // namespace heed::kernels

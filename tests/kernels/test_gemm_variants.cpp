@@ -116,6 +116,14 @@ TEST_CASE("gemm_i8 variants match the reference over shapes", "[variants][gemm_i
           check_gemm_i8(*v, GemmCase{m, n, k});
         }
     check_gemm_i8(*v, GemmCase{64, 64, 1024});
+    // Long K: past the avx512vnni variant's on-stack chunk of shifted A rows (K > 8192 takes its
+    // other path), with per-row and per-group scales.
+    check_gemm_i8(*v, GemmCase{3, 5, 8200});
+    check_gemm_i8(*v, GemmCase{2, 6, 8256, 64, true, Activation::kRelu, true});
+    // Many rows: more than one chunk of A rows, full and partial 4 x 4 tiles, M = 1 (the GEMV
+    // path) with every epilogue.
+    check_gemm_i8(*v, GemmCase{130, 9, 600, 0, true, Activation::kNone, true});
+    for (Activation act : kActs) check_gemm_i8(*v, GemmCase{1, 37, 200, 0, true, act, true});
     check_gemm_i8(*v, GemmCase{5, 11, 2048, 0, true, Activation::kNone, true});
   }
 }
@@ -241,4 +249,63 @@ TEST_CASE("gemm_f32 and gemm_f16 variants match the reference", "[variants][gemm
             }
         }
   }
+}
+
+TEST_CASE("pack_i8_16x4 places every byte by the documented formula", "[gemm_i8_packed]") {
+  for (size_t n : {1, 15, 16, 17, 40})
+    for (size_t k : {1, 3, 4, 5, 64, 70}) {
+      const size_t ldb = k + 2, k4 = (k + 3) / 4 * 4, n16 = (n + 15) / 16 * 16;
+      auto b = random_i8(n * ldb, -128, 127);
+      REQUIRE(packed_i8_16x4_bytes(n, k) == n16 * k4);
+      std::vector<int8_t> packed(packed_i8_16x4_bytes(n, k), 99);
+      std::vector<int32_t> sums(n);
+      pack_i8_16x4(b.data(), n, k, ldb, packed.data(), sums.data());
+      for (size_t r = 0; r < n16; ++r) {
+        int32_t want_sum = 0;
+        for (size_t i = 0; i < k4; ++i) {
+          const int8_t want = r < n && i < k ? b[r * ldb + i] : 0;
+          if (r < n && i < k) want_sum += want;
+          REQUIRE(packed[((r / 16) * (k4 / 4) + i / 4) * 64 + (r % 16) * 4 + i % 4] == want);
+        }
+        if (r < n) REQUIRE(sums[r] == want_sum);
+      }
+    }
+}
+
+TEST_CASE("gemm_i8_packed (reference and variants) equals gemm_i8 on the unpacked weights",
+          "[variants][gemm_i8_packed]") {
+  std::vector<const KernelTable*> tables = simd_variants();
+  tables.insert(tables.begin(), &reference());
+  struct Shape { size_t m, n, k; };
+  const Shape shapes[] = {{1, 1, 1},   {1, 37, 200}, {3, 17, 5},   {8, 48, 64},  {8, 50, 67},
+                          {9, 100, 300}, {17, 16, 4}, {16, 96, 512}, {130, 49, 33}, {2, 20, 9000}};
+  for (const KernelTable* t : tables)
+    for (const Shape& s : shapes)
+      for (int variant = 0; variant < 3; ++variant) {
+        const Activation act = variant == 0 ? Activation::kNone : variant == 1 ? Activation::kRelu : Activation::kGelu;
+        const bool acc = variant != 0, with_bias = variant != 1;
+        const size_t lda = s.k + 3, ldb = s.k + 1, ldc = s.n + 2;
+        auto a = random_i8(s.m * lda);
+        auto b = random_i8(s.n * ldb);
+        auto as = random_f32(s.m, 0.001f, 0.05f), bs = random_f32(s.n, 0.001f, 0.05f);
+        auto bias = random_f32(s.n);
+        auto c0 = random_f32(s.m * ldc, -2.0f, 2.0f);
+        std::vector<int8_t> packed(packed_i8_16x4_bytes(s.n, s.k));
+        std::vector<int32_t> sums(s.n);
+        pack_i8_16x4(b.data(), s.n, s.k, ldb, packed.data(), sums.data());
+        auto want = c0, got = c0;
+        GemmI8Params p;
+        p.m = s.m; p.n = s.n; p.k = s.k; p.a = a.data(); p.lda = lda; p.a_scales = as.data();
+        p.b = b.data(); p.ldb = ldb; p.b_scales = bs.data(); p.bias = with_bias ? bias.data() : nullptr;
+        p.activation = act; p.accumulate = acc; p.c = want.data(); p.ldc = ldc;
+        reference().gemm_i8(p);
+        GemmI8PackedParams q;
+        q.m = s.m; q.n = s.n; q.k = s.k; q.a = a.data(); q.lda = lda; q.a_scales = as.data();
+        q.packed = packed.data(); q.row_sums = sums.data(); q.b_scales = bs.data(); q.bias = p.bias;
+        q.activation = act; q.accumulate = acc; q.c = got.data(); q.ldc = ldc;
+        t->gemm_i8_packed(q);
+        INFO(isa_name(t->isa) << " m " << s.m << " n " << s.n << " k " << s.k << " variant " << variant);
+        // Exact int32 sums and the same epilogue operations: identical results.
+        REQUIRE(got == want);
+      }
 }

@@ -75,6 +75,82 @@ struct GemmF16Params {
   size_t ldc = 0;
 };
 
+// Which keys a query row may attend to in the fused attention kernel. Query row t of a block sits
+// at position pos(t) = position_offset + t; the visible keys are one contiguous range of the cache:
+//   kNone         all kv_len keys (encoder self-attention, cross-attention)
+//   kCausal       keys 0 .. pos(t) (decoder self-attention over the cache)
+//   kKeyPadding   keys 0 .. key_length - 1 (a padded source sentence)
+//   kLocalWindow  keys pos(t) - window .. pos(t) + window (sliding-window / local attention)
+// (each clipped to the cache). A row that sees no key gets an all-zero output.
+enum class AttentionMask : int { kNone = 0, kCausal, kKeyPadding, kLocalWindow };
+
+// out[t, h, :] = softmax_j(scale * q[t, h, :] . k[j, g, :]) . v[j, g, :] over the visible j, with
+// g = h / (num_heads / num_kv_heads) (grouped-query attention; num_kv_heads == num_heads is plain
+// multi-head attention, 1 is multi-query). Every tensor is addressed by a row (time) stride and a
+// head stride in floats, so Q/K/V can be slices of a fused QKV projection or of a cache laid out
+// [time, heads, head_dim] or [heads, time, head_dim]. Scores and softmax are f32. `scores` is the
+// caller's scratch of kv_len floats (kernels never allocate).
+struct AttentionParams {
+  size_t q_rows = 0, kv_len = 0;
+  size_t num_heads = 0, num_kv_heads = 0, head_dim = 0;
+  const float* q = nullptr;
+  size_t q_row_stride = 0, q_head_stride = 0;
+  const float* k = nullptr;
+  size_t k_row_stride = 0, k_head_stride = 0;
+  const float* v = nullptr;
+  size_t v_row_stride = 0, v_head_stride = 0;
+  float* out = nullptr;
+  size_t out_row_stride = 0, out_head_stride = 0;
+  float scale = 1.0f;  // usually 1 / sqrt(head_dim)
+  AttentionMask mask = AttentionMask::kNone;
+  size_t position_offset = 0;  // kCausal, kLocalWindow: position of query row 0
+  size_t key_length = 0;       // kKeyPadding
+  size_t window = 0;           // kLocalWindow
+  float* scores = nullptr;     // scratch, kv_len floats
+};
+
+// Rotary position embedding conventions: which dimensions of a head form a rotated pair.
+//   kInterleaved  (2i, 2i + 1)            (GPT-J, the RoFormer paper)
+//   kHalfSplit    (i, i + rot_dim / 2)    (GPT-NeoX, LLaMA, Hugging Face rotate_half)
+enum class RopeStyle : int { kInterleaved = 0, kHalfSplit };
+
+struct RopeParams {
+  float* x = nullptr;  // rotated in place
+  size_t rows = 0, row_stride = 0;  // row t has position position_offset + t
+  size_t heads = 0, head_stride = 0;
+  size_t rot_dim = 0;  // even; the first rot_dim dimensions of each head are rotated
+  size_t position_offset = 0;
+  float theta = 10000.0f;  // pair i turns by position * theta^(-2i / rot_dim)
+  RopeStyle style = RopeStyle::kHalfSplit;
+};
+
+// Packed int8 weights (layout "16x4"), written once (by the converter, or at load time) with
+// pack_i8_16x4 and read by gemm_i8_packed. Rows of B go in blocks of 16 and K in groups of 4
+// bytes; byte (n, k) of the [N, K] matrix is at
+//   ((n / 16) * (K4 / 4) + k / 4) * 64 + (n % 16) * 4 + k % 4,    K4 = K rounded up to 4,
+// i.e. each 64-byte unit holds 4 consecutive k of 16 rows: exactly one VPDPBUSD operand (or four
+// SDOT operands), so a kernel multiplies it by 4 broadcast bytes of A with no horizontal sums.
+// Padding rows (up to N rounded to 16) and padding k are zero. row_sums[n] = sum_k B[n, k].
+size_t packed_i8_16x4_bytes(size_t n, size_t k);
+void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packed,
+                  int32_t* row_sums);
+
+// gemm_i8 over packed weights: the same result as gemm_i8 with per-row scales (group_size 0).
+struct GemmI8PackedParams {
+  size_t m = 0, n = 0, k = 0;
+  const int8_t* a = nullptr;
+  size_t lda = 0;
+  const float* a_scales = nullptr;
+  const int8_t* packed = nullptr;     // pack_i8_16x4 output, 64-byte aligned for speed
+  const int32_t* row_sums = nullptr;  // [n]
+  const float* b_scales = nullptr;    // [n]
+  const float* bias = nullptr;        // [n] or null
+  Activation activation = Activation::kNone;
+  bool accumulate = false;
+  float* c = nullptr;
+  size_t ldc = 0;
+};
+
 struct KernelTable {
   Isa isa = Isa::kScalar;
 
@@ -105,6 +181,34 @@ struct KernelTable {
   // f16 bit patterns -> f32, and back (round to nearest even).
   void (*f16_to_f32)(const uint16_t* x, float* y, size_t n) = nullptr;
   void (*f32_to_f16)(const float* x, uint16_t* y, size_t n) = nullptr;
+
+  // RNN cells (PyTorch gate layouts). gx, gh: the input and recurrent pre-activations (GEMM
+  // outputs with their biases), n = hidden size.
+  // tanh in place over n values.
+  void (*tanh_f32)(float* x, size_t n) = nullptr;
+  // LSTM, gates [i | f | g | o] of n each: a = gx + gh; c = sig(f) c + sig(i) tanh(g);
+  // h = sig(o) tanh(c). Updates c and h in place.
+  void (*lstm_cell)(const float* gx, const float* gh, float* c, float* h, size_t n) = nullptr;
+  // GRU, gates [r | z | n]: r = sig(gx_r + gh_r), z = sig(gx_z + gh_z),
+  // cand = tanh(gx_n + r gh_n), h = (1 - z) cand + z h. Updates h in place.
+  void (*gru_cell)(const float* gx, const float* gh, float* h, size_t n) = nullptr;
+
+  // Fused scaled-dot-product attention for a block of query rows (see AttentionParams).
+  void (*attention)(const AttentionParams& p) = nullptr;
+  // Rotary position embedding in place (see RopeParams). Angles are computed in double precision
+  // and rounded to float once, identically in every variant.
+  void (*rope)(const RopeParams& p) = nullptr;
+  // Embedding lookup with dequantization: out[t, :] = float(table[ids[t], :]) * row_scales[ids[t]]
+  // then * multiplier (int8 rows), or f16 table[ids[t], :] * multiplier; multiplier 1 skips the
+  // multiply. `rows` is the table's row count: an id outside [0, rows) gets an all-zero row.
+  // Returns how many ids were outside.
+  size_t (*embed_i8)(const int8_t* table, size_t rows, size_t ld, const float* row_scales,
+                     const int32_t* ids, size_t count, size_t dim, float multiplier, float* out,
+                     size_t ldo) = nullptr;
+  size_t (*embed_f16)(const uint16_t* table, size_t rows, size_t ld, const int32_t* ids,
+                      size_t count, size_t dim, float multiplier, float* out, size_t ldo) = nullptr;
+  // gemm_i8 over weights packed by pack_i8_16x4 (see GemmI8PackedParams).
+  void (*gemm_i8_packed)(const GemmI8PackedParams& p) = nullptr;
 };
 
 // The best table for this CPU (chosen once, thread-safe). HEED_ISA=<name> in the environment caps

@@ -1,0 +1,18 @@
+// Fused attention for 32-bit ARM NEON: the shared loop (internal/attention_impl.h) over the
+// armv7 dot, axpy and softmax.
+#include "internal/attention_impl.h"
+#include "internal/variants.h"
+
+namespace heed::kernels::armv7 {
+
+namespace {
+struct Armv7Ops {
+  float dot(const float* a, const float* b, size_t n) const { return dot_f32(a, b, n); }
+  void axpy(float alpha, const float* x, float* y, size_t n) const { axpy_f32(alpha, x, y, n); }
+  void softmax(float* x, size_t n) const { armv7::softmax(x, n); }
+};
+}  // namespace
+
+void attention(const AttentionParams& p) { attention_impl(p, Armv7Ops{}); }
+
+}  // namespace heed::kernels::armv7

@@ -1,0 +1,46 @@
+// The 16x4 packed weight layout (pack_i8_16x4, the same for every variant) and gemm_i8 over it,
+// the specification: exact int32 sums read through the layout's address formula, then the shared
+// per-row-scale epilogue, so the result equals gemm_i8 on the unpacked matrix.
+#include <cstring>
+
+#include "internal/gemm_epilogue.h"
+
+namespace heed::kernels {
+
+namespace {
+size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+}  // namespace
+
+size_t packed_i8_16x4_bytes(size_t n, size_t k) { return round_up(n, 16) * round_up(k, 4); }
+
+void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packed, int32_t* row_sums) {
+  const size_t k4 = round_up(k, 4);
+  std::memset(packed, 0, packed_i8_16x4_bytes(n, k));
+  for (size_t r = 0; r < n; ++r) {
+    int32_t sum = 0;
+    for (size_t i = 0; i < k; ++i) {
+      packed[((r / 16) * (k4 / 4) + i / 4) * 64 + (r % 16) * 4 + i % 4] = b[r * ldb + i];
+      sum += b[r * ldb + i];
+    }
+    row_sums[r] = sum;
+  }
+}
+
+namespace ref {
+
+void gemm_i8_packed(const GemmI8PackedParams& p) {
+  const size_t k4 = (p.k + 3) / 4 * 4;
+  for (size_t m = 0; m < p.m; ++m) {
+    const int8_t* a = p.a + m * p.lda;
+    for (size_t n = 0; n < p.n; ++n) {
+      const int8_t* unit = p.packed + (n / 16) * (k4 / 4) * 64 + (n % 16) * 4;
+      int32_t sum = 0;
+      for (size_t i = 0; i < p.k; ++i) sum += int32_t{a[i]} * int32_t{unit[(i / 4) * 64 + i % 4]};
+      gemm_store(gemm_i8_dequant_row(sum, p.a_scales[m], p.b_scales[n]), p.bias, p.activation,
+                 p.accumulate, p.c + m * p.ldc + n, n);
+    }
+  }
+}
+
+}  // namespace ref
+}  // namespace heed::kernels

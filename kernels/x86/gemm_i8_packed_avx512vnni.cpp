@@ -1,0 +1,173 @@
+// gemm_i8_packed for AVX-512 VNNI: weights in the 16x4 layout (pack_i8_16x4), so one 64-byte load
+// is 4 consecutive k of 16 weight rows, exactly a VPDPBUSD operand. Each A row contributes 4 bytes
+// broadcast to all lanes (VPBROADCASTD, a load-port operation), and each accumulator lane ends up
+// holding one output: no horizontal sums at all, unlike the row-major gemm_i8.
+//
+// A is shifted to unsigned as in gemm_i8_avx512vnni.cpp (a' = a + 128 into a 32 KiB stack chunk),
+// and the packed row sums give the exact result back: sum a'b - 128 sum b = sum ab.
+//
+// Micro-kernel: 8 rows of A x 48 weight rows (3 zmm of 16), 24 zmm accumulators, 3 weight loads
+// and 8 broadcasts per 4 k, for 24 VPDPBUSD. Its loop is inline assembly (GCC 12 copies each
+// accumulator around every destructive VPDPBUSD otherwise); edge tiles use the intrinsics version.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 avx512 headers, as in gemm_i8
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "internal/gemm_epilogue.h"
+
+namespace heed::kernels::avx512vnni {
+
+namespace {
+
+constexpr size_t kMr = 8, kNb = 3;           // A rows, 16-row weight blocks per tile
+constexpr size_t kAChunkBytes = 32 * 1024;  // shifted A rows on the stack
+
+struct Packed {
+  const GemmI8PackedParams& p;
+  size_t k4;           // K rounded up to 4
+  size_t block_bytes;  // bytes of one 16-row block: 16 * k4
+};
+
+// The full tile: acc[i * 3 + c] = sum over k of a'[i] x weight block c (16 lanes = 16 rows).
+void tile_8x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
+              __m512i acc[kMr * kNb]) {
+  const size_t s3 = 3 * lda, s5 = 5 * lda, s7 = 7 * lda;
+#define HEED_ROW(addr, r0, r1, r2)                          \
+  "vpbroadcastd " addr ", %%zmm27\n\t"                      \
+  "vpdpbusd %%zmm24, %%zmm27, %%zmm" #r0 "\n\t"             \
+  "vpdpbusd %%zmm25, %%zmm27, %%zmm" #r1 "\n\t"             \
+  "vpdpbusd %%zmm26, %%zmm27, %%zmm" #r2 "\n\t"
+#define HEED_ZERO(r) "vpxord %%zmm" #r ", %%zmm" #r ", %%zmm" #r "\n\t"
+#define HEED_SAVE(r) "vmovdqa64 %%zmm" #r ", " #r "*64(%[acc])\n\t"
+  size_t n = groups;
+  __asm__ volatile(
+      HEED_ZERO(0) HEED_ZERO(1) HEED_ZERO(2) HEED_ZERO(3) HEED_ZERO(4) HEED_ZERO(5) HEED_ZERO(6)
+      HEED_ZERO(7) HEED_ZERO(8) HEED_ZERO(9) HEED_ZERO(10) HEED_ZERO(11) HEED_ZERO(12)
+      HEED_ZERO(13) HEED_ZERO(14) HEED_ZERO(15) HEED_ZERO(16) HEED_ZERO(17) HEED_ZERO(18)
+      HEED_ZERO(19) HEED_ZERO(20) HEED_ZERO(21) HEED_ZERO(22) HEED_ZERO(23)
+      "test %[n], %[n]\n\t"
+      "jz 2f\n\t"
+      "1:\n\t"
+      "vmovdqu64 (%[b]), %%zmm24\n\t"
+      "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"
+      "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"
+      HEED_ROW("(%[a])", 0, 1, 2)
+      HEED_ROW("(%[a],%[s],1)", 3, 4, 5)
+      HEED_ROW("(%[a],%[s],2)", 6, 7, 8)
+      HEED_ROW("(%[a],%[s3],1)", 9, 10, 11)
+      HEED_ROW("(%[a],%[s],4)", 12, 13, 14)
+      HEED_ROW("(%[a],%[s5],1)", 15, 16, 17)
+      HEED_ROW("(%[a],%[s3],2)", 18, 19, 20)
+      HEED_ROW("(%[a],%[s7],1)", 21, 22, 23)
+      "add $4, %[a]\n\t"
+      "add $64, %[b]\n\t"
+      "dec %[n]\n\t"
+      "jnz 1b\n\t"
+      "2:\n\t"
+      HEED_SAVE(0) HEED_SAVE(1) HEED_SAVE(2) HEED_SAVE(3) HEED_SAVE(4) HEED_SAVE(5) HEED_SAVE(6)
+      HEED_SAVE(7) HEED_SAVE(8) HEED_SAVE(9) HEED_SAVE(10) HEED_SAVE(11) HEED_SAVE(12)
+      HEED_SAVE(13) HEED_SAVE(14) HEED_SAVE(15) HEED_SAVE(16) HEED_SAVE(17) HEED_SAVE(18)
+      HEED_SAVE(19) HEED_SAVE(20) HEED_SAVE(21) HEED_SAVE(22) HEED_SAVE(23)
+      : [a] "+r"(a), [b] "+r"(b), [n] "+r"(n)
+      : [s] "r"(lda), [s3] "r"(s3), [s5] "r"(s5), [s7] "r"(s7), [bs] "r"(block_bytes), [acc] "r"(acc)
+      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+        "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",
+        "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27");
+#undef HEED_ROW
+#undef HEED_ZERO
+#undef HEED_SAVE
+}
+
+// Edge tiles (fewer rows of A or weight blocks): the same arithmetic in intrinsics.
+void tile_edge(const uint8_t* a, size_t lda, size_t mr, const int8_t* b, size_t block_bytes,
+               size_t nb, size_t groups, __m512i acc[kMr * kNb]) {
+  for (size_t i = 0; i < kMr * kNb; ++i) acc[i] = _mm512_setzero_si512();
+  for (size_t g = 0; g < groups; ++g) {
+    __m512i w[kNb];
+    for (size_t c = 0; c < nb; ++c) w[c] = _mm512_loadu_si512(b + c * block_bytes + g * 64);
+    for (size_t i = 0; i < mr; ++i) {
+      int32_t four;
+      std::memcpy(&four, a + i * lda + 4 * g, 4);
+      const __m512i va = _mm512_set1_epi32(four);
+      for (size_t c = 0; c < nb; ++c) acc[i * kNb + c] = _mm512_dpbusd_epi32(acc[i * kNb + c], va, w[c]);
+    }
+  }
+}
+
+// acc -> C for rows [m0, m0 + mr) and weight rows [n0, n0 + 16 nb) clipped to N, with the
+// reference's float operations (float(sum) * (a_scale * b_scale) + bias, activation, + C).
+void epilogue(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size_t nb,
+              const __m512i acc[kMr * kNb]) {
+  for (size_t c = 0; c < nb; ++c) {
+    const size_t col = n0 + 16 * c;
+    if (col >= p.n) break;
+    const size_t cols = p.n - col < 16 ? p.n - col : 16;
+    const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
+    const __m512i corr = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(mask, p.row_sums + col), 7);
+    const __m512 b_scale = _mm512_maskz_loadu_ps(mask, p.b_scales + col);
+    const __m512 bias = p.bias != nullptr ? _mm512_maskz_loadu_ps(mask, p.bias + col) : _mm512_setzero_ps();
+    for (size_t i = 0; i < mr; ++i) {
+      const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i * kNb + c], corr));
+      __m512 v = _mm512_mul_ps(sum, _mm512_mul_ps(_mm512_set1_ps(p.a_scales[m0 + i]), b_scale));
+      if (p.bias != nullptr) v = _mm512_add_ps(v, bias);
+      if (p.activation == Activation::kRelu) {
+        v = _mm512_max_ps(v, _mm512_setzero_ps());
+      } else if (p.activation != Activation::kNone) {
+        alignas(64) float out[16];
+        _mm512_store_ps(out, v);
+        for (float& x : out) x = ref::activation(x, p.activation);
+        v = _mm512_load_ps(out);
+      }
+      float* dst = p.c + (m0 + i) * p.ldc + col;
+      if (p.accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, dst), v);
+      _mm512_mask_storeu_ps(dst, mask, v);
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_i8_packed(const GemmI8PackedParams& p) {
+  if (p.m == 0 || p.n == 0) return;
+  const size_t k4 = (p.k + 3) / 4 * 4;
+  if (k4 == 0 || k4 > kAChunkBytes) {  // not even one shifted row fits: the reference's loop
+    ref::gemm_i8_packed(p);
+    return;
+  }
+  const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
+  alignas(64) uint8_t shifted[kAChunkBytes];
+  alignas(64) __m512i acc[kMr * kNb];
+  size_t chunk_rows = kAChunkBytes / k4;
+  if (chunk_rows >= kMr) chunk_rows -= chunk_rows % kMr;
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
+    const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
+    for (size_t r = 0; r < rows; ++r) {  // a' = a + 128; padding k gets 128 too (times zero weights)
+      const int8_t* src = p.a + (mc + r) * p.lda;
+      uint8_t* d = shifted + r * k4;
+      for (size_t k = 0; k < k4; k += 64) {
+        const size_t len = p.k > k ? (p.k - k < 64 ? p.k - k : 64) : 0;
+        const size_t span = k4 - k < 64 ? k4 - k : 64;
+        const __m512i v = _mm512_maskz_loadu_epi8(len == 64 ? ~__mmask64{0} : (__mmask64{1} << len) - 1, src + k);
+        _mm512_mask_storeu_epi8(d + k, span == 64 ? ~__mmask64{0} : (__mmask64{1} << span) - 1, _mm512_xor_si512(v, bias));
+      }
+    }
+    for (size_t blk = 0; blk < blocks; blk += kNb) {
+      const size_t nb = blocks - blk < kNb ? blocks - blk : kNb;
+      const int8_t* b = p.packed + blk * block_bytes;
+      for (size_t m0 = 0; m0 < rows; m0 += kMr) {
+        const size_t mr = rows - m0 < kMr ? rows - m0 : kMr;
+        if (mr == kMr && nb == kNb) {
+          tile_8x3(shifted + m0 * k4, k4, b, block_bytes, groups, acc);
+        } else {
+          tile_edge(shifted + m0 * k4, k4, mr, b, block_bytes, nb, groups, acc);
+        }
+        epilogue(p, mc + m0, mr, blk * 16, nb, acc);
+      }
+    }
+  }
+}
+
+}  // namespace heed::kernels::avx512vnni

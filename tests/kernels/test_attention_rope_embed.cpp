@@ -1,0 +1,244 @@
+// The fused attention, RoPE and embedding-gather kernels: the reference against independent
+// double-precision arithmetic written from the definitions, then every SIMD variant against the
+// reference (odd head sizes, grouped-query heads, strided layouts, every mask mode).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "kernel_test_util.h"
+
+using namespace heed::kernels;
+using heed::kernels::test::close;
+using heed::kernels::test::random_f32;
+using heed::kernels::test::random_i8;
+using heed::kernels::test::simd_variants;
+
+namespace {
+
+struct AttnCase {
+  size_t q_rows, kv_len, heads, kv_heads, head_dim;
+  AttentionMask mask;
+  size_t offset = 0, key_length = 0, window = 0;
+  bool head_major_cache = false;  // K/V as [heads, time, dim] instead of [time, heads, dim]
+};
+
+struct AttnData {
+  std::vector<float> q, k, v, out, scores;
+  AttentionParams p;
+};
+
+// Q is a slice of a fused QKV-like buffer (row stride larger than heads * dim); the output has
+// padding between rows too, which must stay untouched.
+AttnData make_attention(const AttnCase& c) {
+  AttnData d;
+  const size_t qpad = 5, opad = 3;
+  d.q = random_f32(c.q_rows * (c.heads * c.head_dim + qpad), -2.0f, 2.0f);
+  d.k = random_f32(c.kv_len * c.kv_heads * c.head_dim, -2.0f, 2.0f);
+  d.v = random_f32(c.kv_len * c.kv_heads * c.head_dim, -3.0f, 3.0f);
+  d.out.assign(c.q_rows * (c.heads * c.head_dim + opad), 7.0f);
+  d.scores.assign(c.kv_len + 1, 0.0f);
+  AttentionParams& p = d.p;
+  p.q_rows = c.q_rows; p.kv_len = c.kv_len; p.num_heads = c.heads; p.num_kv_heads = c.kv_heads;
+  p.head_dim = c.head_dim;
+  p.q = d.q.data(); p.q_row_stride = c.heads * c.head_dim + qpad; p.q_head_stride = c.head_dim;
+  if (c.head_major_cache) {
+    p.k_row_stride = p.v_row_stride = c.head_dim;
+    p.k_head_stride = p.v_head_stride = c.kv_len * c.head_dim;
+  } else {
+    p.k_row_stride = p.v_row_stride = c.kv_heads * c.head_dim;
+    p.k_head_stride = p.v_head_stride = c.head_dim;
+  }
+  p.k = d.k.data(); p.v = d.v.data();
+  p.out = d.out.data(); p.out_row_stride = c.heads * c.head_dim + opad; p.out_head_stride = c.head_dim;
+  p.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  p.mask = c.mask; p.position_offset = c.offset; p.key_length = c.key_length; p.window = c.window;
+  p.scores = d.scores.data();
+  return d;
+}
+
+// Straight from the definition, in double, with the mask as an explicit predicate per key.
+bool visible(const AttnCase& c, size_t t, size_t j) {
+  const long pos = static_cast<long>(c.offset + t), jj = static_cast<long>(j);
+  switch (c.mask) {
+    case AttentionMask::kNone: return true;
+    case AttentionMask::kCausal: return jj <= pos;
+    case AttentionMask::kKeyPadding: return j < c.key_length;
+    case AttentionMask::kLocalWindow: return std::labs(jj - pos) <= static_cast<long>(c.window);
+  }
+  return false;
+}
+
+std::vector<double> attention_double(const AttnCase& c, const AttnData& d) {
+  const AttentionParams& p = d.p;
+  std::vector<double> out(c.q_rows * c.heads * c.head_dim, 0.0);
+  const size_t group = c.heads / c.kv_heads;
+  for (size_t t = 0; t < c.q_rows; ++t)
+    for (size_t h = 0; h < c.heads; ++h) {
+      const size_t g = h / group;
+      std::vector<double> w(c.kv_len, 0.0);
+      double mx = -INFINITY;
+      for (size_t j = 0; j < c.kv_len; ++j) {
+        if (!visible(c, t, j)) continue;
+        double s = 0;
+        for (size_t i = 0; i < c.head_dim; ++i)
+          s += double(p.q[t * p.q_row_stride + h * p.q_head_stride + i]) *
+               p.k[j * p.k_row_stride + g * p.k_head_stride + i];
+        w[j] = s * p.scale;
+        mx = std::max(mx, w[j]);
+      }
+      double sum = 0;
+      for (size_t j = 0; j < c.kv_len; ++j) {
+        w[j] = visible(c, t, j) ? std::exp(w[j] - mx) : 0.0;
+        sum += w[j];
+      }
+      for (size_t j = 0; j < c.kv_len; ++j)
+        for (size_t i = 0; i < c.head_dim; ++i)
+          if (sum > 0)
+            out[(t * c.heads + h) * c.head_dim + i] +=
+                w[j] / sum * p.v[j * p.v_row_stride + g * p.v_head_stride + i];
+    }
+  return out;
+}
+
+const AttnCase kAttnCases[] = {
+    {1, 1, 1, 1, 1, AttentionMask::kNone},
+    {1, 37, 8, 8, 64, AttentionMask::kNone},
+    {3, 17, 4, 2, 33, AttentionMask::kNone, 0, 0, 0, true},
+    {5, 20, 6, 3, 17, AttentionMask::kCausal, 15},
+    {7, 7, 2, 2, 8, AttentionMask::kCausal, 0},
+    {4, 9, 8, 1, 12, AttentionMask::kCausal, 2, 0, 0, true},  // multi-query
+    {3, 30, 4, 4, 31, AttentionMask::kKeyPadding, 0, 19},
+    {2, 10, 2, 1, 16, AttentionMask::kKeyPadding, 0, 0},       // no key at all: zeros
+    {6, 40, 4, 2, 20, AttentionMask::kLocalWindow, 10, 0, 3},
+    {3, 12, 2, 2, 9, AttentionMask::kLocalWindow, 20, 0, 2},   // window past the cache: empty
+    {2, 100, 3, 3, 128, AttentionMask::kLocalWindow, 0, 0, 0}, // window 0: the diagonal only
+};
+
+}  // namespace
+
+TEST_CASE("reference attention matches a double-precision evaluation of the definition", "[attention]") {
+  for (const AttnCase& c : kAttnCases) {
+    AttnData d = make_attention(c);
+    reference().attention(d.p);
+    const auto want = attention_double(c, d);
+    for (size_t t = 0; t < c.q_rows; ++t) {
+      for (size_t h = 0; h < c.heads; ++h)
+        for (size_t i = 0; i < c.head_dim; ++i) {
+          INFO("mask " << int(c.mask) << " t " << t << " h " << h << " i " << i);
+          REQUIRE(close(d.out[t * d.p.out_row_stride + h * c.head_dim + i],
+                        want[(t * c.heads + h) * c.head_dim + i], 3.0, 1e-5, 1e-6));
+        }
+      for (size_t i = c.heads * c.head_dim; i < d.p.out_row_stride; ++i)
+        REQUIRE(d.out[t * d.p.out_row_stride + i] == 7.0f);  // padding untouched
+    }
+  }
+}
+
+TEST_CASE("attention variants match the reference", "[variants][attention]") {
+  for (const KernelTable* v : simd_variants()) {
+    for (const AttnCase& c : kAttnCases) {
+      AttnData r = make_attention(c);
+      AttnData s = r;
+      s.p.q = s.q.data(); s.p.k = s.k.data(); s.p.v = s.v.data(); s.p.out = s.out.data();
+      s.p.scores = s.scores.data();
+      reference().attention(r.p);
+      v->attention(s.p);
+      for (size_t i = 0; i < r.out.size(); ++i) {
+        INFO(isa_name(v->isa) << " mask " << int(c.mask) << " i " << i);
+        REQUIRE(close(s.out[i], r.out[i], 3.0, 2e-6, 1e-7));
+      }
+    }
+  }
+}
+
+TEST_CASE("reference RoPE matches the rotation computed in double", "[rope]") {
+  for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalfSplit})
+    for (size_t rot_dim : {2, 6, 64, 300}) {
+      const size_t head_dim = rot_dim + 4, heads = 3, rows = 4, row_stride = heads * head_dim + 1;
+      auto x = random_f32(rows * row_stride, -2.0f, 2.0f);
+      auto y = x;
+      RopeParams p;
+      p.x = y.data(); p.rows = rows; p.row_stride = row_stride; p.heads = heads;
+      p.head_stride = head_dim; p.rot_dim = rot_dim; p.position_offset = 1000; p.theta = 10000.0f;
+      p.style = style;
+      reference().rope(p);
+      for (size_t t = 0; t < rows; ++t)
+        for (size_t h = 0; h < heads; ++h) {
+          const float* in = x.data() + t * row_stride + h * head_dim;
+          const float* out = y.data() + t * row_stride + h * head_dim;
+          for (size_t i = 0; i < rot_dim / 2; ++i) {
+            const size_t i0 = style == RopeStyle::kInterleaved ? 2 * i : i;
+            const size_t i1 = style == RopeStyle::kInterleaved ? 2 * i + 1 : i + rot_dim / 2;
+            const double angle = double(1000 + t) / std::pow(10000.0, 2.0 * i / rot_dim);
+            const double a = in[i0], b = in[i1];
+            INFO("style " << int(style) << " rot_dim " << rot_dim << " pair " << i);
+            REQUIRE(close(out[i0], a * std::cos(angle) - b * std::sin(angle), 2.0, 1e-6));
+            REQUIRE(close(out[i1], a * std::sin(angle) + b * std::cos(angle), 2.0, 1e-6));
+          }
+          for (size_t i = rot_dim; i < head_dim; ++i) REQUIRE(out[i] == in[i]);  // not rotated
+        }
+      REQUIRE(y[row_stride - 1] == x[row_stride - 1]);
+    }
+  // Position 0 is the identity; a hand-worked pair: position 1, rot_dim 2 turns by exactly 1 rad.
+  std::vector<float> v = {1.0f, 0.0f};
+  RopeParams p;
+  p.x = v.data(); p.rows = 1; p.row_stride = 2; p.heads = 1; p.head_stride = 2; p.rot_dim = 2;
+  p.position_offset = 1;
+  reference().rope(p);
+  CHECK(v[0] == static_cast<float>(std::cos(1.0)));
+  CHECK(v[1] == static_cast<float>(std::sin(1.0)));
+}
+
+TEST_CASE("RoPE variants match the reference", "[variants][rope]") {
+  for (const KernelTable* v : simd_variants())
+    for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalfSplit})
+      for (size_t rot_dim : {2, 4, 8, 10, 16, 18, 64, 128, 260, 512}) {
+        const size_t head_dim = rot_dim + 3, heads = 5, rows = 3, row_stride = heads * head_dim;
+        auto x = random_f32(rows * row_stride, -4.0f, 4.0f);
+        auto r = x, s = x;
+        RopeParams p;
+        p.rows = rows; p.row_stride = row_stride; p.heads = heads; p.head_stride = head_dim;
+        p.rot_dim = rot_dim; p.position_offset = 77; p.theta = 500000.0f; p.style = style;
+        p.x = r.data();
+        reference().rope(p);
+        p.x = s.data();
+        v->rope(p);
+        INFO(isa_name(v->isa) << " style " << int(style) << " rot_dim " << rot_dim);
+        for (size_t i = 0; i < r.size(); ++i) REQUIRE(close(s[i], r[i], 8.0, 1e-6));
+      }
+}
+
+TEST_CASE("embedding gather dequantizes rows and zeroes bad ids", "[embed]") {
+  const size_t rows = 11, dim = 19, ld = 23, ldo = 21;
+  auto table = random_i8(rows * ld);
+  auto scales = random_f32(rows, 0.001f, 0.1f);
+  std::vector<float> f(rows * ld);
+  for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(table[i]) * 0.37f;
+  std::vector<uint16_t> half(f.size());
+  reference().f32_to_f16(f.data(), half.data(), f.size());
+  const std::vector<int32_t> ids = {3, 0, 10, -1, 11, 3, 1 << 30};
+  for (const KernelTable* t : [] {
+         auto v = simd_variants();
+         v.insert(v.begin(), &reference());
+         return v;
+       }()) {
+    for (float mult : {1.0f, 22.627417f}) {
+      std::vector<float> out(ids.size() * ldo, 5.0f), out16(ids.size() * ldo, 5.0f);
+      REQUIRE(t->embed_i8(table.data(), rows, ld, scales.data(), ids.data(), ids.size(), dim, mult,
+                          out.data(), ldo) == 3);
+      REQUIRE(t->embed_f16(half.data(), rows, ld, ids.data(), ids.size(), dim, mult, out16.data(), ldo) == 3);
+      for (size_t k = 0; k < ids.size(); ++k) {
+        const bool bad = ids[k] < 0 || ids[k] >= static_cast<int32_t>(rows);
+        for (size_t i = 0; i < dim; ++i) {
+          const float want = bad ? 0.0f : static_cast<float>(table[ids[k] * ld + i]) * scales[ids[k]] * mult;
+          const float want16 = bad ? 0.0f : f[ids[k] * ld + i] * mult;
+          INFO(isa_name(t->isa) << " id " << ids[k] << " i " << i);
+          REQUIRE(out[k * ldo + i] == want);  // one rounding per multiply, as specified
+          REQUIRE(close(out16[k * ldo + i], want16, std::fabs(want16), 1e-3));  // f16 rounding of the table
+        }
+        for (size_t i = dim; i < ldo; ++i) REQUIRE(out[k * ldo + i] == 5.0f);
+      }
+    }
+  }
+}
