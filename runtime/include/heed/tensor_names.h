@@ -18,7 +18,8 @@
 //   {stack}.layers.{i}.ffn.gate.{weight,bias}        [f, d]        gated FFN only: act(in) * gate
 //   {stack}.layers.{i}.ffn.out.{weight,bias}         [d, f]
 //   {stack}.norm.{gamma,beta}             [d]                  when final_norm
-//   decoder.output.{weight,bias}          [V, d]               absent when tied_output
+//   decoder.output.{weight,bias}          [V, d], [V]          weight absent when tied_output
+//                                                              (the bias may still be present)
 // Biases are optional everywhere (absent = zero). With pre_norm, each sub-layer's norm applies to
 // its input; with post-norm, to the sum after the residual.
 // A quantized tensor NAME has its f32 scales in NAME.scales.

@@ -96,7 +96,8 @@ Status TransformerEncoderDecoder::load(const Model& model, const StepModelLimits
   const std::string dec_emb = embeddings_name(model, "decoder.embeddings", "encoder.embeddings", shared);
   HEED_RETURN_IF_ERROR(decoder_.load(model, "decoder", dc, dec_emb, /*memory_dim=*/ec.d_model));
   if (cfg->tied_output()) {
-    HEED_RETURN_IF_ERROR(output_.load(model, dec_emb, "", dc.vocab_size, dc.d_model));
+    // Tied weights, own (optional) bias: CTranslate2 and Marian models keep a projection bias.
+    HEED_RETURN_IF_ERROR(output_.load(model, dec_emb, "decoder.output.bias", dc.vocab_size, dc.d_model));
   } else {
     HEED_RETURN_IF_ERROR(output_.load(model, "decoder.output", dc.vocab_size, dc.d_model));
   }
