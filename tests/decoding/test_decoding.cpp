@@ -3,6 +3,7 @@
 // batches, sampling, scoring and errors.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -76,7 +77,11 @@ TEST_CASE("greedy search follows the argmax chain", "[decoding]") {
 }
 
 TEST_CASE("beam search wide enough to keep everything equals exhaustive n-best", "[decoding]") {
-  // vocab 5, max_length 4: at most 4^3 alive hypotheses x 5 tokens = 320 candidates per step.
+  // vocab 5, max_length 4: at most 4^3 alive hypotheses x 5 tokens = 320 candidates per step, so
+  // every candidate ranks within the beam and, with a length penalty, the search cannot stop
+  // before max_length (1 + 4 + 16 finished < 320). With length_penalty 0 CTranslate2's early exit
+  // (a step's best candidate finished and n_best have finished) may stop sooner: the reference is
+  // then the simulation of that algorithm.
   const size_t vocab = 5, max_len = 4, beam = 320;
   Fixture f(vocab, 3, beam, max_len);
   for (float penalty : {1.0f, 0.0f, 0.6f}) {
@@ -98,7 +103,8 @@ TEST_CASE("beam search wide enough to keep everything equals exhaustive n-best",
         rules.max_length = max_len;
         rules.min_length = min_len;
         rules.length_penalty = penalty;
-        auto ref = ref_enumerate(toy_source_key(kSources[s].data(), kSources[s].size()), vocab, rules);
+        const uint64_t key = toy_source_key(kSources[s].data(), kSources[s].size());
+        auto ref = penalty != 0 ? ref_enumerate(key, vocab, rules) : ref_beam_search(key, vocab, rules, beam, 10, 1.0);
         REQUIRE(ref.size() >= 10);
         REQUIRE(out.count(0) == 10);
         for (size_t k = 0; k < 10; ++k) {
@@ -114,7 +120,7 @@ TEST_CASE("beam search wide enough to keep everything equals exhaustive n-best",
   CHECK(f.model.reorders > 0);
 }
 
-TEST_CASE("a forced prefix is kept and the rest is the best continuation", "[decoding]") {
+TEST_CASE("a forced prefix is kept and the rest follows the beam search rules", "[decoding]") {
   const size_t vocab = 5, max_len = 5, beam = 320;
   Fixture f(vocab, 3, beam, max_len);
   const std::vector<std::vector<int32_t>> prefixes = {{4}, {3, 0}, {}};
@@ -128,7 +134,9 @@ TEST_CASE("a forced prefix is kept and the rest is the best continuation", "[dec
     rules.max_length = max_len;
     rules.prefix = prefixes[s];
     const uint64_t key = toy_source_key(kSources[s].data(), kSources[s].size());
-    // Exhaustive with prefix: the hypotheses after the prefix explore at most 4^(5-1-|prefix|).
+    // A beam wide enough for every hypothesis after the prefix (at most 4^(5-1-|prefix|) alive);
+    // what differs from exhaustive search is CTranslate2's rule for the first step after a prefix
+    // (an EOS ranked below the best candidate is dropped), which the simulation applies.
     DecodeOptions o;
     o.beam_size = beam;
     o.n_best = 5;
@@ -137,7 +145,14 @@ TEST_CASE("a forced prefix is kept and the rest is the best continuation", "[dec
     rules.max_length = o.max_length;
     DecodeOutput out;
     REQUIRE(f.engine->decode(&ts, 1, o, &tp, &out).is_ok());
-    auto ref = ref_enumerate(key, vocab, rules);
+    auto ref = ref_beam_search(key, vocab, rules, beam, 5, 1.0);
+    REQUIRE(out.count(0) == 5);
+    REQUIRE(ref.size() == 5);
+    if (prefixes[s].empty()) {
+      // Without a prefix nothing is dropped: the wide beam is the exhaustive search.
+      auto all = ref_enumerate(key, vocab, rules);
+      for (size_t k = 0; k < 5; ++k) CHECK(ref[k].ids == all[k].ids);
+    }
     for (size_t k = 0; k < 5; ++k) {
       check_against_reference(out.at(0, k), ref[k]);
       REQUIRE(out.at(0, k).length >= prefixes[s].size());
@@ -150,6 +165,94 @@ TEST_CASE("a forced prefix is kept and the rest is the best continuation", "[dec
     REQUIRE(f.engine->decode(&ts, 1, g, &tp, &out).is_ok());
     check_against_reference(out.at(0, 0), ref_greedy(key, vocab, rules));
   }
+}
+
+TEST_CASE("beam search follows CTranslate2's algorithm step by step", "[decoding]") {
+  // The engine against a plain simulation of the documented algorithm (reference_search.h) over
+  // beams, length penalties, min lengths, patience factors, prefixes and sources; the counters
+  // show the sweep met every rule (replacement from the second half, EOS dropped there, dead
+  // slots after a prefix, early stops).
+  const size_t vocab = 6, max_len = 7;
+  Fixture f(vocab, 1, 4, max_len);
+  const std::vector<std::vector<int32_t>> prefixes = {{}, {4}, {3, 0}};
+  RefBeamStats stats;
+  size_t cases = 0;
+  for (size_t beam : {2, 3, 4}) {
+    for (float penalty : {1.0f, 0.0f, 0.6f}) {
+      for (size_t min_len : {0, 1, 3}) {
+        for (float patience : {1.0f, 2.0f, 0.5f}) {
+          for (const auto& prefix : prefixes) {
+            for (const auto& src : kSources) {
+              const size_t enough = static_cast<size_t>(std::round(static_cast<float>(beam) * patience));
+              const size_t n_best = std::min(beam, enough);
+              INFO("beam " << beam << " penalty " << penalty << " min " << min_len << " patience " << patience
+                           << " prefix " << prefix.size() << " source " << src.size());
+              Batch b, pre;
+              b.add(src);
+              pre.add(prefix);
+              TokenBatch tb = b.view(), tp = pre.view();
+              DecodeOptions o;
+              o.beam_size = beam;
+              o.n_best = n_best;
+              o.length_penalty = penalty;
+              o.min_length = min_len;
+              o.patience = patience;
+              DecodeOutput out;
+              REQUIRE(f.engine->decode(&tb, 1, o, &tp, &out).is_ok());
+              RefRules rules;
+              rules.max_length = max_len;
+              rules.min_length = min_len;
+              rules.length_penalty = penalty;
+              rules.prefix = prefix;
+              auto ref = ref_beam_search(toy_source_key(src.data(), src.size()), vocab, rules, beam, n_best, patience,
+                                         &stats);
+              REQUIRE(out.count(0) == ref.size());
+              for (size_t k = 0; k < ref.size(); ++k) {
+                INFO("rank " << k);
+                check_against_reference(out.at(0, k), ref[k]);
+              }
+              ++cases;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(cases == 3 * 3 * 3 * 3 * 3 * kSources.size());
+  CHECK(stats.replaced > 0);
+  CHECK(stats.dropped_eos > 0);
+  CHECK(stats.dead_slots > 0);
+  CHECK(stats.early_stops > 0);
+  CHECK(f.model.contract_violations == 0);
+}
+
+TEST_CASE("min_length 1 keeps beam search from finishing an empty hypothesis", "[decoding]") {
+  // EOS is likely at the first step of some toy sources: with min_length 0 a beam of 2 can
+  // finish the empty hypothesis; CTranslate2's translation default (min length 1) cannot.
+  const size_t vocab = 6, max_len = 6;
+  Fixture f(vocab, 1, 2, max_len);
+  size_t empty_with_0 = 0;
+  for (int32_t a = 0; a < 40; ++a) {
+    const std::vector<int32_t> src = {a, a + 1};
+    Batch b;
+    b.add(src);
+    TokenBatch tb = b.view();
+    DecodeOptions o = translation_defaults();
+    o.n_best = 2;
+    DecodeOutput out;
+    REQUIRE(f.engine->decode(&tb, 1, o, nullptr, &out).is_ok());
+    for (size_t k = 0; k < out.count(0); ++k) CHECK(out.at(0, k).length >= 1);
+    o.min_length = 0;
+    REQUIRE(f.engine->decode(&tb, 1, o, nullptr, &out).is_ok());
+    for (size_t k = 0; k < out.count(0); ++k) empty_with_0 += out.at(0, k).length == 0 ? 1 : 0;
+  }
+  CHECK(empty_with_0 > 0);
+  const DecodeOptions d = translation_defaults();
+  CHECK(d.beam_size == 2);
+  CHECK(d.n_best == 1);
+  CHECK(d.min_length == 1);
+  CHECK(d.length_penalty == 1.0f);
+  CHECK(d.patience == 1.0f);
 }
 
 TEST_CASE("max_length ends hypotheses without EOS", "[decoding]") {
@@ -371,6 +474,14 @@ TEST_CASE("bad options and inputs are errors, not crashes", "[decoding]") {
   CHECK(f.engine->decode(&tb, 1, o, nullptr, &out).code() == StatusCode::kInvalidArgument);
   o.beam_size = 2;
   o.n_best = 3;
+  CHECK(f.engine->decode(&tb, 1, o, nullptr, &out).code() == StatusCode::kInvalidArgument);
+  o.patience = 0.5f;  // beam 2 x 0.5 = 1 finished hypothesis: n_best 3 is too many
+  o.n_best = 2;
+  CHECK(f.engine->decode(&tb, 1, o, nullptr, &out).code() == StatusCode::kInvalidArgument);
+  o.patience = 0;
+  o.n_best = 1;
+  CHECK(f.engine->decode(&tb, 1, o, nullptr, &out).code() == StatusCode::kInvalidArgument);
+  o.patience = NAN;
   CHECK(f.engine->decode(&tb, 1, o, nullptr, &out).code() == StatusCode::kInvalidArgument);
   o = DecodeOptions{};
   o.max_length = 7;

@@ -1,6 +1,8 @@
-// The real aren-transliteration model (../shared, float32 weights) converted in memory and
-// translated with heed's decoding engine, against CTranslate2's own beam search output and scores
-// (fixtures/aren_ct2_decoding.txt, written by fixtures/make_aren_ct2_decoding.py).
+// Real models converted in memory (float32 weights) and translated with heed's decoding engine,
+// against CTranslate2's own beam search outputs and scores (fixtures/*_ct2_decoding.txt, written
+// by fixtures/make_aren_ct2_decoding.py): the aren-transliteration model (../shared) and heed's
+// demo model (demo/numbers-en-de), whose sentences exercise the beam search rules of
+// docs/decoding.md (min length, early finishing, patience, length penalty 0, prefixes).
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -22,18 +24,21 @@ namespace {
 struct Expected {
   size_t beam, n_best, min_len, max_len;
   float penalty;
+  float patience = 1.0f;
+  bool use_prefix = false;
   std::vector<std::vector<std::pair<std::string, float>>> hyps;  // per source
 };
 
 struct Fixture {
   std::vector<std::vector<std::string>> sources;
+  std::vector<std::vector<std::string>> prefixes;
   std::vector<Expected> configs;
   std::vector<std::vector<float>> scores;
 };
 
-Fixture read_fixture() {
+Fixture read_fixture(const std::string& name) {
   Fixture f;
-  std::ifstream in(test::source_path("tests/decoding/fixtures/aren_ct2_decoding.txt"));
+  std::ifstream in(test::source_path("tests/decoding/fixtures/" + name));
   REQUIRE(in);
   std::string line;
   while (std::getline(in, line)) {
@@ -46,9 +51,17 @@ Fixture read_fixture() {
       std::string rest;
       std::getline(ls, rest);
       f.sources.push_back(Translator::split_tokens(rest));
+    } else if (head == "PREFIX") {
+      size_t i;
+      ls >> i;
+      std::string rest;
+      std::getline(ls, rest);
+      f.prefixes.push_back(Translator::split_tokens(rest));
     } else if (head == "CONFIG") {
       Expected e;
       ls >> e.beam >> e.n_best >> e.penalty >> e.min_len >> e.max_len;
+      int use_prefix = 0;
+      if (ls >> e.patience >> use_prefix) e.use_prefix = use_prefix != 0;
       e.hyps.resize(f.sources.size());
       f.configs.push_back(e);
     } else if (head == "SCORE") {
@@ -74,6 +87,32 @@ std::string join(const std::vector<std::string>& t) {
   return s;
 }
 
+// Translates the fixture's sources with every configuration and compares with CTranslate2's
+// hypotheses (exactly) and scores (within `tolerance`, absolute and relative).
+void check_configs(Translator& translator, const Fixture& f, double tolerance) {
+  for (const Expected& e : f.configs) {
+    DecodeOptions o;
+    o.beam_size = e.beam;
+    o.n_best = e.n_best;
+    o.length_penalty = e.penalty;
+    o.min_length = e.min_len;
+    o.max_length = e.max_len;
+    o.patience = e.patience;
+    if (e.use_prefix) REQUIRE(f.prefixes.size() == f.sources.size());
+    std::vector<std::vector<TranslationHypothesis>> got;
+    REQUIRE(translator.translate_tokens(f.sources, o, e.use_prefix ? &f.prefixes : nullptr, &got).is_ok());
+    for (size_t i = 0; i < f.sources.size(); ++i) {
+      INFO("beam " << e.beam << " n_best " << e.n_best << " penalty " << e.penalty << " min " << e.min_len << " max "
+                   << e.max_len << " patience " << e.patience << " prefix " << e.use_prefix << " source " << i);
+      REQUIRE(got[i].size() == e.hyps[i].size());
+      for (size_t k = 0; k < got[i].size(); ++k) {
+        CHECK(join(got[i][k].tokens) == e.hyps[i][k].first);
+        CHECK(got[i][k].score == Approx(e.hyps[i][k].second).margin(tolerance).epsilon(tolerance));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("aren-transliteration: beam search and scores match CTranslate2", "[decoding][real]") {
@@ -85,7 +124,7 @@ TEST_CASE("aren-transliteration: beam search and scores match CTranslate2", "[de
   std::unique_ptr<Model> model;
   REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
 
-  const Fixture f = read_fixture();
+  const Fixture f = read_fixture("aren_ct2_decoding.txt");
   REQUIRE(f.sources.size() == 6);  // the last one has a token outside the source vocabulary
   REQUIRE(f.configs.size() >= 5);
   TranslatorOptions options;
@@ -93,25 +132,7 @@ TEST_CASE("aren-transliteration: beam search and scores match CTranslate2", "[de
   std::unique_ptr<Translator> translator;
   REQUIRE(Translator::create(*model, options, &translator).is_ok());
 
-  for (const Expected& e : f.configs) {
-    DecodeOptions o;
-    o.beam_size = e.beam;
-    o.n_best = e.n_best;
-    o.length_penalty = e.penalty;
-    o.min_length = e.min_len;
-    o.max_length = e.max_len;
-    std::vector<std::vector<TranslationHypothesis>> got;
-    REQUIRE(translator->translate_tokens(f.sources, o, nullptr, &got).is_ok());
-    for (size_t i = 0; i < f.sources.size(); ++i) {
-      INFO("beam " << e.beam << " n_best " << e.n_best << " penalty " << e.penalty << " min " << e.min_len << " max "
-                   << e.max_len << " source " << i);
-      REQUIRE(got[i].size() == e.hyps[i].size());
-      for (size_t k = 0; k < got[i].size(); ++k) {
-        CHECK(join(got[i][k].tokens) == e.hyps[i][k].first);
-        CHECK(got[i][k].score == Approx(e.hyps[i][k].second).margin(2e-5));
-      }
-    }
-  }
+  check_configs(*translator, f, 2e-5);
 
   // Scoring CTranslate2's greedy outputs gives its per-token log-probs (EOS last).
   std::vector<std::vector<std::string>> targets;
@@ -123,4 +144,29 @@ TEST_CASE("aren-transliteration: beam search and scores match CTranslate2", "[de
     REQUIRE(scores[i].size() == f.scores[i].size());
     for (size_t t = 0; t < scores[i].size(); ++t) CHECK(scores[i][t] == Approx(f.scores[i][t]).margin(2e-5));
   }
+}
+
+TEST_CASE("demo numbers-en-de: beam search and scores match CTranslate2", "[decoding][real]") {
+  convert::NeutralModel neutral;
+  REQUIRE(convert::ct2::read_model(test::source_path("demo/numbers-en-de"), &neutral).is_ok());
+  std::vector<uint8_t> bytes;
+  REQUIRE(convert::serialize_heed(neutral, &bytes).is_ok());
+  std::unique_ptr<Model> model;
+  REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
+
+  const Fixture f = read_fixture("numbers_ct2_decoding.txt");
+  REQUIRE(f.sources.size() == 7);
+  REQUIRE(f.prefixes.size() == 7);
+  REQUIRE(f.configs.size() >= 10);
+  TranslatorOptions options;
+  options.limits = StepModelLimits{4, 4, 32, 256};  // 7 sources: two batches
+  std::unique_ptr<Translator> translator;
+  REQUIRE(Translator::create(*model, options, &translator).is_ok());
+  check_configs(*translator, f, 2e-5);
+
+  // The fixture pins the behaviours the defaults decide: with min length 0 a beam of 2 returns an
+  // empty hypothesis for sentence 0, with CTranslate2's translation defaults it translates it.
+  std::vector<std::vector<TranslationHypothesis>> got;
+  REQUIRE(translator->translate_tokens({f.sources[0]}, translation_defaults(), nullptr, &got).is_ok());
+  CHECK(join(got[0][0].tokens) == "drei hundert sechs tausend drei hundert");
 }

@@ -46,6 +46,9 @@ grep -q '^e ' "$dir/pre" || fail "prefix not kept: $(cat "$dir/pre")"
 $emu "$heed" translate --tokens </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "missing --model: not exit 2"
 $emu "$heed" translate -m "$model" --beam 2 --n-best 3 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "n-best > beam: not exit 2"
 $emu "$heed" translate -m "$model" --beam 0 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "--beam 0: not exit 2"
+$emu "$heed" translate -m "$model" --beam 2 --n-best 2 --patience 0.5 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] ||
+  fail "n-best > round(beam x patience): not exit 2"
+$emu "$heed" translate -m "$model" --patience 0 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "--patience 0: not exit 2"
 $emu "$heed" translate -m "$dir/missing.heed" </dev/null >/dev/null 2>"$dir/err"; code=$?
 [ $code -eq 1 ] || fail "missing model: exit $code"
 grep -q '^heed translate: ' "$dir/err" || fail "missing model message: $(cat "$dir/err")"

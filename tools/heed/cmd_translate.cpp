@@ -1,4 +1,5 @@
 // `heed translate`: translates stdin to stdout, one sentence per line, in batches.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,9 +26,11 @@ constexpr const char* kDescription =
     "\n"
     "An empty input line gives an empty output line (n-best: one line 'I |||  ||| 0').\n"
     "A line with more tokens than --max-source-len is an error naming the line (exit 1): nothing is\n"
-    "truncated silently. Decoding: --beam 1 is greedy search (or sampling with --sampling-topk);\n"
-    "scores are sum of token log-probs / length^length-penalty, the end token counted in both\n"
-    "(as CTranslate2 does).";
+    "truncated silently. Decoding: --beam 1 is greedy search (or sampling with --sampling-topk).\n"
+    "The defaults are CTranslate2's translate defaults (beam 2, length penalty 1, min length 1,\n"
+    "max length 256, patience 1) and beam search is CTranslate2's algorithm, so outputs match it.\n"
+    "Scores are the sum of the token log-probs after the prefix / length^length-penalty, the\n"
+    "length counting the prefix and the end token (as CTranslate2 does).";
 
 std::vector<OptionSpec> specs() {
   return {
@@ -35,8 +38,9 @@ std::vector<OptionSpec> specs() {
       {"beam", 'b', true, "N", "beam size (default 2; 1: greedy)"},
       {"n-best", 'n', true, "N", "hypotheses per sentence, at most the beam size (default 1)"},
       {"max-len", 0, true, "N", "maximum target tokens, end token included (default 256)"},
-      {"min-len", 0, true, "N", "minimum target tokens before the end token (default 0)"},
+      {"min-len", 0, true, "N", "minimum target tokens before the end token (default 1: never empty)"},
       {"length-penalty", 0, true, "X", "score = log-prob / length^X, end token counted (default 1; 0: raw log-prob)"},
+      {"patience", 0, true, "X", "beam search stops after round(beam x X) finished hypotheses (default 1)"},
       {"batch", 0, true, "N", "sentences per batch (default 16)"},
       {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
       {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line"},
@@ -78,15 +82,16 @@ int run_translate(const std::vector<std::string>& argv) {
   auto beam = args.get_int("beam", 2, 1, 64);
   auto n_best = args.get_int("n-best", 1, 1, 64);
   auto max_len = args.get_int("max-len", 256, 1, 4096);
-  auto min_len = args.get_int("min-len", 0, 0, 4096);
+  auto min_len = args.get_int("min-len", 1, 0, 4096);
   auto batch = args.get_int("batch", 16, 1, 1024);
   auto max_source = args.get_int("max-source-len", 256, 1, 65536);
   auto top_k = args.get_int("sampling-topk", 1, 0, 1 << 30);
   auto seed = args.get_int("seed", 0, 0, INT64_MAX);
   auto penalty = args.get_double("length-penalty", 1.0);
+  auto patience = args.get_double("patience", 1.0);
   auto temperature = args.get_double("sampling-temperature", 1.0);
   auto top_p = args.get_double("sampling-topp", 1.0);
-  if (!beam || !n_best || !max_len || !min_len || !batch || !max_source || !top_k || !seed || !penalty ||
+  if (!beam || !n_best || !max_len || !min_len || !batch || !max_source || !top_k || !seed || !penalty || !patience ||
       !temperature || !top_p) {
     return kExitUsage;
   }
@@ -94,6 +99,10 @@ int run_translate(const std::vector<std::string>& argv) {
   if (*top_k != 1 && *beam != 1) return args.usage_error("sampling (--sampling-topk other than 1) needs --beam 1");
   if (*top_k != 1 && !(*temperature > 0)) return args.usage_error("--sampling-temperature must be above 0");
   if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--sampling-topp must be in (0, 1]");
+  if (!(*patience > 0 && *patience <= 1000)) return args.usage_error("--patience must be in (0, 1000]");
+  if (*beam > 1 && static_cast<double>(*n_best) > std::round(static_cast<float>(*beam) * static_cast<float>(*patience))) {
+    return args.usage_error("--n-best " + std::to_string(*n_best) + " is above round(--beam x --patience)");
+  }
 
   std::ifstream prefix_file;
   const bool use_prefixes = args.has("prefix-file");
@@ -120,6 +129,7 @@ int run_translate(const std::vector<std::string>& argv) {
   dopts.max_length = static_cast<size_t>(*max_len);
   dopts.min_length = static_cast<size_t>(*min_len);
   dopts.length_penalty = static_cast<float>(*penalty);
+  dopts.patience = static_cast<float>(*patience);
   dopts.sampling_top_k = static_cast<size_t>(*top_k);
   dopts.sampling_temperature = static_cast<float>(*temperature);
   dopts.sampling_top_p = static_cast<float>(*top_p);

@@ -7,23 +7,30 @@
 // in one allocation made then. decode() and score() perform no heap allocation; their results are
 // views into that storage, valid until the next call on the same engine.
 //
-// Conventions (chosen to match CTranslate2's defaults where it has one):
+// Conventions (those of CTranslate2's translate_batch; docs/decoding.md has the details):
 // - A hypothesis is the generated tokens, target prefix included, end token (EOS) excluded.
 // - max_length counts decoder steps, so generated tokens with the EOS included: a hypothesis that
 //   has not produced EOS after max_length tokens ends there (`finished_with_eos` = false).
 // - min_length: EOS is forbidden while fewer than min_length tokens were generated (prefix
 //   included); the step's distribution is renormalized over the other tokens (EOS removed before
-//   the softmax, as CTranslate2 does by disabling the logit).
-// - Length penalty: score = log_prob / steps^length_penalty, with log_prob the sum of the token
-//   log-probs and steps the number of generated tokens, both counting the EOS when the hypothesis
-//   ended with it (CTranslate2 does the same: "a b c </s>" is divided by 4). length_penalty = 1
-//   (the default) is plain length normalization, 0 ranks by total log-prob.
-// - Forced prefix tokens count in log_prob (unlike CTranslate2, which starts the score after the
-//   prefix): a translation's score then equals what score() gives for the same target.
-// - Beam search keeps 2 x beam candidates per step; EOS candidates ranked within the best
-//   `beam` are finished hypotheses, the best `beam` other candidates stay alive. A sentence stops
-//   when it has `beam` finished hypotheses, at max_length, or (length_penalty 0 only) when its
-//   n_best-th finished log-prob is at least the best alive one (nothing alive can overtake it).
+//   the softmax, as CTranslate2 does by disabling the logit). DecodeOptions' default is 0 (the
+//   engine's neutral value); translation_defaults() gives CTranslate2's translation default 1,
+//   which keeps a beam from finishing an empty translation at the first step.
+// - log_prob is the sum of every token's log-prob, forced prefix and EOS included: what score()
+//   gives for the same target.
+// - score = (log_prob without the forced prefix's tokens) / steps^length_penalty, steps being the
+//   number of tokens, prefix and EOS included. This is CTranslate2's score: "a b c </s>" is
+//   divided by 4, and a prefix counts in the length but not in the log-prob. length_penalty 1
+//   (the default) is plain length normalization, 0 ranks by log-prob.
+// - Beam search is CTranslate2's algorithm, step by step (beam_search.cpp, docs/decoding.md): the
+//   2 x beam best extensions are ranked by cumulative log-prob; of the first `beam` of them, those
+//   ending with EOS (and all of them at the last step) become finished hypotheses and each is
+//   replaced in the beam by the next non-EOS candidate from the second half; EOS candidates
+//   ranked below `beam` are dropped. A sentence stops at max_length, or once
+//   round(beam x patience) hypotheses have finished, or, with length_penalty 0, once the best
+//   candidate of some step was finished and n_best hypotheses have finished. The finished
+//   hypotheses are then ranked by score. This is not an exact search: it can stop before a better,
+//   longer hypothesis finishes (that is what CTranslate2 returns too).
 #pragma once
 
 #include <cstddef>
@@ -38,9 +45,12 @@ namespace heed {
 struct DecodeOptions {
   size_t beam_size = 1;        // 1: greedy or sampling; >1: beam search
   size_t n_best = 1;           // hypotheses returned per sentence, at most beam_size
-  float length_penalty = 1.0f; // score = log_prob / steps^length_penalty (see above)
+  float length_penalty = 1.0f; // score = log-prob after the prefix / steps^length_penalty (see above)
   size_t min_length = 0;       // tokens before EOS is allowed (prefix included)
   size_t max_length = 0;       // decoder steps, EOS included; 0: the limits' max_target_len
+  // Beam search stops once round(beam_size * patience) hypotheses have finished (CTranslate2's
+  // patience factor; 1 is classic beam search). n_best must not exceed that number.
+  float patience = 1.0f;
 
   // Sampling (beam_size 1 only). sampling_top_k 1 is greedy (argmax, the default); 0 samples from
   // the whole vocabulary; k > 1 from the k most likely tokens. Before sampling, log-probs are
@@ -52,7 +62,24 @@ struct DecodeOptions {
   float sampling_temperature = 1.0f;
   float sampling_top_p = 1.0f;
   uint64_t seed = 0;
+
+  // Streaming (beam_size 1 only; decode() refuses it with beam search): when set, called inside
+  // decode() after every step with each running sentence's token, in step order: forced prefix
+  // tokens and the end token included (step = index in the hypothesis). It must not call the
+  // engine or the model. `on_token_user` is passed through.
+  void (*on_token)(void* user, size_t sentence, size_t step, int32_t token) = nullptr;
+  void* on_token_user = nullptr;
 };
+
+// CTranslate2's translate_batch defaults: beam 2, patience 1, length penalty 1, min length 1
+// (no empty translation), max length 0 (the session's max_target_len; heed's Translator and
+// `heed translate` default it to 256, CTranslate2's max_decoding_length).
+inline DecodeOptions translation_defaults() {
+  DecodeOptions o;
+  o.beam_size = 2;
+  o.min_length = 1;
+  return o;
+}
 
 // One output hypothesis: views into the engine's storage.
 struct Hypothesis {

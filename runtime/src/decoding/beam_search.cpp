@@ -1,7 +1,29 @@
 // Beam search over StepModel rows: sentence i owns rows [i * beam, (i + 1) * beam).
 // Rows whose cumulative score is -inf hold no hypothesis (at the first step only row 0 of each
 // sentence is alive, so the beam never holds duplicates).
+//
+// The algorithm is CTranslate2's (its BeamSearch::search), so that heed returns what CTranslate2
+// returns for the same model; docs/decoding.md describes it with its edge cases. Per sentence and
+// step t:
+//  1. The alive rows' log-probs (EOS removed while t < min_length) are added to each row's
+//     cumulative log-prob, and the 2 x beam best (row, token) extensions are ranked best first.
+//     The cumulative log-prob starts after the forced prefix: prefix steps reset it to 0.
+//  2. The first `beam` candidates fill the beam's slots in rank order. A candidate that ends with
+//     EOS (or any candidate at the last step, t + 1 == max_length) becomes a finished hypothesis;
+//     its slot goes to the next candidate from the second half (ranks beam .. 2 x beam - 1) that
+//     does not end with EOS. EOS candidates of the second half are never finished hypotheses.
+//     If the best candidate of the step finished, the sentence remembers it (`top_finished`).
+//  3. At the first free step after a non-empty prefix, an EOS candidate ranked below the top
+//     one is not finished: CTranslate2 turns it into a placeholder that holds its slot with a
+//     score of -1e10 (a dead slot here), so that a short hypothesis cannot win through a
+//     secondary beam of the prefix.
+//  4. The sentence is done at the last step, when nothing is alive, when round(beam x patience)
+//     hypotheses have finished, or, with length_penalty 0 only, when the best candidate of some
+//     step finished and at least n_best hypotheses have finished.
+//  5. Finished hypotheses are ranked by score = cumulative / tokens^length_penalty (tokens: prefix
+//     and EOS included), ties to the earlier finished; the n_best first are returned.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -20,6 +42,12 @@ inline bool better(const Candidate& a, const Candidate& b) {
   if (a.score != b.score) return a.score > b.score;
   if (a.row != b.row) return a.row < b.row;
   return a.token < b.token;
+}
+
+// Ranking of finished hypotheses: higher score first, then the earlier finished.
+inline bool finished_before(const FinishedMeta& a, const FinishedMeta& b) {
+  if (a.score != b.score) return a.score > b.score;
+  return a.order < b.order;
 }
 
 // The best `k` extensions of the alive rows of one sentence, best first, into `heap`.
@@ -50,6 +78,11 @@ size_t top_candidates(const float* log_probs, const float* cumulative, size_t be
   return n;
 }
 
+// round(beam x patience), as CTranslate2 computes it (in float).
+size_t max_finished(size_t beam, float patience) {
+  return static_cast<size_t>(std::round(static_cast<float>(beam) * patience));
+}
+
 }  // namespace
 
 Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, const DecodeOptions& o,
@@ -61,6 +94,7 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
   const size_t steps = s.max_steps;           // history row stride
   const size_t fcap = s.finished_capacity;
   const int32_t eos = model_->eos_id();
+  const size_t enough_finished = max_finished(beam, o.patience);
 
   HEED_RETURN_IF_ERROR(model_->start(sources, batch, beam));
   int cur = 0;  // which history buffer holds the current hypotheses
@@ -71,23 +105,43 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
   for (size_t i = 0; i < batch; ++i) {
     s.done[i] = 0;
     s.finished_count[i] = 0;
+    s.finished_total[i] = 0;
+    s.top_finished[i] = 0;
   }
 
-  // Registers the extension of row `parent` (global row) by `token` as a finished hypothesis.
+  // Registers the extension of row `parent` (global row) by `token` at step t as a finished
+  // hypothesis with cumulative (post-prefix) log-prob `cum`. The store keeps the best `fcap`.
   auto register_finished = [&](size_t i, size_t parent, int32_t token, float token_lp, float cum, size_t t) {
-    const size_t slot = s.finished_count[i]++;
+    FinishedMeta meta;
+    meta.with_eos = token == eos;
+    meta.length = meta.with_eos ? t : t + 1;
+    meta.num_log_probs = t + 1;
+    meta.order = s.finished_total[i]++;
+    meta.score = decoding::normalized_score(cum, meta.num_log_probs, o.length_penalty);
+    const float* parent_lps = s.history_log_probs[cur] + parent * steps;
+    float sum = 0;
+    for (size_t k = 0; k < t; ++k) sum += parent_lps[k];
+    meta.log_prob = sum + token_lp;
+
+    FinishedMeta* metas = s.finished + i * fcap;
+    size_t slot = s.finished_count[i];
+    if (slot < fcap) {
+      ++s.finished_count[i];
+    } else {
+      // Full: replace the worst kept hypothesis if this one ranks before it.
+      slot = 0;
+      for (size_t f = 1; f < fcap; ++f) {
+        if (finished_before(metas[slot], metas[f])) slot = f;
+      }
+      if (!finished_before(meta, metas[slot])) return;
+    }
     int32_t* ids = s.finished_ids + (i * fcap + slot) * steps;
     float* lps = s.finished_log_probs + (i * fcap + slot) * steps;
     std::memcpy(ids, s.history_ids[cur] + parent * steps, t * sizeof(int32_t));
-    std::memcpy(lps, s.history_log_probs[cur] + parent * steps, t * sizeof(float));
+    std::memcpy(lps, parent_lps, t * sizeof(float));
     ids[t] = token;
     lps[t] = token_lp;
-    FinishedMeta& m = s.finished[i * fcap + slot];
-    m.with_eos = token == eos;
-    m.length = m.with_eos ? t : t + 1;
-    m.num_log_probs = t + 1;
-    m.log_prob = cum;
-    m.score = decoding::normalized_score(cum, m.num_log_probs, o.length_penalty);
+    metas[slot] = meta;
   };
 
   size_t remaining = batch;
@@ -112,24 +166,22 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
       float* lp = s.log_probs + base_row * vocab;
       const size_t prefix_len = prefixes ? prefixes->length(i) : 0;
       size_t alive = 0;
-      float best_alive = kNegInf;
 
       auto keep_alive = [&](size_t parent_local, int32_t token, float score) {
         const size_t r = base_row + alive++;
         s.parents[r] = static_cast<int32_t>(base_row + parent_local);
         s.next_tokens[r] = token;
         new_cum[r] = score;
-        if (score > best_alive) best_alive = score;
       };
 
       if (t < prefix_len) {
-        // Forced token: the single hypothesis of the prefix phase lives in row 0.
+        // Forced token: the single hypothesis of the prefix phase lives in row 0. Its cumulative
+        // log-prob stays 0: the score counts only what follows the prefix.
         const int32_t token = prefixes->sequence(i)[t];
-        const float score = cum[0] + lp[token];
         if (last) {
-          register_finished(i, base_row, token, lp[token], score, t);
+          register_finished(i, base_row, token, lp[token], 0.0f, t);
         } else {
-          keep_alive(0, token, score);
+          keep_alive(0, token, 0.0f);
         }
       } else {
         if (t < o.min_length) {
@@ -138,25 +190,36 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
           }
         }
         const size_t n = top_candidates(lp, cum, beam, vocab, 2 * beam, s.candidates);
-        for (size_t rank = 0; rank < n; ++rank) {
+        const bool first_free_step = prefix_len > 0 && t == prefix_len;
+        size_t next_secondary = beam;  // where the search for replacement candidates resumes
+        for (size_t rank = 0; rank < std::min(beam, n); ++rank) {
           const Candidate& c = s.candidates[rank];
-          const float token_lp = lp[static_cast<size_t>(c.row) * vocab + static_cast<size_t>(c.token)];
-          if (c.token == eos || last) {
-            if (rank < beam) register_finished(i, base_row + c.row, c.token, token_lp, c.score, t);
-          } else if (alive < beam) {
+          if (first_free_step && rank > 0 && c.token == eos) continue;  // rule 3: a dead slot
+          if (c.token != eos && !last) {
             keep_alive(static_cast<size_t>(c.row), c.token, c.score);
+            continue;
+          }
+          if (rank == 0) s.top_finished[i] = 1;
+          const float token_lp = lp[static_cast<size_t>(c.row) * vocab + static_cast<size_t>(c.token)];
+          register_finished(i, base_row + static_cast<size_t>(c.row), c.token, token_lp, c.score, t);
+          if (last) continue;
+          // The slot goes to the next second-half candidate that does not end with EOS (at the
+          // first free step after a prefix, an EOS there is a placeholder: the slot is dead).
+          for (size_t j = next_secondary; j < n; ++j) {
+            const Candidate& r = s.candidates[j];
+            if (r.token == eos && !first_free_step) continue;
+            next_secondary = j + 1;
+            if (r.token != eos) keep_alive(static_cast<size_t>(r.row), r.token, r.score);
+            break;
           }
         }
       }
 
-      // Stopping rules (decoding.h).
-      bool finished = last || alive == 0 || s.finished_count[i] >= beam;
-      if (!finished && o.length_penalty == 0.0f && s.finished_count[i] >= o.n_best) {
-        size_t at_least_best_alive = 0;
-        for (size_t f = 0; f < s.finished_count[i]; ++f) {
-          if (s.finished[i * fcap + f].log_prob >= best_alive) ++at_least_best_alive;
-        }
-        finished = at_least_best_alive >= o.n_best;
+      // Stopping rules (rule 4).
+      bool finished = last || alive == 0;
+      if (!finished) {
+        finished = o.length_penalty == 0.0f ? s.top_finished[i] && s.finished_total[i] >= o.n_best
+                                            : s.finished_total[i] >= enough_finished;
       }
       if (finished) {
         s.done[i] = 1;
@@ -195,10 +258,7 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
     const size_t count = s.finished_count[i];
     const FinishedMeta* meta = s.finished + i * fcap;
     for (size_t f = 0; f < count; ++f) s.order[f] = static_cast<int32_t>(f);
-    std::sort(s.order, s.order + count, [meta](int32_t a, int32_t b) {
-      if (meta[a].score != meta[b].score) return meta[a].score > meta[b].score;
-      return a < b;  // earlier registered first
-    });
+    std::sort(s.order, s.order + count, [meta](int32_t a, int32_t b) { return finished_before(meta[a], meta[b]); });
     const size_t keep = std::min(count, o.n_best);
     for (size_t k = 0; k < keep; ++k) {
       const size_t f = static_cast<size_t>(s.order[k]);

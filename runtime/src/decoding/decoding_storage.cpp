@@ -64,6 +64,8 @@ void lay_out(DecodingEngine::Storage& s, Layout& l) {
   l.take(&s.finished_log_probs, n, f, t);
   l.take(&s.finished, n, f);
   l.take(&s.finished_count, n);
+  l.take(&s.finished_total, n);
+  l.take(&s.top_finished, n);
   l.take(&s.order, f);
   l.take(&s.sample_weights, v);
   l.take(&s.sample_ids, v);

@@ -22,6 +22,7 @@ struct Candidate {
 struct FinishedMeta {
   size_t length;
   size_t num_log_probs;
+  size_t order;   // registration order within the sentence: ties in score rank the earlier first
   float log_prob;
   float score;
   bool with_eos;
@@ -35,7 +36,7 @@ struct DecodingEngine::Storage {
   size_t max_steps = 0;     // max_target_len
   size_t vocab = 0;
   size_t max_n_best = 0;
-  size_t finished_capacity = 0;  // per sentence: 2 * max_beam
+  size_t finished_capacity = 0;  // per sentence: 2 * max_beam (>= max_n_best)
 
   // Step model input/output.
   float* log_probs = nullptr;     // [rows, vocab]
@@ -57,8 +58,12 @@ struct DecodingEngine::Storage {
   Candidate* candidates = nullptr;  // [2 * max_beam]
   int32_t* finished_ids = nullptr;  // [max_batch, finished_capacity, max_steps]
   float* finished_log_probs = nullptr;
+  // The store keeps each sentence's best `finished_capacity` finished hypotheses (only n_best are
+  // returned); finished_total counts every registered one, for the stopping rule.
   FinishedMeta* finished = nullptr; // [max_batch, finished_capacity]
-  size_t* finished_count = nullptr; // [max_batch]
+  size_t* finished_count = nullptr; // [max_batch] hypotheses in the store
+  size_t* finished_total = nullptr; // [max_batch] hypotheses registered
+  uint8_t* top_finished = nullptr;  // [max_batch] the best candidate of some step was finished
   int32_t* order = nullptr;         // [finished_capacity] ranking scratch
 
   // Sampling scratch.

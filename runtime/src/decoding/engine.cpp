@@ -93,6 +93,11 @@ Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const Dec
                           std::to_string(l.max_target_len));
   }
   if (!std::isfinite(o.length_penalty)) return invalid_argument("length penalty must be a finite number");
+  if (!(o.patience > 0) || !std::isfinite(o.patience)) return invalid_argument("patience must be a positive number");
+  if (o.beam_size > 1 && static_cast<double>(o.n_best) > std::round(static_cast<float>(o.beam_size) * o.patience)) {
+    return invalid_argument("n_best " + std::to_string(o.n_best) + " is above round(beam size x patience)");
+  }
+  if (o.on_token != nullptr && o.beam_size != 1) return invalid_argument("streaming (on_token) needs beam size 1");
   const bool sampling = o.sampling_top_k != 1;
   if (sampling) {
     if (o.beam_size != 1) return invalid_argument("sampling (sampling_top_k != 1) needs beam size 1");

@@ -1,4 +1,5 @@
 // Greedy search and sampling: one hypothesis per sentence, one row per sentence.
+#include <algorithm>
 #include <cmath>
 
 #include "decoding/decoding_storage.h"
@@ -47,6 +48,7 @@ Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const Dec
       }
       ids[i * stride + t] = token;
       lps[i * stride + t] = row[token];
+      if (o.on_token != nullptr) o.on_token(o.on_token_user, i, t, token);
       if (token == eos) {
         s.done[i] = 1;
         s.with_eos[i] = 1;
@@ -67,10 +69,16 @@ Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const Dec
     h.finished_with_eos = s.with_eos[i] != 0;
     h.token_log_probs = lps + i * stride;
     h.num_log_probs = h.length + (h.finished_with_eos ? 1 : 0);
-    float sum = 0;
-    for (size_t t = 0; t < h.num_log_probs; ++t) sum += h.token_log_probs[t];
+    // log_prob counts every token; the score only those after the forced prefix, over the whole
+    // length (decoding.h), as CTranslate2 scores a translation with a target prefix.
+    const size_t prefix_len = prefixes ? std::min(prefixes->length(i), h.num_log_probs) : 0;
+    float sum = 0, free_sum = 0;
+    for (size_t t = 0; t < h.num_log_probs; ++t) {
+      sum += h.token_log_probs[t];
+      if (t >= prefix_len) free_sum += h.token_log_probs[t];
+    }
     h.log_prob = sum;
-    h.score = decoding::normalized_score(sum, h.num_log_probs, o.length_penalty);
+    h.score = decoding::normalized_score(free_sum, h.num_log_probs, o.length_penalty);
     s.counts[i] = 1;
   }
   out->stride = s.max_n_best;
