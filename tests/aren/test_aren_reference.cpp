@@ -97,6 +97,7 @@ void check_against(const Model& model, const json& fx, double tolerance) {
     REQUIRE(b.length == want_beam.size());
     for (size_t t = 0; t < want_beam.size(); ++t) CHECK(b.ids[t] == want_beam[t]);
     CHECK(b.log_prob == Approx(c["beam4"]["cumulative_log_prob"].get<double>()).margin(tolerance * 4));
+    CHECK(b.score == Approx(c["beam4"]["score"].get<double>()).margin(tolerance));
   }
 
   for (const json& p : fx["score_pairs"]) {

@@ -26,8 +26,8 @@ Semantics (defaults = what reproduces the aren models' known outputs):
 * Decoding starts from <s> (id 1) and stops at </s> (id 2); like CTranslate2's
   defaults, </s> is forbidden at the first step (min_decoding_length = 1), the
   maximum length is 256, and the returned score is the sum of token log-probs
-  (including </s>) divided by the number of output tokens excluding </s>
-  (length_penalty = 1).
+  (including </s>) divided by the number of decoding steps, </s> included
+  (length_penalty = 1), as CTranslate2 4.x returns it.
 
 Two numeric modes:
 
@@ -282,7 +282,7 @@ class Transformer:
             output.append(best)
             prefix.append(best)
         total = sum(log_probs)
-        return output, log_probs, _normalize(total, len(output), length_penalty)
+        return output, log_probs, _normalize(total, len(log_probs), length_penalty)
 
     def beam_search(self, source_ids, beam_size=4, max_length=256, min_length=1,
                     length_penalty=1.0, num_hypotheses=1):
@@ -295,8 +295,8 @@ class Transformer:
           finished hypothesis (score = cumulative log-prob including </s>) and its
           slot is refilled by the next non-</s> candidate from the second half;
         * the search stops once at least beam_size hypotheses are finished (or at
-          max_length); scores are then divided by len(tokens without </s>) **
-          length_penalty and sorted.
+          max_length); scores are then divided by the number of decoding steps
+          (</s> included) ** length_penalty and sorted.
 
         Returns a list of (ids, normalized score, raw cumulative log-prob) best first.
         """
@@ -324,7 +324,7 @@ class Transformer:
                     tokens = beams[beam_index][0][1:]
                     if token != EOS_ID:
                         tokens = tokens + [token]
-                    finished.append((tokens, score))
+                    finished.append((tokens, score, step + 1))
                     for j in range(secondary, num_candidates):
                         if candidates[j][2] != EOS_ID:
                             chosen = j
@@ -335,8 +335,8 @@ class Transformer:
             if is_last_step or len(finished) >= beam_size:
                 break
             beams = next_beams
-        results = [(tokens, _normalize(raw, len(tokens), length_penalty), raw)
-                   for tokens, raw in finished]
+        results = [(tokens, _normalize(raw, steps, length_penalty), raw)
+                   for tokens, raw, steps in finished]
         results.sort(key=lambda r: -r[1])
         return results[:num_hypotheses]
 
