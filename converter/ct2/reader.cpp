@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "ct2/model_bin.h"
+#include "ct2/one_line.h"
 #include "ct2/vocabulary.h"
 #include "heed/tensor_names.h"
 #include "quantize.h"
@@ -351,6 +352,10 @@ Status Mapper::read_stack(const std::string& scope, bool cross_attention, int64_
     } else {
       std::vector<float> value;
       HEED_RETURN_IF_ERROR(values_f32(*scale, &value));
+      if (!std::isfinite(value[0])) {
+        return corrupt("'" + scale->name + "' holds the embedding scale " + std::to_string(value[0]) +
+                       ", which is not a finite number");
+      }
       stack->embedding_scale = value[0];
     }
   }
@@ -470,7 +475,10 @@ int32_t token_id(const std::vector<std::string>& tokens, const std::string& toke
 
 bool looks_like_model(const std::string& dir) { return is_file(dir + "/model.bin"); }
 
-Status read_model(const std::string& dir, NeutralModel* out) {
+namespace {
+
+// read_model without making the error message one line.
+Status read_model_unchecked(const std::string& dir, NeutralModel* out) {
   if (!is_directory(dir)) {
     return io_error("'" + dir + "' is not a folder (a CTranslate2 model is a folder with model.bin)");
   }
@@ -598,6 +606,13 @@ Status read_model(const std::string& dir, NeutralModel* out) {
 
   *out = std::move(model);
   return Status::ok();
+}
+
+}  // namespace
+
+Status read_model(const std::string& dir, NeutralModel* out) {
+  // Messages quote names and tokens from the files, which may hold any byte.
+  return one_line(read_model_unchecked(dir, out));
 }
 
 }  // namespace heed::convert::ct2

@@ -9,8 +9,11 @@
 #include "command.h"
 #include "ct2/reader.h"
 #include "heed_writer.h"
+#include "marian/reader.h"
+#include "llama2c/reader.h"
 #include "progress.h"
 #include "quantize.h"
+#include "torch_seq2seq/reader.h"
 
 namespace heed::cli {
 namespace {
@@ -27,6 +30,9 @@ const std::vector<SourceFormat>& source_formats() {
   static const std::vector<SourceFormat> formats = {
       {"ct2", "CTranslate2 model folder (model.bin + vocabularies [+ config.json])", &convert::ct2::looks_like_model,
        &convert::ct2::read_model},
+      {"llama2c", "llama2.c checkpoint (legacy or version 1 float32) with tok<VOCAB>.bin or tokenizer.bin beside it", &convert::llama2c::looks_like_model, &convert::llama2c::read_model},
+      {"hf-marian", "Hugging Face Marian (OPUS-MT) folder: config.json, model.safetensors, source/target.spm, vocab.json", &convert::marian::looks_like_model, &convert::marian::read_model},
+      {"torch-seq2seq", "PyTorch RNN seq2seq with attention: model.safetensors (state_dict) + config.json (docs/torch-seq2seq.md)", &convert::torch_seq2seq::looks_like_model, &convert::torch_seq2seq::read_model},
   };
   return formats;
 }

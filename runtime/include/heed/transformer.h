@@ -1,5 +1,5 @@
 // Creating the StepModel of a loaded .heed file: the model family is read from the file and the
-// matching implementation (today: the Transformer encoder-decoder) is built over the mapped
+// matching implementation (Transformer encoder-decoder or decoder-only) is built over the mapped
 // weights, with one session arena planned for the given limits.
 #pragma once
 

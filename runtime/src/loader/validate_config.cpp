@@ -68,6 +68,25 @@ Status check_rnn(const fb::RnnSeq2Seq& r, const std::string& at) {
   }
   if (r.attention_dim() > kMaxDim) return invalid_file(at + "attention_dim is too large");
   if (r.window() > kMaxDim) return invalid_file(at + "window is too large");
+  // What the RNN runtime (runtime/src/rnn/) relies on; each rule names the field to fix.
+  if (r.encoder_layers() != r.decoder_layers()) {
+    return invalid_file(at + "encoder_layers " + std::to_string(r.encoder_layers()) + " differs from decoder_layers " +
+                        std::to_string(r.decoder_layers()) + " (the decoder starts from the encoder's final states)");
+  }
+  if (r.bidirectional_encoder() && r.hidden_dim() % 2 != 0) {
+    return invalid_file(at + "a bidirectional encoder needs an even hidden_dim, not " + std::to_string(r.hidden_dim()));
+  }
+  if (r.alignment() != fb::AttentionAlignment::Global && r.window() == 0) {
+    return invalid_file(at + "local attention needs window > 0");
+  }
+  const bool projected = r.score() == fb::AttentionScore::Concat || r.score() == fb::AttentionScore::Additive ||
+                         r.score() == fb::AttentionScore::MLP;
+  if ((projected || r.alignment() == fb::AttentionAlignment::LocalPredictive) && r.attention_dim() == 0) {
+    return invalid_file(at + "this attention score or alignment needs attention_dim > 0");
+  }
+  if (r.placement() == fb::AttentionPlacement::Bahdanau && r.input_feeding()) {
+    return invalid_file(at + "input_feeding applies to Luong placement only");
+  }
   return Status::ok();
 }
 

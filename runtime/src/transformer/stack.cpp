@@ -1,6 +1,7 @@
 #include "transformer/stack.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "heed/tensor_names.h"
 
@@ -28,7 +29,7 @@ size_t StackConfig::max_linear_input() const {
   return std::max({d_model, q_dim(), ffn_dim});
 }
 
-Status read_stack_config(const fb::TransformerStack* s, const char* which, StackConfig* out) {
+Status read_stack_config(const fb::TransformerStack* s, const char* which, StackConfig* out, bool allow_rope) {
   const std::string w = which;
   if (s == nullptr) return invalid_file(w + " hyperparameters are missing");
   StackConfig c;
@@ -49,6 +50,7 @@ Status read_stack_config(const fb::TransformerStack* s, const char* which, Stack
   c.position_encoding = s->position_encoding();
   c.max_positions = s->max_positions();
   c.embedding_scale = s->embedding_scale();
+  c.rope_theta = s->rope_theta();
 
   if (c.num_layers > kMaxLayers) return invalid_file(w + ": " + std::to_string(c.num_layers) + " layers is too many");
   if (c.d_model == 0 || c.d_model > kMaxDim) return invalid_file(w + ": d_model " + std::to_string(c.d_model) + " out of range");
@@ -73,6 +75,14 @@ Status read_stack_config(const fb::TransformerStack* s, const char* which, Stack
       break;
     case fb::PositionEncoding::Learned:
       if (c.max_positions == 0) return invalid_file(w + ": learned positions need max_positions");
+      break;
+    case fb::PositionEncoding::RoPE:
+      if (!allow_rope) {
+        return unsupported_model(w + ": position encoding RoPE is not supported in Transformer encoder-decoder models");
+      }
+      if (c.head_dim % 2 != 0 || !(c.rope_theta > 0.0f) || !std::isfinite(c.rope_theta)) {
+        return invalid_file(w + ": RoPE needs an even head_dim and a finite rope_theta > 0");
+      }
       break;
     default:
       return unsupported_model(w + ": position encoding " +

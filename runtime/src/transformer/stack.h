@@ -33,6 +33,7 @@ struct StackConfig {
   fb::PositionEncoding position_encoding = fb::PositionEncoding::Sinusoidal;
   size_t max_positions = 0;
   float embedding_scale = 1.0f;
+  float rope_theta = 10000.0f;  // RoPE only
 
   size_t q_dim() const { return num_heads * head_dim; }
   size_t kv_dim() const { return num_kv_heads * head_dim; }
@@ -42,7 +43,9 @@ struct StackConfig {
 };
 
 // Reads and checks a stack's hyperparameters; `which` ("encoder"/"decoder") names it in errors.
-Status read_stack_config(const fb::TransformerStack* stack, const char* which, StackConfig* out);
+// RoPE positions are refused unless `allow_rope` (the families that rotate queries and keys).
+Status read_stack_config(const fb::TransformerStack* stack, const char* which, StackConfig* out,
+                         bool allow_rope = false);
 
 struct LayerWeights {
   layers::Norm self_norm;

@@ -1,7 +1,9 @@
 // create_step_model: reads the model family from the file and builds its StepModel.
 #include <string>
 
+#include "decoder_only/transformer_decoder_only.h"
 #include "heed/transformer.h"
+#include "rnn/rnn_seq2seq.h"  // RNN seq2seq family
 #include "transformer/transformer_encoder_decoder.h"
 
 namespace heed {
@@ -25,6 +27,14 @@ Status create_step_model(const Model& model, const StepModelLimits& limits, Aren
       *out = std::move(m);
       return Status::ok();
     }
+    case fb::ModelConfig::TransformerDecoderOnly: {
+      std::unique_ptr<decoder_only::TransformerDecoderOnly> m;
+      HEED_RETURN_IF_ERROR(decoder_only::TransformerDecoderOnly::create(model, limits, &arena, nullptr, &m));
+      *out = std::move(m);
+      return Status::ok();
+    }
+    case fb::ModelConfig::RnnSeq2Seq:  // RNN seq2seq family (runtime/src/rnn/)
+      return rnn::create_rnn_step_model(model, limits, arena, out);
     default:
       return unsupported_family(model);
   }
@@ -34,6 +44,10 @@ Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, 
   switch (model.family()) {
     case fb::ModelConfig::TransformerEncoderDecoder:
       return transformer::TransformerEncoderDecoder::create(model, limits, nullptr, out, nullptr);
+    case fb::ModelConfig::TransformerDecoderOnly:
+      return decoder_only::TransformerDecoderOnly::create(model, limits, nullptr, out, nullptr);
+    case fb::ModelConfig::RnnSeq2Seq:  // RNN seq2seq family (runtime/src/rnn/)
+      return rnn::plan_rnn_step_model_arena(model, limits, out);
     default:
       return unsupported_family(model);
   }

@@ -1,0 +1,330 @@
+#include "torch_seq2seq/reader.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "heed/rnn_names.h"
+#include "safetensors.h"
+
+namespace heed::convert::torch_seq2seq {
+namespace {
+
+using nlohmann::json;
+namespace n = names::rnn;
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string base_name(const std::string& dir) {
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const size_t slash = d.find_last_of('/');
+  return slash == std::string::npos ? d : d.substr(slash + 1);
+}
+
+Status read_json(const std::string& path, json* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  *out = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded() || !out->is_object()) return invalid_file(path + ": not a JSON object");
+  return Status::ok();
+}
+
+// The config.json of one model, with every key checked on the way in.
+class Config {
+ public:
+  Config(const json& j, std::string where) : j_(j), where_(std::move(where)) {}
+
+  Status count(const char* key, bool required, uint32_t fallback, uint32_t* out) const {
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) {
+      if (required) return invalid_file(where_ + ": missing '" + key + "'");
+      *out = fallback;
+      return Status::ok();
+    }
+    if (!it->is_number_unsigned() || it->get<uint64_t>() >= (1u << 24)) {
+      return invalid_file(where_ + ": '" + key + "' must be a non-negative integer below 2^24");
+    }
+    *out = static_cast<uint32_t>(it->get<uint64_t>());
+    return Status::ok();
+  }
+  Status flag(const char* key, bool* out) const {
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return Status::ok();
+    if (!it->is_boolean()) return invalid_file(where_ + ": '" + key + "' must be true or false");
+    *out = it->get<bool>();
+    return Status::ok();
+  }
+  // One of `choices` (by position) from a string key.
+  Status choice(const char* key, const std::vector<std::string>& choices, const std::string& fallback,
+                size_t* out) const {
+    const auto it = j_.find(key);
+    std::string value = fallback;
+    if (it != j_.end() && !it->is_null()) {
+      if (!it->is_string()) return invalid_file(where_ + ": '" + key + "' must be a string");
+      value = it->get<std::string>();
+    }
+    for (size_t i = 0; i < choices.size(); ++i) {
+      if (choices[i] == value) {
+        *out = i;
+        return Status::ok();
+      }
+    }
+    std::string list;
+    for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+    return unsupported_model(where_ + ": '" + key + "' is '" + value + "', expected one of: " + list);
+  }
+  Status vocabulary(const char* key, std::vector<std::string>* out) const {
+    const auto it = j_.find(key);
+    if (it == j_.end() || !it->is_array() || it->empty()) {
+      return invalid_file(where_ + ": missing '" + key + "' (the list of tokens, in id order)");
+    }
+    for (const auto& t : *it) {
+      if (!t.is_string()) return invalid_file(where_ + ": '" + key + "' must hold strings only");
+      out->push_back(t.get<std::string>());
+    }
+    return Status::ok();
+  }
+  Status id(const char* key, size_t vocab, bool required, int32_t* out) const {
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) {
+      if (required) return invalid_file(where_ + ": missing '" + key + "'");
+      *out = -1;
+      return Status::ok();
+    }
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= static_cast<int64_t>(vocab)) {
+      return invalid_file(where_ + ": '" + key + "' must be a token id below the target vocabulary size " +
+                          std::to_string(vocab));
+    }
+    *out = static_cast<int32_t>(it->get<int64_t>());
+    return Status::ok();
+  }
+
+ private:
+  const json& j_;
+  std::string where_;
+};
+
+// Moves state_dict entries into heed names, checking shapes and that nothing is left over.
+class Mapper {
+ public:
+  Mapper(const SafetensorsFile& file, NeutralModel* out) : file_(file), out_(out) {}
+
+  Status values(const std::string& src, const std::vector<uint64_t>& shape, std::vector<float>* v) {
+    const SafetensorsTensor* t = file_.find(src);
+    if (t == nullptr) return invalid_file(file_.where() + ": missing tensor '" + src + "'");
+    if (t->shape != shape) {
+      return invalid_file(file_.where() + ": tensor '" + src + "' has shape " + shape_text(t->shape) + ", expected " +
+                          shape_text(shape));
+    }
+    used_.insert(src);
+    return file_.read_f32(*t, v);
+  }
+  // src [shape] -> dst (reshaped to dst_shape when given).
+  Status take(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape, bool quantizable,
+              const std::vector<uint64_t>& dst_shape = {}) {
+    std::vector<float> v;
+    HEED_RETURN_IF_ERROR(values(src, shape, &v));
+    add(dst, dst_shape.empty() ? shape : dst_shape, v, quantizable);
+    return Status::ok();
+  }
+  Status take_optional(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape) {
+    if (file_.find(src) == nullptr) return Status::ok();
+    return take(src, dst, shape, false);
+  }
+  void add(const std::string& dst, const std::vector<uint64_t>& shape, const std::vector<float>& v, bool quantizable) {
+    std::vector<uint32_t> s(shape.begin(), shape.end());
+    out_->add_f32(dst, s, v.data()).quantizable = quantizable;
+  }
+  Status check_all_used() const {
+    for (const auto& t : file_.tensors()) {
+      if (used_.count(t.name) == 0) {
+        return unsupported_model(file_.where() + ": tensor '" + t.name +
+                                 "' is not part of the configured variant (see docs/torch-seq2seq.md)");
+      }
+    }
+    return Status::ok();
+  }
+  static std::string shape_text(const std::vector<uint64_t>& s) {
+    std::string r = "[";
+    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + "]";
+  }
+
+ private:
+  const SafetensorsFile& file_;
+  NeutralModel* out_;
+  std::set<std::string> used_;
+};
+
+// PyTorch's nn.LSTM / nn.GRU (encoder) or nn.LSTMCell / nn.GRUCell (decoder) parameters of one cell.
+Status take_cell(Mapper& m, const std::string& weight_ih, const std::string& weight_hh, const std::string& bias_ih,
+                 const std::string& bias_hh, const std::string& dst, uint64_t gates, uint64_t in, uint64_t hidden) {
+  HEED_RETURN_IF_ERROR(m.take(weight_ih, dst + ".ih.weight", {gates, in}, true));
+  HEED_RETURN_IF_ERROR(m.take(weight_hh, dst + ".hh.weight", {gates, hidden}, true));
+  HEED_RETURN_IF_ERROR(m.take_optional(bias_ih, dst + ".ih.bias", {gates}));
+  HEED_RETURN_IF_ERROR(m.take_optional(bias_hh, dst + ".hh.bias", {gates}));
+  return Status::ok();
+}
+
+}  // namespace
+
+bool looks_like_model(const std::string& dir) {
+  if (!is_file(dir + "/model.safetensors") || !is_file(dir + "/config.json")) return false;
+  json j;
+  if (!read_json(dir + "/config.json", &j).is_ok()) return false;
+  return j.contains("cell") && j.contains("placement");
+}
+
+Status read_model(const std::string& dir, NeutralModel* out) {
+  const std::string config_path = dir + "/config.json";
+  json j;
+  HEED_RETURN_IF_ERROR(read_json(config_path, &j));
+  const Config c(j, config_path);
+
+  fb::RnnSeq2SeqT r;
+  size_t cell = 0, score = 0, alignment = 0, placement = 0;
+  HEED_RETURN_IF_ERROR(c.choice("cell", {"lstm", "gru"}, "lstm", &cell));
+  HEED_RETURN_IF_ERROR(c.choice("score", {"dot", "scaled_dot", "general", "concat", "additive", "cosine", "mlp"},
+                                "general", &score));
+  HEED_RETURN_IF_ERROR(c.choice("alignment", {"global", "local_m", "local_p"}, "global", &alignment));
+  HEED_RETURN_IF_ERROR(c.choice("placement", {"bahdanau", "luong"}, "luong", &placement));
+  r.cell = static_cast<fb::RnnCell>(cell);
+  r.score = static_cast<fb::AttentionScore>(score);
+  r.alignment = static_cast<fb::AttentionAlignment>(alignment);
+  r.placement = static_cast<fb::AttentionPlacement>(placement);
+  uint32_t layers = 1;
+  HEED_RETURN_IF_ERROR(c.count("layers", false, 1, &layers));
+  HEED_RETURN_IF_ERROR(c.count("embedding_dim", true, 0, &r.embedding_dim));
+  HEED_RETURN_IF_ERROR(c.count("hidden_dim", true, 0, &r.hidden_dim));
+  HEED_RETURN_IF_ERROR(c.count("attention_dim", false, 0, &r.attention_dim));
+  HEED_RETURN_IF_ERROR(c.count("window", false, 0, &r.window));
+  HEED_RETURN_IF_ERROR(c.flag("hard", &r.hard));
+  HEED_RETURN_IF_ERROR(c.flag("input_feeding", &r.input_feeding));
+  HEED_RETURN_IF_ERROR(c.flag("bidirectional_encoder", &r.bidirectional_encoder));
+  if (layers == 0 || r.embedding_dim == 0 || r.hidden_dim == 0) {
+    return invalid_file(config_path + ": layers, embedding_dim and hidden_dim must be > 0");
+  }
+  r.encoder_layers = r.decoder_layers = layers;
+  const bool luong = r.placement == fb::AttentionPlacement::Luong;
+  if (!luong && r.input_feeding) {
+    return unsupported_model(config_path + ": input feeding applies to Luong placement only (Bahdanau feeds c_t)");
+  }
+  if (r.bidirectional_encoder && r.hidden_dim % 2 != 0) {
+    return invalid_file(config_path + ": a bidirectional encoder needs an even hidden_dim");
+  }
+  if (r.alignment != fb::AttentionAlignment::Global && r.window == 0) {
+    return invalid_file(config_path + ": local alignments need 'window' (D) > 0");
+  }
+
+  fb::TokenizerT tok;
+  std::vector<std::string> source_vocab, target_vocab;
+  HEED_RETURN_IF_ERROR(c.vocabulary("source_vocabulary", &source_vocab));
+  HEED_RETURN_IF_ERROR(c.vocabulary("target_vocabulary", &target_vocab));
+  r.source_vocab_size = static_cast<uint32_t>(source_vocab.size());
+  r.target_vocab_size = static_cast<uint32_t>(target_vocab.size());
+  HEED_RETURN_IF_ERROR(c.id("bos_id", target_vocab.size(), true, &tok.bos_id));
+  HEED_RETURN_IF_ERROR(c.id("eos_id", target_vocab.size(), true, &tok.eos_id));
+  HEED_RETURN_IF_ERROR(c.id("unk_id", target_vocab.size(), false, &tok.unk_id));
+  HEED_RETURN_IF_ERROR(c.id("pad_id", target_vocab.size(), false, &tok.pad_id));
+
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(SafetensorsFile::read(dir + "/model.safetensors", &file));
+  NeutralModel model;
+  Mapper m(file, &model);
+  const uint64_t E = r.embedding_dim, H = r.hidden_dim, A = r.attention_dim, L = layers;
+  const uint64_t He = r.bidirectional_encoder ? H / 2 : H;
+  const uint64_t G = r.cell == fb::RnnCell::LSTM ? 4 : 3;
+  HEED_RETURN_IF_ERROR(m.take("source_embeddings.weight", n::kEncoderEmbeddings, {source_vocab.size(), E}, false));
+  HEED_RETURN_IF_ERROR(m.take("target_embeddings.weight", n::kDecoderEmbeddings, {target_vocab.size(), E}, false));
+  for (uint64_t l = 0; l < L; ++l) {
+    for (int d = 0; d < (r.bidirectional_encoder ? 2 : 1); ++d) {
+      const std::string sfx = "_l" + std::to_string(l) + (d == 1 ? "_reverse" : "");
+      HEED_RETURN_IF_ERROR(take_cell(m, "encoder.weight_ih" + sfx, "encoder.weight_hh" + sfx, "encoder.bias_ih" + sfx,
+                                     "encoder.bias_hh" + sfx, n::encoder_cell(int(l), d == 1), G * He,
+                                     l == 0 ? E : H, He));
+    }
+    const std::string p = "decoder." + std::to_string(l) + ".";
+    const uint64_t in0 = E + (r.input_feeding || !luong ? H : 0);
+    HEED_RETURN_IF_ERROR(take_cell(m, p + "weight_ih", p + "weight_hh", p + "bias_ih", p + "bias_hh",
+                                   n::decoder_cell(int(l)), G * H, l == 0 ? in0 : H, H));
+  }
+  const std::string key = n::kAttentionKey, query = n::kAttentionQuery;
+  switch (r.score) {
+    case fb::AttentionScore::General:
+      HEED_RETURN_IF_ERROR(m.take("attention.key.weight", key + ".weight", {H, H}, true));
+      break;
+    case fb::AttentionScore::Concat: {
+      // W_a [A, 2H] over [q; h_s]: its query columns and its key columns become two matrices.
+      if (A == 0) return invalid_file(config_path + ": the concat score needs attention_dim > 0");
+      std::vector<float> w;
+      HEED_RETURN_IF_ERROR(m.values("attention.concat.weight", {A, 2 * H}, &w));
+      std::vector<float> wq(A * H), wk(A * H);
+      for (uint64_t i = 0; i < A; ++i) {
+        for (uint64_t j = 0; j < H; ++j) {
+          wq[i * H + j] = w[i * 2 * H + j];
+          wk[i * H + j] = w[i * 2 * H + H + j];
+        }
+      }
+      m.add(query + ".weight", {A, H}, wq, true);
+      m.add(key + ".weight", {A, H}, wk, true);
+      HEED_RETURN_IF_ERROR(m.take("attention.v.weight", n::kAttentionV, {1, A}, false, {A}));
+      break;
+    }
+    case fb::AttentionScore::Additive:
+    case fb::AttentionScore::MLP:
+      if (A == 0) return invalid_file(config_path + ": this score needs attention_dim > 0");
+      HEED_RETURN_IF_ERROR(m.take("attention.key.weight", key + ".weight", {A, H}, true));
+      HEED_RETURN_IF_ERROR(m.take_optional("attention.key.bias", key + ".bias", {A}));
+      HEED_RETURN_IF_ERROR(m.take("attention.query.weight", query + ".weight", {A, H}, true));
+      HEED_RETURN_IF_ERROR(m.take("attention.v.weight", n::kAttentionV, {1, A}, false, {A}));
+      if (r.score == fb::AttentionScore::MLP) {
+        const std::string hidden = n::kAttentionHidden;
+        HEED_RETURN_IF_ERROR(m.take("attention.hidden.weight", hidden + ".weight", {A, A}, true));
+        HEED_RETURN_IF_ERROR(m.take_optional("attention.hidden.bias", hidden + ".bias", {A}));
+      }
+      break;
+    case fb::AttentionScore::Cosine:
+      HEED_RETURN_IF_ERROR(m.take("attention.cosine_scale", n::kAttentionCosineScale, {1}, false));
+      break;
+    default:
+      break;
+  }
+  if (r.alignment == fb::AttentionAlignment::LocalPredictive) {
+    if (A == 0) return invalid_file(config_path + ": local_p alignment needs attention_dim > 0");
+    HEED_RETURN_IF_ERROR(m.take("attention.position.weight", std::string(n::kAttentionPosition) + ".weight", {A, H}, true));
+    HEED_RETURN_IF_ERROR(m.take("attention.position_v.weight", n::kAttentionPositionV, {1, A}, false, {A}));
+  }
+  HEED_RETURN_IF_ERROR(m.take("combine.weight", std::string(n::kCombine) + ".weight", {H, 2 * H}, true));
+  HEED_RETURN_IF_ERROR(m.take("output.weight", std::string(n::kOutput) + ".weight", {target_vocab.size(), H}, true));
+  HEED_RETURN_IF_ERROR(m.take_optional("output.bias", std::string(n::kOutput) + ".bias", {target_vocab.size()}));
+  HEED_RETURN_IF_ERROR(m.check_all_used());
+
+  model.config.Set(std::move(r));
+  tok.kind = fb::TokenizerKind::Whitespace;
+  tok.source_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok.source_vocabulary->tokens = std::move(source_vocab);
+  tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok.target_vocabulary->tokens = std::move(target_vocab);
+  model.tokenizer = std::move(tok);
+  int32_t source_unk = -1;
+  if (j.contains("unk_id") && j["unk_id"].is_number_integer()) source_unk = j["unk_id"].get<int32_t>();
+  model.metadata.emplace_back("source_unk_id", std::to_string(source_unk));
+  model.metadata.emplace_back("source_format", "torch-seq2seq");
+  model.producer.name = "heed convert";
+  model.producer.version = HEED_VERSION;
+  model.producer.source_format = "torch-seq2seq";
+  model.producer.source_name = base_name(dir);
+  *out = std::move(model);
+  return Status::ok();
+}
+
+}  // namespace heed::convert::torch_seq2seq

@@ -1,0 +1,123 @@
+// The high-level generation API for decoder-only language models: a loaded Model, its StepModel
+// session, its tokenizer and the decoding engine together. The prompt is fed as a forced prefix
+// after the start token (BOS), then tokens are chosen greedily or sampled until the end token or
+// the token budget.
+//
+// Two layers:
+// - token ids (generate()): no heap allocation per call or per token; the streaming callback
+//   receives each generated token's id and text piece (a view, valid during the call);
+// - text (encode(), generate_text()): tokenizes the prompt with the model's tokenizer (ByteBPE:
+//   llama2.c's byte-fallback BPE; Whitespace: space-separated vocabulary entries) and returns the
+//   continuation's text. Allocates, for tools.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "heed/arena.h"
+#include "heed/decoding.h"
+#include "heed/model.h"
+#include "heed/status.h"
+#include "heed/step_model.h"
+
+namespace heed {
+
+namespace tokenizer {
+class ByteBpe;
+}
+namespace generation {
+class StartTokenModel;
+}
+
+struct GeneratorOptions {
+  // Positions one generation may use: the start token + prompt + generated tokens. 0: the model's
+  // own limit (learned position table or trained RoPE context), or 1024 when it has none.
+  size_t max_context = 0;
+  ArenaOptions arena;  // session memory: allocate (default) or the caller's buffer
+};
+
+struct GenerateOptions {
+  size_t max_new_tokens = 256;  // generated tokens, the end token included; clipped to the context
+  float temperature = 0.0f;     // 0: greedy (argmax); > 0: sampling at this temperature
+  size_t top_k = 0;             // sampling among the K most likely tokens; 0: all
+  float top_p = 1.0f;           // sampling among the smallest set reaching probability P
+  uint64_t seed = 0;            // sampling is reproducible for a given seed on every platform
+};
+
+// Streaming: one call per generated token (the end token is not reported). `text` is the token's
+// piece after the previous token (the leading-space and byte rules of the tokenizer applied).
+using TokenCallback = void (*)(void* user, int32_t id, std::string_view text);
+
+// Result of generate(): views into the generator, valid until its next call.
+struct Generation {
+  const int32_t* ids = nullptr;  // generated tokens, prompt and end token excluded
+  size_t length = 0;
+  bool finished_with_eos = false;
+  float log_prob = 0;            // sum of the generated tokens' log-probs (end token included)
+};
+
+class Generator {
+ public:
+  // Builds a session over `model` (which must outlive the Generator): decoder-only models only.
+  static Status create(const Model& model, const GeneratorOptions& options, std::unique_ptr<Generator>* out);
+  // Opens the file and keeps the Model with the Generator.
+  static Status open(const std::string& path, const GeneratorOptions& options, std::unique_ptr<Generator>* out);
+  ~Generator();
+
+  // Token-id layer (no allocation): `prompt` excludes the start token, which is fed first. Models
+  // without a start token (bos_id() -1) start from the prompt's first token instead, so they need
+  // a non-empty prompt. Errors: ids outside the vocabulary, the end token inside the prompt, a
+  // prompt that leaves no room in the context, options out of range.
+  Status generate(const int32_t* prompt, size_t prompt_length, const GenerateOptions& options,
+                  TokenCallback on_token, void* user, Generation* out);
+
+  // Text layer. encode(): the prompt's ids (no start token). generate_text(): the continuation,
+  // streamed piece by piece to `on_text` (optional) and returned in *out.
+  Status encode(std::string_view text, std::vector<int32_t>* ids) const;
+  Status generate_text(std::string_view prompt, const GenerateOptions& options,
+                       const std::function<void(std::string_view)>& on_text, std::string* out);
+  // The text of `token` after `previous` (-1: nothing before it); a view. Whitespace tokens get a
+  // separating space unless previous is -1 or the start token; ByteBPE pieces follow the BPE rules.
+  std::string_view piece(int32_t previous, int32_t token) const;
+  bool can_encode_text() const;
+
+  size_t vocab_size() const { return step_model_->vocab_size(); }
+  int32_t bos_id() const { return model_bos_; }
+  int32_t eos_id() const { return step_model_->eos_id(); }
+  size_t max_context() const { return step_model_->limits().max_target_len; }
+  fb::TokenizerKind tokenizer_kind() const { return kind_; }
+  const std::string& token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
+  StepModel& step_model() { return *step_model_; }
+
+ private:
+  Generator() = default;
+  static void forward_token(void* self, size_t sentence, size_t step, int32_t token);
+
+  std::unique_ptr<Model> owned_model_;  // open() only; destroyed last
+  std::unique_ptr<StepModel> step_model_;
+  std::unique_ptr<generation::StartTokenModel> start_model_;  // what the engine drives
+  std::unique_ptr<DecodingEngine> engine_;
+  int32_t model_bos_ = -1;  // the model's start token, -1 when it has none
+  fb::TokenizerKind kind_ = fb::TokenizerKind::Whitespace;
+  std::unique_ptr<tokenizer::ByteBpe> bpe_;   // ByteBPE models
+  std::vector<std::string> tokens_;           // vocabulary (Whitespace models, and names for tools)
+  std::vector<std::string> spaced_tokens_;    // " " + token: whitespace pieces without allocating
+  std::unordered_map<std::string_view, int32_t> ids_;  // views into tokens_
+  int32_t unk_id_ = -1;
+
+  // State of the running generate() call, read by forward_token.
+  const int32_t* prompt_ = nullptr;
+  size_t prompt_length_ = 0;
+  int32_t previous_ = -1;
+  TokenCallback on_token_ = nullptr;
+  void* user_ = nullptr;
+  size_t prefix_offsets_[2] = {0, 0};
+};
+
+}  // namespace heed

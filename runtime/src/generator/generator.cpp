@@ -1,0 +1,214 @@
+#include "heed/generator.h"
+
+#include <cmath>
+
+#include "generator/start_token_model.h"
+#include "heed/transformer.h"
+#include "tokenizer/byte_bpe.h"
+
+namespace heed {
+
+namespace {
+
+constexpr size_t kDefaultContext = 1024;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+}  // namespace
+
+Generator::~Generator() = default;
+
+Status Generator::open(const std::string& path, const GeneratorOptions& options, std::unique_ptr<Generator>* out) {
+  std::unique_ptr<Model> model;
+  HEED_RETURN_IF_ERROR(Model::open(path, LoadOptions{}, &model));
+  std::unique_ptr<Generator> g;
+  HEED_RETURN_IF_ERROR(create(*model, options, &g));
+  g->owned_model_ = std::move(model);
+  *out = std::move(g);
+  return Status::ok();
+}
+
+Status Generator::create(const Model& model, const GeneratorOptions& options, std::unique_ptr<Generator>* out) {
+  const fb::TransformerDecoderOnly* cfg = model.index().config_as_TransformerDecoderOnly();
+  if (cfg == nullptr) {
+    const char* name = fb::EnumNameModelConfig(model.family());
+    return unsupported_model(std::string("generation needs a decoder-only model; this one is '") +
+                             (name && *name ? name : "unknown") + "'");
+  }
+  const fb::TransformerStack* stack = cfg->decoder();
+  const bool bounded = stack->position_encoding() == fb::PositionEncoding::Learned ||
+                       (stack->position_encoding() == fb::PositionEncoding::RoPE && stack->max_positions() > 0);
+  size_t context = options.max_context;
+  if (context == 0) context = bounded ? stack->max_positions() : kDefaultContext;
+
+  std::unique_ptr<Generator> g(new Generator());
+  const fb::Tokenizer* tok = model.index().tokenizer();
+  if (tok == nullptr || tok->target_vocabulary() == nullptr) return invalid_file("the model has no vocabulary");
+  g->kind_ = tok->kind();
+  g->unk_id_ = tok->unk_id();
+  const auto* tokens = tok->target_vocabulary()->tokens();
+  g->tokens_.reserve(tokens->size());
+  for (const auto* s : *tokens) g->tokens_.emplace_back(s->data(), s->size());
+  if (g->kind_ == fb::TokenizerKind::ByteBPE) {
+    g->bpe_ = std::make_unique<tokenizer::ByteBpe>();
+    HEED_RETURN_IF_ERROR(tokenizer::ByteBpe::from_index(tok, g->bpe_.get()));
+  } else {
+    g->spaced_tokens_.reserve(g->tokens_.size());
+    for (const std::string& t : g->tokens_) g->spaced_tokens_.push_back(" " + t);
+    for (size_t i = 0; i < g->tokens_.size(); ++i) g->ids_.emplace(g->tokens_[i], static_cast<int32_t>(i));
+  }
+
+  HEED_RETURN_IF_ERROR(create_step_model(model, StepModelLimits{1, 1, 0, context}, options.arena, &g->step_model_));
+  g->model_bos_ = g->step_model_->bos_id();
+  // Until a prompt says otherwise, a model without a start token starts from its end token.
+  g->start_model_ = std::make_unique<generation::StartTokenModel>(
+      g->step_model_.get(), g->model_bos_ >= 0 ? g->model_bos_ : g->step_model_->eos_id());
+  HEED_RETURN_IF_ERROR(DecodingEngine::create(g->start_model_.get(), DecodingLimits{1}, &g->engine_));
+  *out = std::move(g);
+  return Status::ok();
+}
+
+void Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
+  Generator& g = *static_cast<Generator*>(self);
+  if (step < g.prompt_length_) {
+    g.previous_ = token;  // a forced prompt token
+    return;
+  }
+  if (token == g.eos_id()) return;
+  // The continuation's first whitespace token gets no separating space.
+  const int32_t previous = step == g.prompt_length_ && g.kind_ != fb::TokenizerKind::ByteBPE ? -1 : g.previous_;
+  if (g.on_token_ != nullptr) g.on_token_(g.user_, token, g.piece(previous, token));
+  g.previous_ = token;
+}
+
+Status Generator::generate(const int32_t* prompt, size_t prompt_length, const GenerateOptions& options,
+                           TokenCallback on_token, void* user, Generation* out) {
+  if (out == nullptr) return invalid_argument("generate: no output");
+  if (prompt_length > 0 && prompt == nullptr) return invalid_argument("generate: prompt ids are missing");
+  const size_t context = max_context();
+  // Without a start token, the prompt's first token is the first input and the rest is forced.
+  int32_t first = model_bos_;
+  if (model_bos_ < 0) {
+    if (prompt_length == 0) {
+      return invalid_argument("this model has no start token: give a prompt of at least one token");
+    }
+    if (prompt[0] < 0 || static_cast<size_t>(prompt[0]) >= vocab_size()) {
+      return invalid_argument("prompt token id " + std::to_string(prompt[0]) + " is outside the vocabulary (size " +
+                              std::to_string(vocab_size()) + ")");
+    }
+    first = prompt[0];
+    ++prompt;
+    --prompt_length;
+  }
+  // The first input takes position 0, so a forced prompt of P tokens leaves context - P steps, the
+  // first of which predicts from the prompt's last token.
+  if (prompt_length >= context) {
+    return Status(StatusCode::kLimitExceeded, "the prompt has " + std::to_string(prompt_length) +
+                                                  " tokens; the context allows at most " + std::to_string(context - 1));
+  }
+  if (options.max_new_tokens == 0) return invalid_argument("max_new_tokens must be at least 1");
+  if (!(options.temperature >= 0.0f) || !std::isfinite(options.temperature)) {
+    return invalid_argument("temperature must be a finite number >= 0");
+  }
+  if (!(options.top_p > 0.0f && options.top_p <= 1.0f)) return invalid_argument("top_p must be in (0, 1]");
+  const size_t new_tokens = std::min(options.max_new_tokens, context - prompt_length);
+
+  DecodeOptions d;
+  d.beam_size = 1;
+  d.max_length = prompt_length + new_tokens;
+  d.sampling_top_k = options.temperature == 0.0f ? 1 : options.top_k;
+  d.sampling_temperature = options.temperature == 0.0f ? 1.0f : options.temperature;
+  d.sampling_top_p = options.top_p;
+  d.seed = options.seed;
+  d.on_token = &Generator::forward_token;
+  d.on_token_user = this;
+
+  prefix_offsets_[0] = 0;
+  prefix_offsets_[1] = prompt_length;
+  TokenBatch prefix;
+  prefix.ids = prompt;
+  prefix.offsets = prefix_offsets_;
+  prefix.size = 1;
+  prompt_ = prompt;
+  prompt_length_ = prompt_length;
+  previous_ = first;
+  start_model_->set_start(first);
+  on_token_ = on_token;
+  user_ = user;
+
+  DecodeOutput result;
+  const Status status = engine_->decode(nullptr, 1, d, prompt_length > 0 ? &prefix : nullptr, &result);
+  on_token_ = nullptr;
+  user_ = nullptr;
+  if (!status.is_ok()) return status;
+  const Hypothesis& h = result.at(0, 0);
+  out->ids = h.ids + prompt_length;
+  out->length = h.length - prompt_length;
+  out->finished_with_eos = h.finished_with_eos;
+  float sum = 0;
+  for (size_t t = prompt_length; t < h.num_log_probs; ++t) sum += h.token_log_probs[t];
+  out->log_prob = sum;
+  return Status::ok();
+}
+
+bool Generator::can_encode_text() const {
+  return kind_ == fb::TokenizerKind::ByteBPE || kind_ == fb::TokenizerKind::Whitespace;
+}
+
+Status Generator::encode(std::string_view text, std::vector<int32_t>* ids) const {
+  ids->clear();
+  if (kind_ == fb::TokenizerKind::ByteBPE) return bpe_->encode(text, false, false, ids);
+  if (kind_ != fb::TokenizerKind::Whitespace) {
+    return Status(StatusCode::kUnsupportedModel,
+                  std::string("this model's tokenizer (") + fb::EnumNameTokenizerKind(kind_) +
+                      ") cannot read text in heed generate yet; give token ids");
+  }
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && is_space(text[i])) ++i;
+    size_t j = i;
+    while (j < text.size() && !is_space(text[j])) ++j;
+    if (j > i) {
+      const std::string_view word = text.substr(i, j - i);
+      const auto it = ids_.find(word);
+      if (it != ids_.end()) {
+        ids->push_back(it->second);
+      } else if (unk_id_ >= 0) {
+        ids->push_back(unk_id_);
+      } else {
+        return invalid_argument("token '" + std::string(word) + "' is not in the vocabulary");
+      }
+    }
+    i = j;
+  }
+  return Status::ok();
+}
+
+std::string_view Generator::piece(int32_t previous, int32_t token) const {
+  if (token < 0 || static_cast<size_t>(token) >= tokens_.size()) return {};
+  if (bpe_) return bpe_->piece(previous, token);
+  // Whitespace tokens: separated by one space, none before the first.
+  if (previous < 0 || previous == bos_id()) return tokens_[static_cast<size_t>(token)];
+  return spaced_tokens_[static_cast<size_t>(token)];
+}
+
+Status Generator::generate_text(std::string_view prompt, const GenerateOptions& options,
+                                const std::function<void(std::string_view)>& on_text, std::string* out) {
+  std::vector<int32_t> ids;
+  HEED_RETURN_IF_ERROR(encode(prompt, &ids));
+  struct Sink {
+    const std::function<void(std::string_view)>* on_text;
+    std::string* text;
+    bool first;
+  } sink{&on_text, out, true};
+  out->clear();
+  TokenCallback cb = [](void* user, int32_t, std::string_view piece) {
+    Sink& s = *static_cast<Sink*>(user);
+    s.text->append(piece.data(), piece.size());
+    if (*s.on_text) (*s.on_text)(piece);
+  };
+  Generation g;
+  return generate(ids.data(), ids.size(), options, cb, &sink, &g);
+}
+
+}  // namespace heed

@@ -1,0 +1,58 @@
+#!/bin/sh
+# `heed convert --from llama2c` and `heed generate` end to end: stories260K (float32 and int8) and
+# the CTranslate2 onmt-lm give their authors' expected outputs; text streams, --ids, --echo,
+# sampling reproducibility, usage errors (exit 2) and runtime errors (exit 1, one line).
+# usage: generate_cli_test.sh "EMULATOR" HEED SHARED_DIR FOLDER   (EMULATOR may be empty)
+set -u
+emu=$1 heed=$2 shared=$3 dir=$4
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+stories=$shared/models/llama2c/stories260k/stories260K.bin
+lm=$shared/models/ct2/onmt-lm
+[ -f "$stories" ] || { echo "FAIL: missing $stories (the shared models folder)"; exit 1; }
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+story='Once upon a time, there was a little girl named Lily. She loved to play outside in the park.'
+
+# Conversion: --from given, and detected from the file.
+$emu "$heed" convert --from llama2c "$stories" -o "$dir/f32.heed" -q float32 --quiet 2>"$dir/err" ||
+  fail "convert float32: $(cat "$dir/err")"
+$emu "$heed" convert "$stories" -o "$dir/i8.heed" --quiet 2>"$dir/err" || fail "convert int8 (detected): $(cat "$dir/err")"
+$emu "$heed" convert "$lm" -o "$dir/lm.heed" --quiet 2>"$dir/err" || fail "convert onmt-lm: $(cat "$dir/err")"
+
+for m in f32 i8; do
+  $emu "$heed" generate -m "$dir/$m.heed" -n 40 >"$dir/$m.out" 2>"$dir/err" || fail "generate $m: $(cat "$dir/err")"
+  case "$(cat "$dir/$m.out")" in "$story"*) ;; *) fail "generate $m: $(cat "$dir/$m.out")" ;; esac
+done
+
+# A prompt: only the continuation is printed, or the whole text with --echo.
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" -n 10)
+[ "$out" = ", there was a little girl named Lily" ] || fail "prompt continuation: '$out'"
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" -n 10 --echo)
+[ "$out" = "Once upon a time, there was a little girl named Lily" ] || fail "--echo: '$out'"
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 403,407 -n 3 --ids)
+[ "$out" = "261 378 432" ] || fail "--prompt-ids / --ids: '$out'"
+
+# Sampling: the same seed gives the same text.
+a=$($emu "$heed" generate -m "$dir/f32.heed" -n 40 --temperature 0.9 --top-k 40 --seed 5)
+b=$($emu "$heed" generate -m "$dir/f32.heed" -n 40 --temperature 0.9 --top-k 40 --seed 5)
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "sampling is not reproducible: '$a' vs '$b'"
+
+# onmt-lm: the first prompt of src-gen.txt continues with "you !".
+out=$($emu "$heed" generate -m "$dir/lm.heed" --prompt "$(head -1 "$shared/data/lm-prompts/src-gen.txt")" -n 20)
+[ "$out" = "you !" ] || fail "onmt-lm: '$out'"
+
+# Errors: usage (exit 2), runtime (exit 1, one line).
+$emu "$heed" generate -n 3 >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] || fail "missing --model: exit $rc"
+$emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 1,x >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] || fail "bad --prompt-ids: exit $rc"
+$emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 9999 >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed generate: ' "$dir/err" ||
+  fail "out-of-vocabulary prompt id: exit $rc: $(cat "$dir/err")"
+$emu "$heed" generate -m "$dir/missing.heed" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] || fail "missing model: exit $rc"
+$emu "$heed" generate --help >"$dir/help" 2>&1 || fail "--help: exit $?"
+grep -q -- '--temperature' "$dir/help" || fail "--help does not explain --temperature"
+
+[ $failures -eq 0 ] && echo "generate CLI: all checks passed"
+exit $failures

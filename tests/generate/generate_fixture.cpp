@@ -1,0 +1,84 @@
+#include "generate_fixture.h"
+
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include <catch2/catch.hpp>
+
+#include "ct2/reader.h"
+#include "heed_writer.h"
+#include "llama2c/reader.h"
+#include "test_paths.h"
+
+namespace heed::test {
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in.good());
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(out.good());
+}
+
+std::string stories260k_heed(convert::WeightType type) {
+  static std::map<int, std::string> cache;
+  auto it = cache.find(static_cast<int>(type));
+  if (it != cache.end()) return it->second;
+  const std::string source = shared_path("models/llama2c/stories260k/stories260K.bin");
+  convert::NeutralModel model;
+  Status s = convert::llama2c::read_model(source, &model);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  convert::QuantizeOptions q;
+  q.type = type;
+  s = convert::quantize_model(&model, q, nullptr);
+  REQUIRE(s.is_ok());
+  const std::string out = temp_dir() + "/stories260k_" + convert::weight_type_name(type) + ".heed";
+  s = convert::write_heed(model, out);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  cache[static_cast<int>(type)] = out;
+  return out;
+}
+
+std::string onmt_lm_heed() {
+  static std::string path;
+  if (!path.empty()) return path;
+  convert::NeutralModel model;
+  Status s = convert::ct2::read_model(shared_path("models/ct2/onmt-lm"), &model);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  convert::QuantizeOptions q;  // int8: the source's int8 weights are kept bit-exactly
+  s = convert::quantize_model(&model, q, nullptr);
+  REQUIRE(s.is_ok());
+  const std::string out = temp_dir() + "/onmt_lm.heed";
+  s = convert::write_heed(model, out);
+  REQUIRE(s.is_ok());
+  path = out;
+  return path;
+}
+
+std::unique_ptr<Model> open_model(const std::string& path) {
+  std::unique_ptr<Model> m;
+  const Status s = Model::open(path, LoadOptions{}, &m);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  return m;
+}
+
+const nlohmann::json& llama2c_reference() {
+  static nlohmann::json j;
+  if (j.is_null()) {
+    std::ifstream in(source_path("tests/fixtures/llama2c/stories260k_reference.json"));
+    REQUIRE(in.good());
+    in >> j;
+  }
+  return j;
+}
+
+}  // namespace heed::test
