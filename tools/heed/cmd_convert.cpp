@@ -80,7 +80,15 @@ int run_convert(const std::vector<std::string>& argv) {
             "  ct2      CTranslate2 model folder: model.bin (binary versions 1-6; specs TransformerBase,\n"
             "           TransformerBig, TransformerSpec, TransformerDecoderSpec), the vocabularies\n"
             "           (shared_/source_/target_vocabulary or vocabulary, .json or .txt) and config.json.\n"
-            "           Detected automatically when SOURCE holds a model.bin.\n\n"
+            "           Detected automatically when SOURCE holds a model.bin.\n"
+            "  hf-marian  Hugging Face Marian (OPUS-MT) folder: config.json, model.safetensors,\n"
+            "           source.spm, target.spm, vocab.json. The SentencePiece models go into the file,\n"
+            "           so `heed translate` reads and writes plain text.\n"
+            "  llama2c  llama2.c checkpoint (legacy or version 1 .bin, or a folder holding one) with its\n"
+            "           tokenizer beside it (tok<VOCAB>.bin, else tokenizer.bin); run with `heed generate`.\n"
+            "  torch-seq2seq  RNN encoder-decoder with attention: model.safetensors + config.json\n"
+            "           (docs/torch-seq2seq.md lists the expected names and keys).\n"
+            "The format is detected from SOURCE's files when --from is not given.\n\n"
             "Weights (--quantize):\n"
             "  int8     (default) symmetric int8, one scale per output row (or per group of N values with\n"
             "           --group-size N): scale = max|x| / 127, real = q * scale. Weights that are already\n"
@@ -176,7 +184,7 @@ int run_convert(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2 folder) into a .heed file", 10,
+HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2, Marian, llama2.c, PyTorch seq2seq) into a .heed file", 10,
                       &run_convert);
 
 }  // namespace heed::cli

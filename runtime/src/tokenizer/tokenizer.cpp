@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "tokenizer/byte_bpe.h"
+
 namespace heed {
 namespace {
 
@@ -110,6 +112,8 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
       if (!bytes || bytes->size() == 0) return invalid_file("the SentencePiece tokenizer embeds no model");
       return create_sentencepiece_tokenizer(bytes->data(), bytes->size(), std::move(tokens), options, out);
     }
+    case fb::TokenizerKind::ByteBPE:  // decoder-only models: one vocabulary for both sides
+      return tokenizer::create_byte_bpe_tokenizer(model, out);
     default:
       return unsupported_model(std::string("tokenizer kind ") + fb::EnumNameTokenizerKind(tok->kind()) +
                                " has no text tokenizer in heed yet");
