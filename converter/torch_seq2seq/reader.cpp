@@ -243,8 +243,8 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   const uint64_t E = r.embedding_dim, H = r.hidden_dim, A = r.attention_dim, L = layers;
   const uint64_t He = r.bidirectional_encoder ? H / 2 : H;
   const uint64_t G = r.cell == fb::RnnCell::LSTM ? 4 : 3;
-  HEED_RETURN_IF_ERROR(m.take("source_embeddings.weight", n::kEncoderEmbeddings, {source_vocab.size(), E}, false));
-  HEED_RETURN_IF_ERROR(m.take("target_embeddings.weight", n::kDecoderEmbeddings, {target_vocab.size(), E}, false));
+  HEED_RETURN_IF_ERROR(m.take("source_embeddings.weight", n::kEncoderEmbeddings, {source_vocab.size(), E}, true));
+  HEED_RETURN_IF_ERROR(m.take("target_embeddings.weight", n::kDecoderEmbeddings, {target_vocab.size(), E}, true));
   for (uint64_t l = 0; l < L; ++l) {
     for (int d = 0; d < (r.bidirectional_encoder ? 2 : 1); ++d) {
       const std::string sfx = "_l" + std::to_string(l) + (d == 1 ? "_reverse" : "");
