@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "command.h"
+#include "heed/tokenizer.h"
 #include "heed/translator.h"
 
 namespace heed::cli {
@@ -19,10 +20,11 @@ constexpr const char* kDescription =
     "order, one per line. With --n-best N > 1 (or --with-scores) every hypothesis is a line\n"
     "'I ||| HYPOTHESIS ||| SCORE' where I is the 0-based input line index, best first.\n"
     "\n"
-    "Input and output are space-separated tokens of the model's vocabularies (unknown tokens map to\n"
-    "the model's unknown token). --tokens says so explicitly; without it, a model whose tokenizer is\n"
-    "'whitespace' reads the text the same way, and models that need a subword tokenizer\n"
-    "(SentencePiece, ...) are refused until heed can tokenize plain text for them.\n"
+    "Input and output are plain UTF-8 text: a model with a SentencePiece tokenizer splits each line\n"
+    "with its source model (adding the end token when the model was trained so) and its best\n"
+    "hypotheses are detokenized with the target model; a model whose tokenizer is 'whitespace'\n"
+    "reads and writes space-separated tokens of its vocabularies. --tokens makes input, prefixes and\n"
+    "output space-separated tokens for every model (unknown tokens map to the unknown token).\n"
     "\n"
     "An empty input line gives an empty output line (n-best: one line 'I |||  ||| 0').\n"
     "A line with more tokens than --max-source-len is an error naming the line (exit 1): nothing is\n"
@@ -115,13 +117,29 @@ int run_translate(const std::vector<std::string>& argv) {
   topts.limits = StepModelLimits{static_cast<size_t>(*batch), static_cast<size_t>(*beam),
                                  static_cast<size_t>(*max_source), static_cast<size_t>(*max_len)};
   topts.max_n_best = static_cast<size_t>(*n_best);
-  std::unique_ptr<Translator> translator;
-  Status st = Translator::open(args.get("model"), topts, &translator);
+  // The model outlives the translator and the tokenizers made from it.
+  std::unique_ptr<Model> model;
+  Status st = Model::open(args.get("model"), LoadOptions{}, &model);
   if (!st) return fail(st.message());
+  std::unique_ptr<Translator> translator;
+  st = Translator::create(*model, topts, &translator);
+  if (!st) return fail(st.message());
+  // Plain text goes through the model's tokenizers unless it is already tokens.
+  std::unique_ptr<Tokenizer> source_tokenizer, target_tokenizer;
   if (!args.has("tokens") && translator->conventions().kind != fb::TokenizerKind::Whitespace) {
-    return fail(std::string("this model's tokenizer (") + fb::EnumNameTokenizerKind(translator->conventions().kind) +
-                ") cannot read plain text yet; give space-separated tokens and pass --tokens");
+    st = create_tokenizer(*model, TokenizerSide::kSource, &source_tokenizer);
+    if (st) st = create_tokenizer(*model, TokenizerSide::kTarget, &target_tokenizer);
+    if (!st) return fail(st.message());
   }
+  const bool text_mode = source_tokenizer != nullptr;
+  // One hypothesis as output text: detokenized, or its tokens joined with spaces.
+  auto render = [&](const TranslationHypothesis& h, std::string* out) -> Status {
+    if (!text_mode) {
+      *out = join(h.tokens);
+      return Status::ok();
+    }
+    return target_tokenizer->decode(h.ids.data(), h.ids.size(), out);
+  };
 
   DecodeOptions dopts;
   dopts.beam_size = static_cast<size_t>(*beam);
@@ -154,17 +172,20 @@ int run_translate(const std::vector<std::string>& argv) {
         return fail("lines " + std::to_string(pending.front().line_index + 1) + "-" +
                     std::to_string(pending.back().line_index + 1) + ": " + s.message());
       }
+      std::string hypothesis;
       for (size_t i = 0; i < pending.size(); ++i) {
         const size_t line = pending[i].line_index;
         std::string& text = outputs[line - first_line];
         for (size_t k = 0; k < results[i].size(); ++k) {
           const TranslationHypothesis& h = results[i][k];
+          Status r = render(h, &hypothesis);
+          if (!r) return fail("line " + std::to_string(line + 1) + ": " + r.message());
           if (scored_lines) {
             char score[64];
             std::snprintf(score, sizeof score, "%.6f", h.score);
-            text += std::to_string(line) + " ||| " + join(h.tokens) + " ||| " + score + "\n";
+            text += std::to_string(line) + " ||| " + hypothesis + " ||| " + score + "\n";
           } else {
-            text += join(h.tokens) + "\n";
+            text += hypothesis + "\n";
           }
         }
       }
@@ -185,9 +206,20 @@ int run_translate(const std::vector<std::string>& argv) {
       if (!std::getline(prefix_file, prefix_line)) {
         return fail("prefix file has fewer lines than the input (no prefix for line " + std::to_string(index + 1) + ")");
       }
-      prefix = Translator::split_tokens(prefix_line);
+      if (text_mode) {
+        Status p = target_tokenizer->encode_pieces(prefix_line, &prefix);
+        if (!p) return fail("prefix of line " + std::to_string(index + 1) + ": " + p.message());
+      } else {
+        prefix = Translator::split_tokens(prefix_line);
+      }
     }
-    std::vector<std::string> tokens = Translator::split_tokens(line);
+    std::vector<std::string> tokens;
+    if (text_mode) {
+      Status p = source_tokenizer->encode_pieces(line, &tokens);
+      if (!p) return fail("line " + std::to_string(index + 1) + ": " + p.message());
+    } else {
+      tokens = Translator::split_tokens(line);
+    }
     if (tokens.size() > max_tokens) {
       return fail("line " + std::to_string(index + 1) + " has " + std::to_string(tokens.size()) +
                   " tokens, more than --max-source-len allows (" + std::to_string(max_tokens) + ")");

@@ -1,0 +1,66 @@
+# Installation and packaging: the heed CLI, the static libraries with their public headers, a CMake
+# package (find_package(heed) -> heed::heed_runtime, ...), a pkg-config file and a Debian package
+# (cpack -G DEB, or the `package` target). Included last by the top-level CMakeLists.txt, so every
+# target exists here.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(HEED_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/heed)
+
+# The libraries' include folders are absolute build paths; installed consumers find the same
+# headers under <prefix>/include.
+set_target_properties(heed_runtime PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
+  "$<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/runtime/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+set_target_properties(heed_kernels PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
+  "$<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/kernels/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+set_target_properties(heed_schema PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
+  "$<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/schema/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+
+install(TARGETS heed RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+install(TARGETS heed_runtime heed_kernels heed_schema EXPORT heedTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/include/heed ${CMAKE_SOURCE_DIR}/kernels/include/heed
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development FILES_MATCHING PATTERN "*.h")
+install(FILES ${CMAKE_BINARY_DIR}/schema/include/heed_generated.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        COMPONENT development)
+
+install(EXPORT heedTargets NAMESPACE heed:: DESTINATION ${HEED_INSTALL_CMAKEDIR} COMPONENT development)
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/heedConfig.cmake.in ${CMAKE_BINARY_DIR}/heedConfig.cmake
+                              INSTALL_DESTINATION ${HEED_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/heedConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/heedConfig.cmake ${CMAKE_BINARY_DIR}/heedConfigVersion.cmake
+        DESTINATION ${HEED_INSTALL_CMAKEDIR} COMPONENT development)
+
+# pkg-config: the libraries in link order, then the system libraries they need. The prefix is
+# relative to the .pc file, so the file stays right with `cmake --install --prefix` and in the .deb.
+file(RELATIVE_PATH HEED_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+configure_file(${CMAKE_SOURCE_DIR}/cmake/heed.pc.in ${CMAKE_BINARY_DIR}/heed.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/heed.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
+
+# Debian package: one package with the CLI and the development files. The architecture comes from
+# the toolchain file (HEED_DEB_ARCH: arm64, armhf) or, on the build machine, from dpkg.
+if(NOT HEED_DEB_ARCH)
+  find_program(HEED_DPKG dpkg)
+  if(HEED_DPKG)
+    execute_process(COMMAND ${HEED_DPKG} --print-architecture OUTPUT_VARIABLE HEED_DEB_ARCH
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  endif()
+endif()
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME heed)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_CONTACT "heed maintainers <heed@localhost>")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "heed maintainers <heed@localhost>")
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+if(HEED_DEB_ARCH)
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${HEED_DEB_ARCH})
+endif()
+# The shared libraries the CLI links (dpkg-shlibdeps cannot inspect foreign-architecture binaries,
+# so they are listed); programs built on the static libraries also need the -dev packages.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libc6, libstdc++6, libgcc-s1, libsentencepiece0, libcpuinfo0")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libflatbuffers-dev, libsentencepiece-dev, libcpuinfo-dev")
+include(CPack)

@@ -1,0 +1,97 @@
+/* The heed C API: open a .heed translation model and translate text or token ids from C (or any
+ * language with a C foreign-function interface).
+ *
+ * - Handles are opaque; no C++ type crosses this boundary.
+ * - Every function returns a heed_status; HEED_OK is 0.
+ * - Error messages are kept per handle (heed_model_last_error, heed_translator_last_error) or, for
+ *   functions that have no handle yet, written to an optional caller buffer. There is no global
+ *   mutable error state: different handles may be used from different threads at once. One handle
+ *   must not be used by two threads at the same time.
+ * - A translator plans its session memory once, when it is created; translating allocates only for
+ *   the text layer (tokenizing and detokenizing), never inside the model session.
+ */
+#ifndef HEED_HEED_H_
+#define HEED_HEED_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Mirrors heed::StatusCode (the values are the same), plus HEED_BUFFER_TOO_SMALL. */
+typedef enum heed_status {
+  HEED_OK = 0,
+  HEED_INVALID_ARGUMENT = 1,     /* unusable arguments (null pointers, sizes, ids) */
+  HEED_IO_ERROR = 2,             /* the operating system refused (open, read, mmap) */
+  HEED_INVALID_FILE = 3,         /* the model file is corrupt or inconsistent */
+  HEED_UNSUPPORTED_VERSION = 4,  /* a .heed file written by a newer format version */
+  HEED_UNSUPPORTED_MODEL = 5,    /* a model heed cannot run (e.g. not a translation model) */
+  HEED_LIMIT_EXCEEDED = 6,       /* input larger than the translator's limits */
+  HEED_OUT_OF_MEMORY = 7,
+  HEED_INTERNAL = 8,
+  HEED_BUFFER_TOO_SMALL = 100    /* an output buffer is too small; the needed size is reported */
+} heed_status;
+
+typedef struct heed_model heed_model;
+typedef struct heed_translator heed_translator;
+
+/* The library version, "MAJOR.MINOR.PATCH" (static storage). */
+const char* heed_version(void);
+/* A short name of a status code ("ok", "invalid argument", ...; static storage). */
+const char* heed_status_name(heed_status status);
+
+/* Opens (memory-maps) and validates a .heed file. On failure *out_model is null and, when
+ * error != NULL and error_capacity > 0, the message is written there (truncated, NUL-terminated). */
+heed_status heed_model_open(const char* path, heed_model** out_model, char* error, size_t error_capacity);
+/* The message of the last failed call on this model ("" if none). Valid until the next call. */
+const char* heed_model_last_error(const heed_model* model);
+/* Frees the model; every translator made from it must be freed first. NULL is accepted. */
+void heed_model_free(heed_model* model);
+
+typedef struct heed_translator_options {
+  size_t max_batch;          /* sentences per heed_translate_ids call (0: 8) */
+  size_t max_beam;           /* largest beam size (0: 4) */
+  size_t max_source_length;  /* source tokens, end token included (0: 256) */
+  size_t max_target_length;  /* target tokens, end token included (0: 256) */
+  /* Optional caller-provided session memory (kept alive by the caller until the translator is
+   * freed): NULL lets the translator allocate it. heed_translator_arena_size gives the size. */
+  void* arena;
+  size_t arena_size;
+} heed_translator_options;
+
+/* Fills *options with the defaults (every field 0 / NULL). */
+void heed_translator_options_init(heed_translator_options* options);
+/* The session memory a translator with these options needs, in bytes. */
+heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size);
+/* Builds a translator over `model` (which must outlive it). options may be NULL (defaults). On
+ * failure *out_translator is null and the message is the model's last error. */
+heed_status heed_translator_create(heed_model* model, const heed_translator_options* options,
+                                   heed_translator** out_translator);
+/* The message of the last failed call on this translator ("" if none). Valid until the next call. */
+const char* heed_translator_last_error(const heed_translator* translator);
+/* NULL is accepted. */
+void heed_translator_free(heed_translator* translator);
+
+/* Translates one sentence of UTF-8 text through the model's tokenizers with beam size `beam`
+ * (1: greedy) and writes the best translation, NUL-terminated, to out. *out_length receives the
+ * translation's length in bytes (without the NUL) on success and on HEED_BUFFER_TOO_SMALL, when
+ * out_capacity < *out_length + 1 (nothing useful is then written to out). Models whose tokenizer is
+ * 'whitespace' read and write space-separated tokens. */
+heed_status heed_translate_text(heed_translator* translator, const char* text, size_t beam, char* out,
+                                size_t out_capacity, size_t* out_length);
+
+/* Token-id level: translates `batch` sources given as ids (sentence i is
+ * ids[offsets[i] .. offsets[i+1]), exactly as given: no end token is added). The best hypothesis of
+ * sentence i is written to out_ids[out_offsets[i] .. out_offsets[i+1]) (end token excluded);
+ * out_offsets has batch + 1 entries. HEED_BUFFER_TOO_SMALL when out_capacity ids do not fit them
+ * all (out_offsets[batch] then gives the number needed). */
+heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, const size_t* offsets, size_t batch,
+                               size_t beam, int32_t* out_ids, size_t out_capacity, size_t* out_offsets);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HEED_HEED_H_ */

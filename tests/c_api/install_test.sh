@@ -1,0 +1,30 @@
+#!/bin/sh
+# Installs the build to a temporary prefix and builds a project outside the tree against it, with
+# find_package(heed) and with pkg-config; both programs translate a sentence of the Marian fixture
+# as the transformers library does (first line of the data files).
+# usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR GENERATOR MODEL.heed DATA_DIR WORK_DIR
+set -u
+cmake=$1 build=$2 source=$3 generator=$4 model=$5 data=$6 dir=$7
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+[ -f "$model" ] || { echo "FAIL: $model missing (the heed_c_api test converts it)"; exit 1; }
+"$cmake" --install "$build" --prefix "$dir/prefix" >"$dir/install.log" 2>&1 ||
+  { echo "FAIL: cmake --install: $(tail -5 "$dir/install.log")"; exit 1; }
+for f in bin/heed include/heed/heed.h include/heed/kernels.h include/heed_generated.h lib*/libheed_runtime.a \
+         lib*/cmake/heed/heedConfig.cmake lib*/pkgconfig/heed.pc; do
+  ls "$dir/prefix"/$f >/dev/null 2>&1 || { echo "FAIL: $f not installed"; exit 1; }
+done
+pcdir=$(dirname "$(ls "$dir"/prefix/lib*/pkgconfig/heed.pc)")
+PKG_CONFIG_PATH=$pcdir "$cmake" -S "$source/tests/c_api/consumer" -B "$dir/consumer" -G "$generator" \
+  -DCMAKE_PREFIX_PATH="$dir/prefix" -DCMAKE_BUILD_TYPE=Release >"$dir/configure.log" 2>&1 ||
+  { echo "FAIL: consumer configure: $(tail -20 "$dir/configure.log")"; exit 1; }
+"$cmake" --build "$dir/consumer" -j 2 >"$dir/build.log" 2>&1 ||
+  { echo "FAIL: consumer build: $(tail -20 "$dir/build.log")"; exit 1; }
+text=$(head -1 "$data/source.txt")
+expected=$(head -1 "$data/greedy.txt")
+failures=0
+for program in consumer_cmake consumer_pkgconfig; do
+  out=$("$dir/consumer/$program" "$model" "$text" 2>&1) || { echo "FAIL: $program: $out"; failures=$((failures + 1)); continue; }
+  [ "$(printf '%s\n' "$out" | sed -n 2p)" = "$expected" ] || { echo "FAIL: $program printed: $out"; failures=$((failures + 1)); }
+done
+[ $failures -eq 0 ] && echo "install_test: all passed"
+[ $failures -eq 0 ]
