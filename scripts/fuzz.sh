@@ -27,13 +27,11 @@ esac
 command -v clang++ >/dev/null || { echo "scripts/fuzz.sh: clang++ is not installed" >&2; exit 2; }
 [ -d "$shared/models" ] || { echo "scripts/fuzz.sh: no shared data at $shared (set HEED_SHARED_DIR)" >&2; exit 2; }
 
-# Configure once. Until the top-level CMakeLists.txt has the HEED_BUILD_FUZZ option, the project
-# include hook adds fuzz/ (it does nothing when the option already did).
+# Configure once (HEED_BUILD_FUZZ adds fuzz/).
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DHEED_SANITIZE=ON -DHEED_BUILD_TESTS=OFF -DHEED_BUILD_FUZZ=ON \
-    "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -O1" "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -O1" \
-    "-DCMAKE_PROJECT_heed_INCLUDE=$root/fuzz/enable_without_option.cmake" >/dev/null
+    "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -O1" "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -O1" >/dev/null
 fi
 if [ "${HEED_FUZZ_NO_BUILD:-0}" != 1 ]; then
   nice -n 19 ninja -C "$build" -j2 heed_fuzz_convert_seed $targets >"$build/fuzz-build.log" 2>&1 ||
