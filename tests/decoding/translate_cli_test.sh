@@ -20,6 +20,20 @@ $emu "$heed" translate -m "$model" --tokens <"$dir/in" >"$dir/out" 2>"$dir/err"
 [ $? -eq 0 ] || fail "translate: exit code $?: $(cat "$dir/err")"
 printf 'a t z m o n\n\na z z a\n' | cmp -s - "$dir/out" || fail "translate output: $(cat "$dir/out")"
 
+# The known outputs for both published models (fp32 and int8 sources) in every stored precision,
+# greedy and beam 4.
+for src in aren-transliteration aren-transliteration-i8; do
+  [ -f "$shared/models/ct2/$src/model.bin" ] || { fail "missing $shared/models/ct2/$src"; continue; }
+  for q in int8 float16 float32; do
+    m=$dir/$src-$q.heed
+    $emu "$heed" convert "$shared/models/ct2/$src" -o "$m" --quantize $q --quiet >/dev/null 2>&1 || { fail "convert $src --quantize $q"; continue; }
+    for b in 1 4; do
+      $emu "$heed" translate -m "$m" --tokens --beam $b <"$dir/in" >"$dir/known" 2>&1
+      printf 'a t z m o n\n\na z z a\n' | cmp -s - "$dir/known" || fail "$src $q beam $b: $(cat "$dir/known")"
+    done
+  done
+done
+
 # Same results whatever the batch size and with greedy search.
 $emu "$heed" translate -m "$model" --batch 1 --beam 1 <"$dir/in" >"$dir/out1" 2>&1
 cmp -s "$dir/out" "$dir/out1" || fail "--batch 1 --beam 1 differs: $(cat "$dir/out1")"
