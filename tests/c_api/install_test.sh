@@ -2,9 +2,10 @@
 # Installs the build to a temporary prefix and builds a project outside the tree against it, with
 # find_package(heed) and with pkg-config; both programs translate a sentence of the Marian fixture
 # as the transformers library does (first line of the data files).
-# usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR GENERATOR MODEL.heed DATA_DIR WORK_DIR
+# usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR GENERATOR MODEL.heed DATA_DIR WORK_DIR [FLAGS]
+# FLAGS: compiler and linker flags for the consumer (the sanitizers of a sanitizer build).
 set -u
-cmake=$1 build=$2 source=$3 generator=$4 model=$5 data=$6 dir=$7
+cmake=$1 build=$2 source=$3 generator=$4 model=$5 data=$6 dir=$7 flags=${8:-}
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 [ -f "$model" ] || { echo "FAIL: $model missing (the heed_c_api test converts it)"; exit 1; }
 "$cmake" --install "$build" --prefix "$dir/prefix" >"$dir/install.log" 2>&1 ||
@@ -15,7 +16,8 @@ for f in bin/heed include/heed/heed.h include/heed/kernels.h include/heed_genera
 done
 pcdir=$(dirname "$(ls "$dir"/prefix/lib*/pkgconfig/heed.pc)")
 PKG_CONFIG_PATH=$pcdir "$cmake" -S "$source/tests/c_api/consumer" -B "$dir/consumer" -G "$generator" \
-  -DCMAKE_PREFIX_PATH="$dir/prefix" -DCMAKE_BUILD_TYPE=Release >"$dir/configure.log" 2>&1 ||
+  -DCMAKE_PREFIX_PATH="$dir/prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$flags" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$dir/configure.log" 2>&1 ||
   { echo "FAIL: consumer configure: $(tail -20 "$dir/configure.log")"; exit 1; }
 "$cmake" --build "$dir/consumer" -j 2 >"$dir/build.log" 2>&1 ||
   { echo "FAIL: consumer build: $(tail -20 "$dir/build.log")"; exit 1; }
