@@ -11,6 +11,9 @@
 //     (the weakest model, concat after one epoch, loses exactly 2 of 196 = 1.02 points).
 // Variants with a "hard" reference are also converted with hard attention and checked the same way.
 // One line per variant ("zoo: ...") reports accuracies and decoding speed for docs/attention.md.
+// 32-bit ARM: readdir/stat fail with EOVERFLOW on 64-bit inode numbers unless the large-file
+// interfaces are used.
+#define _FILE_OFFSET_BITS 64
 #include <algorithm>
 #include <chrono>
 #include <cmath>
