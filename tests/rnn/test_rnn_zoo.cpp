@@ -5,12 +5,15 @@
 //     token's log-prob within 1e-4, and the first sentence's full log-prob rows within 1e-4;
 //   - fp32: greedy exact match on the whole validation set (../shared/data/morph) equals PyTorch's
 //     (within one sentence, for a near tie);
-//   - int8 with one scale per group of 32 weights: greedy exact match at most 1 point below fp32
-//     (bilstm_2layer_general's int8 gains 2 sentences = 1.02 points, so the bound is one-sided);
-//   - int8 with one scale per row (the converter's default): within 2 sentences of fp32 either way
-//     (the weakest model, concat after one epoch, loses exactly 2 of 196 = 1.02 points).
+//   - int8, one scale per row (the converter's default) and one scale per group of 32 weights: greedy
+//     exact match within 3 sentences of fp32 either way. Quantization noise flips sentences whose
+//     best two words are nearly tied, and which ones flip depends on each ISA's summation order:
+//     on x86-64 the worst case is 2 of 196 (luong_concat per row), armv7 NEON also loses 2 on
+//     luong_mlp per group; a broken kernel or scale costs tens of points.
 // Variants with a "hard" reference are also converted with hard attention and checked the same way.
 // One line per variant ("zoo: ...") reports accuracies and decoding speed for docs/attention.md.
+// Beam search over the whole set only feeds that report (its kernels are the greedy ones), so
+// builds whose tests run under an emulator (HEED_TEST_EMULATED) skip it: it was most of the time.
 // 32-bit ARM: readdir/stat fail with EOVERFLOW on 64-bit inode numbers unless the large-file
 // interfaces are used.
 #define _FILE_OFFSET_BITS 64
@@ -220,10 +223,14 @@ void check_variant(const std::string& name, const std::string& dir, const json& 
   check_reference_sentences(*fp32.session, ref);
   const Valid valid = read_valid(*fp32.model);
   const Accuracy greedy = exact_match(*fp32.session, *fp32.model, valid, 1);
-  const Accuracy beam = exact_match(*fp32.session, *fp32.model, valid, 5);
   Loaded int8 = convert_and_open(dir, heed::convert::WeightType::kInt8);
   const Accuracy greedy8 = exact_match(*int8.session, *int8.model, valid, 1);
+#ifdef HEED_TEST_EMULATED
+  const Accuracy beam{-1, 0}, beam8{-1, 0};  // printed as -1: not run under emulation
+#else
+  const Accuracy beam = exact_match(*fp32.session, *fp32.model, valid, 5);
   const Accuracy beam8 = exact_match(*int8.session, *int8.model, valid, 5);
+#endif
   Loaded grouped = convert_and_open(dir, heed::convert::WeightType::kInt8, 32);
   const Accuracy greedy_g = exact_match(*grouped.session, *grouped.model, valid, 1);
   const double torch_greedy = ref["exact_match_greedy"].get<double>();
@@ -234,8 +241,8 @@ void check_variant(const std::string& name, const std::string& dir, const json& 
               greedy_g.exact, greedy.tokens_per_s, greedy8.tokens_per_s);
   const double one_sentence = 100.0 / 196 + 1e-9;
   CHECK(std::fabs(greedy.exact - torch_greedy) <= one_sentence);
-  CHECK(greedy_g.exact >= greedy.exact - 1.0 - 1e-9);
-  CHECK(std::fabs(greedy8.exact - greedy.exact) <= 2 * one_sentence);
+  CHECK(std::fabs(greedy8.exact - greedy.exact) <= 3 * one_sentence);
+  CHECK(std::fabs(greedy_g.exact - greedy.exact) <= 3 * one_sentence);
 }
 
 }  // namespace
