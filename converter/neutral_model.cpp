@@ -25,6 +25,15 @@ const NeutralTensor* NeutralModel::find(const std::string& name) const {
   return nullptr;
 }
 
+bool NeutralModel::remove(const std::string& name) {
+  const NeutralTensor* t = find(name);
+  if (t == nullptr) return false;
+  const std::string scales = t->scales;
+  tensors.erase(tensors.begin() + (t - tensors.data()));
+  if (!scales.empty()) remove(scales);
+  return true;
+}
+
 NeutralTensor& NeutralModel::add_f32(std::string name, std::vector<uint32_t> shape, const float* values) {
   NeutralTensor t;
   t.name = std::move(name);

@@ -35,6 +35,8 @@ struct NeutralModel {
 
   NeutralTensor* find(const std::string& name);
   const NeutralTensor* find(const std::string& name) const;
+  // Removes the named tensor and, when it is quantized, its scale tensor. False when absent.
+  bool remove(const std::string& name);
   // Adds an f32 tensor from values.
   NeutralTensor& add_f32(std::string name, std::vector<uint32_t> shape, const float* values);
 };

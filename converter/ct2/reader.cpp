@@ -77,6 +77,7 @@ enum class Family { kEncoderDecoder, kDecoderOnly };
 struct StackInfo {
   std::unique_ptr<fb::TransformerStackT> config;
   bool tied_output = false;
+  std::string embeddings_variable;  // the model.bin variable behind the embeddings, aliases resolved
 };
 
 // Maps one parsed model.bin onto heed's tensor names, remembering which variables it used so that
@@ -319,6 +320,8 @@ Status Mapper::read_stack(const std::string& scope, bool cross_attention, int64_
   stack->d_model = d;
   HEED_RETURN_IF_ERROR(take(embeddings + "/weight", dst + ".embeddings", true, true, {vocab, d}));
   mark_used_if_present(scope + "/embeddings_merge");
+  const std::string alias_target = bin_.alias_target(embeddings + "/weight");
+  info->embeddings_variable = alias_target.empty() ? embeddings + "/weight" : alias_target;
 
   int64_t heads = 0, pre_norm = 1, activation = 0;
   HEED_RETURN_IF_ERROR(attr_int_scoped(scope, "num_heads", default_heads, &heads));
@@ -525,8 +528,11 @@ Status read_model_unchecked(const std::string& dir, NeutralModel* out) {
     config_table.encoder = std::move(encoder.config);
     config_table.decoder = std::move(decoder.config);
     config_table.tied_output = decoder.tied_output;
-    // Shared embeddings (an alias in the file) are written twice: each stack keeps its own tensor.
-    config_table.shared_embeddings = false;
+    // Shared embeddings (one stack's variable is an alias of the other's, as CTranslate2 writes
+    // OPUS-MT and other shared-vocabulary models) are written once, as the decoder's; the runtime
+    // reads the encoder's embeddings from it.
+    config_table.shared_embeddings = encoder.embeddings_variable == decoder.embeddings_variable;
+    if (config_table.shared_embeddings) model.remove("encoder.embeddings");
     model.config.Set(std::move(config_table));
   } else {
     HEED_RETURN_IF_ERROR(mapper.read_stack("decoder", false, default_heads, &decoder));

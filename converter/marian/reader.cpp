@@ -242,6 +242,13 @@ Status map_positions(Mapper& m, const std::string& src, const std::string& dst, 
   return Status::ok();
 }
 
+// True when both tensors exist with the same shape, type and bytes.
+bool same_values(const NeutralModel& model, const std::string& a, const std::string& b) {
+  const NeutralTensor* x = model.find(a);
+  const NeutralTensor* y = model.find(b);
+  return x && y && x->shape == y->shape && x->dtype == y->dtype && x->bytes == y->bytes;
+}
+
 }  // namespace
 
 void sinusoidal_table(uint32_t positions, uint32_t dim, float* out) {
@@ -300,25 +307,29 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   HEED_RETURN_IF_ERROR(embeddings("encoder", v_src, "encoder.embeddings"));
   HEED_RETURN_IF_ERROR(embeddings("decoder", v_tgt, "decoder.embeddings"));
   if (file.find("model.shared.weight")) m.find("model.shared.weight");  // an unused duplicate is fine
+  // One table for both stacks (OPUS-MT models share it) is written once, as the decoder's.
+  const bool shared_embeddings = same_values(model, "encoder.embeddings", "decoder.embeddings");
+  if (shared_embeddings) model.remove("encoder.embeddings");
 
   HEED_RETURN_IF_ERROR(map_positions(m, "model.encoder", "encoder", c.max_position_embeddings, c.d_model));
   HEED_RETURN_IF_ERROR(map_positions(m, "model.decoder", "decoder", c.max_position_embeddings, c.d_model));
   HEED_RETURN_IF_ERROR(map_layers(m, "model.encoder", "encoder", c.encoder_layers, d, c.encoder_ffn_dim, false));
   HEED_RETURN_IF_ERROR(map_layers(m, "model.decoder", "decoder", c.decoder_layers, d, c.decoder_ffn_dim, true));
 
-  // Output projection: lm_head when the file has its own (untied), else the decoder embeddings.
-  // It is written untied (a copy) because the runtime applies decoder.output.bias only there.
-  std::vector<float> output;
+  // Output projection: lm_head when the file has its own values, else the decoder embeddings, which
+  // the runtime then reads as the projection (tied_output) with decoder.output.bias.
   const SafetensorsTensor* head = file.find("lm_head.weight");
+  bool tied_output = true;
   if (head && !c.tie_word_embeddings) {
+    std::vector<float> output;
     HEED_RETURN_IF_ERROR(m.values("lm_head.weight", {v_tgt, d}, &output));
-  } else {
-    if (head) m.find("lm_head.weight");  // tied: the same values as the embeddings
     const NeutralTensor* emb = model.find("decoder.embeddings");
-    output.resize(emb->num_elements());
-    std::memcpy(output.data(), emb->bytes.data(), emb->bytes.size());
+    tied_output = emb->bytes.size() == output.size() * sizeof(float) &&
+                  std::memcmp(emb->bytes.data(), output.data(), emb->bytes.size()) == 0;
+    if (!tied_output) m.add("decoder.output.weight", {v_tgt, d}, output, true);
+  } else if (head) {
+    m.find("lm_head.weight");  // tied: the same values as the embeddings
   }
-  m.add("decoder.output.weight", {v_tgt, d}, output, true);
   std::vector<float> bias(v_tgt, 0.0f);
   if (file.find("final_logits_bias")) HEED_RETURN_IF_ERROR(m.values("final_logits_bias", {1, v_tgt}, &bias));
   for (int32_t id : c.suppressed_ids) {
@@ -333,8 +344,8 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   fb::TransformerEncoderDecoderT config;
   config.encoder = stack_config(c.encoder_layers, c.d_model, c.encoder_heads, c.encoder_ffn_dim, v_src, activation, c);
   config.decoder = stack_config(c.decoder_layers, c.d_model, c.decoder_heads, c.decoder_ffn_dim, v_tgt, activation, c);
-  config.shared_embeddings = false;  // each stack keeps its own copy of a shared table
-  config.tied_output = false;
+  config.shared_embeddings = shared_embeddings;
+  config.tied_output = tied_output;
   model.config.Set(std::move(config));
 
   // Tokenizer: both SentencePiece models embedded; pieces become ids through vocab.json.

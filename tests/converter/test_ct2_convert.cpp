@@ -15,6 +15,7 @@
 #include "ct2/vocabulary.h"
 #include "ct2_fixture.h"
 #include "heed/model.h"
+#include "heed/translator.h"
 #include "heed_writer.h"
 #include "quantize.h"
 #include "test_paths.h"
@@ -441,6 +442,53 @@ TEST_CASE("a v6 rewrite of the aren model converts to the same tensors", "[ct2][
     CHECK(model->index().config_as_TransformerEncoderDecoder()->tied_output());
     CHECK(!model->find("decoder.output.weight"));
     CHECK(model->find("decoder.output.bias"));
+  }
+  SECTION("shared embeddings (the encoder's an alias of the decoder's) are stored once") {
+    // One vocabulary on both sides, the encoder's table a copy of the decoder's: written as a
+    // second variable, or as an alias the way CTranslate2 writes shared-vocabulary models.
+    fs::copy_file(src_dir + "/target_vocabulary.txt", dir + "/source_vocabulary.txt",
+                  fs::copy_options::overwrite_existing);
+    std::vector<fx::Var> copied, aliased;
+    for (const auto& v : vars) {
+      if (v.name == "encoder/embeddings/weight") continue;
+      copied.push_back(v);
+      aliased.push_back(v);
+      if (v.name == "decoder/embeddings/weight") copied.push_back(fx::Var{"encoder/embeddings/weight", v.shape, v.dtype, v.bytes});
+    }
+    auto translate = [&](const std::string& name) {
+      heed::convert::NeutralModel model;
+      REQUIRE(heed::convert::ct2::read_model(dir, &model).is_ok());
+      REQUIRE(heed::convert::quantize_model(&model, QuantizeOptions(), nullptr).is_ok());
+      const std::string path = heed::test::temp_dir() + "/" + name;
+      REQUIRE(heed::convert::write_heed(model, path).is_ok());
+      std::unique_ptr<heed::Translator> translator;
+      heed::Status s = heed::Translator::open(path, heed::TranslatorOptions(), &translator);
+      INFO(s.message());
+      REQUIRE(s.is_ok());
+      heed::DecodeOptions decode;
+      decode.beam_size = 2;
+      std::vector<std::vector<heed::TranslationHypothesis>> out;
+      REQUIRE(translator->translate_tokens({{"a", "t", "z"}, {"m", "o", "n", "a"}}, decode, nullptr, &out).is_ok());
+      std::unique_ptr<heed::Model> loaded;
+      REQUIRE(heed::Model::open(path, heed::LoadOptions(), &loaded).is_ok());
+      return std::make_pair(std::move(out), std::move(loaded));
+    };
+    write_bytes(dir + "/model.bin", fx::model_bin(6, "TransformerSpec", 5, copied));
+    auto [two_copies, two_model] = translate("copied.heed");
+    write_bytes(dir + "/model.bin", fx::model_bin(6, "TransformerSpec", 5, aliased,
+                                                  {{"encoder/embeddings/weight", "decoder/embeddings/weight"}}));
+    auto [one_copy, one_model] = translate("aliased.heed");
+    CHECK(!two_model->index().config_as_TransformerEncoderDecoder()->shared_embeddings());
+    CHECK(two_model->find("encoder.embeddings"));
+    CHECK(one_model->index().config_as_TransformerEncoderDecoder()->shared_embeddings());
+    CHECK(!one_model->find("encoder.embeddings"));
+    CHECK(!one_model->find("encoder.embeddings.scales"));
+    CHECK(one_model->tensors().size() + 2 == two_model->tensors().size());
+    REQUIRE(one_copy.size() == two_copies.size());
+    for (size_t i = 0; i < one_copy.size(); ++i) {
+      CHECK(one_copy[i][0].tokens == two_copies[i][0].tokens);
+      CHECK(one_copy[i][0].score == two_copies[i][0].score);
+    }
   }
   SECTION("an unknown variable is refused, naming it") {
     vars.push_back(fx::f32_var("encoder/layer_0/self_attention/relative_position_keys", {2, 4}, std::vector<float>(8)));

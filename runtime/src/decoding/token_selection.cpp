@@ -8,19 +8,26 @@ namespace heed::decoding {
 
 void forbid_token(float* log_probs, size_t vocab, int32_t token) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  float max_value = kNegInf;
-  for (size_t j = 0; j < vocab; ++j) {
-    if (static_cast<int32_t>(j) != token) max_value = std::max(max_value, log_probs[j]);
-  }
+  const double forbidden = log_probs[token];
   log_probs[token] = kNegInf;
-  if (max_value == kNegInf) return;
-  // Sum in double: the other tokens may carry almost no mass when the forbidden one had it all.
-  double sum = 0;
-  for (size_t j = 0; j < vocab; ++j) sum += std::exp(static_cast<double>(log_probs[j]) - max_value);
-  const float log_norm = static_cast<float>(max_value + std::log(sum));
-  for (size_t j = 0; j < vocab; ++j) {
-    if (static_cast<int32_t>(j) != token) log_probs[j] -= log_norm;
+  if (forbidden == -std::numeric_limits<double>::infinity()) return;
+  double log_norm;
+  if (forbidden < -0.1) {
+    // The row is normalized, so the others hold 1 - p(token): log(1 - exp(x)) without a pass of
+    // exp over the vocabulary (expm1 keeps it exact when p(token) is small, log1p when large).
+    log_norm = forbidden < -0.6931471805599453 ? std::log1p(-std::exp(forbidden)) : std::log(-std::expm1(forbidden));
+  } else {
+    // The forbidden token had most of the mass: 1 - p computed from its rounded log-prob loses
+    // digits, so sum the others explicitly (in double, relative to their maximum).
+    float max_value = kNegInf;
+    for (size_t j = 0; j < vocab; ++j) max_value = std::max(max_value, log_probs[j]);
+    if (max_value == kNegInf) return;
+    double sum = 0;
+    for (size_t j = 0; j < vocab; ++j) sum += std::exp(static_cast<double>(log_probs[j]) - max_value);
+    log_norm = max_value + std::log(sum);
   }
+  const float norm = static_cast<float>(log_norm);
+  for (size_t j = 0; j < vocab; ++j) log_probs[j] -= norm;  // -inf stays -inf
 }
 
 int32_t argmax(const float* values, size_t n) {
