@@ -59,7 +59,7 @@ class ArenaPlanner {
   bool overflowed_ = false;
 };
 
-// The memory itself: owned (allocated 64-aligned) or borrowed from the caller.
+// The memory itself: owned (an anonymous mapping, page-aligned) or borrowed from the caller.
 class Arena {
  public:
   Arena() = default;
@@ -71,7 +71,8 @@ class Arena {
 
   // Prepares `bytes` of 64-aligned memory. With options.buffer set, uses that memory (aligning
   // its start up if needed) and fails with kInvalidArgument naming the needed size when it is too
-  // small; otherwise allocates, kOutOfMemory on failure. The memory is zero-filled.
+  // small; otherwise maps fresh pages (resident only once touched), kOutOfMemory on failure.
+  // The memory reads as zero.
   static Status create(size_t bytes, const ArenaOptions& options, Arena* out);
 
   uint8_t* base() const { return base_; }

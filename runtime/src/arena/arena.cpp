@@ -1,12 +1,24 @@
-// The arena's memory: one aligned allocation at session creation, or the caller's buffer.
+// The arena's memory: one anonymous mapping at session creation, or the caller's buffer.
+//
+// An owned arena is mapped, not allocated: the kernel hands out zero pages lazily, so the arena
+// starts zeroed without a memset that would fault in (and keep resident) every page of a plan
+// sized for the session's limits. Pages are touched, and become resident, only as decoding uses
+// them; a short sentence in a session planned for 256 tokens never pays for the rest.
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string>
 
 #include "heed/arena.h"
 
 namespace heed {
+namespace {
+
+// mmap needs a non-zero length; page alignment covers kArenaAlignment.
+size_t mapped_bytes(size_t size) { return size == 0 ? kArenaAlignment : size; }
+
+}  // namespace
 
 Arena::~Arena() { release(); }
 
@@ -31,7 +43,7 @@ Arena& Arena::operator=(Arena&& other) noexcept {
 }
 
 void Arena::release() {
-  if (owned_ != nullptr) ::operator delete(owned_, std::align_val_t(kArenaAlignment));
+  if (owned_ != nullptr) ::munmap(owned_, mapped_bytes(size_));
   owned_ = nullptr;
   base_ = nullptr;
   size_ = 0;
@@ -53,15 +65,15 @@ Status Arena::create(size_t bytes, const ArenaOptions& options, Arena* out) {
   } else if (options.size != 0) {
     return invalid_argument("arena options: a size was given without a buffer");
   } else {
-    void* p = ::operator new(needed == 0 ? kArenaAlignment : needed, std::align_val_t(kArenaAlignment),
-                             std::nothrow);
-    if (p == nullptr) {
+    void* p = ::mmap(nullptr, mapped_bytes(needed), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
       return Status(StatusCode::kOutOfMemory,
                     "cannot allocate a session arena of " + std::to_string(needed) + " bytes");
     }
     out->owned_ = p;
     out->base_ = static_cast<uint8_t*>(p);
     out->size_ = needed;
+    return Status::ok();  // fresh anonymous pages read as zero
   }
   if (out->size_ != 0) std::memset(out->base_, 0, out->size_);
   return Status::ok();
