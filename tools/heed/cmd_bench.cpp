@@ -1,0 +1,298 @@
+// `heed bench`: how fast and how large a model is on this device — load time, time to the first
+// result, decoding speed, per-batch latency percentiles, peak resident memory.
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "heed/generator.h"
+#include "heed/kernels.h"
+#include "heed/model.h"
+#include "heed/translator.h"
+
+namespace heed::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kDescription =
+    "Measures a model on this device and prints: the time to open it and create a session, the\n"
+    "time from the start of the command to the first result, the decoding speed in target tokens\n"
+    "per second (median of --repeat timed passes after --warmup untimed ones), the latency of each\n"
+    "batch (percentiles over all timed passes) and the peak resident memory of the process.\n"
+    "\n"
+    "Translation models (Transformer encoder-decoder, RNN seq2seq) translate --sentences sources\n"
+    "of --source-len tokens, drawn with a fixed seed from the source vocabulary (special tokens\n"
+    "excluded), or the lines of --input FILE (space-separated vocabulary tokens), --batch at a\n"
+    "time with --beam. Each sentence decodes exactly --length target tokens (minimum = maximum\n"
+    "length, so a model cannot stop early and every run does the same work); --length 0 decodes\n"
+    "until the end token (at most 256). Language models (decoder-only) generate --length tokens\n"
+    "greedily from the start token, --sentences times per pass (--batch and --beam do not apply).\n"
+    "\n"
+    "Counted tokens are decoder steps: the end token counts, forced steps do not exist here.\n"
+    "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
+
+std::vector<OptionSpec> specs() {
+  return {
+      {"model", 'm', true, "MODEL.heed", "the model (required)"},
+      {"batch", 'b', true, "N", "sentences per batch (default 1)"},
+      {"beam", 0, true, "N", "beam size (default 1: greedy)"},
+      {"sentences", 's', true, "N", "synthetic sources per pass (default 16)"},
+      {"source-len", 0, true, "N", "tokens per synthetic source (default 32)"},
+      {"input", 'i', true, "FILE", "sources from a file, one per line, as tokens (instead of synthetic)"},
+      {"length", 'l', true, "N", "target tokens per sentence, end token included (default 32; 0: free)"},
+      {"repeat", 'r', true, "N", "timed passes (default 5)"},
+      {"warmup", 'w', true, "N", "untimed passes first (default 1)"},
+      {"json", 0, false, "", "print one JSON object instead of the table"},
+  };
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "heed bench: %s\n", message.c_str());
+  return kExitError;
+}
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t i = static_cast<size_t>(p / 100.0 * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(i, values.size() - 1)];
+}
+
+struct Settings {
+  size_t batch = 1, beam = 1, sentences = 16, source_len = 32, length = 32, repeat = 5, warmup = 1;
+};
+
+struct Result {
+  double open_ms = 0, first_ms = 0;
+  std::vector<double> pass_tokens_per_s;
+  std::vector<double> batch_ms;
+  size_t tokens_per_pass = 0;
+};
+
+// Deterministic sources: ids from a fixed-seed generator over the non-special source tokens.
+std::vector<std::vector<int32_t>> synthetic_sources(const Translator& t, const Settings& s) {
+  const size_t vocab = t.source_vocabulary().size();
+  uint64_t state = 0x2545f4914f6cdd1dULL;
+  std::vector<std::vector<int32_t>> out(s.sentences);
+  for (auto& source : out) {
+    while (source.size() < s.source_len) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      const int32_t id = static_cast<int32_t>((state >> 33) % vocab);
+      const std::string& token = t.source_vocabulary().token(id);
+      if (token.size() >= 2 && token.front() == '<' && token.back() == '>') continue;  // <s>, <unk>, ...
+      source.push_back(id);
+    }
+  }
+  return out;
+}
+
+// The lines of `path` as whitespace-separated tokens.
+Status read_token_lines(const std::string& path, std::vector<std::vector<std::string>>* out) {
+  std::ifstream in(path);
+  if (!in) return Status(StatusCode::kIoError, "cannot read " + path);
+  std::string line;
+  while (std::getline(in, line)) out->push_back(Translator::split_tokens(line));
+  if (out->empty()) return invalid_argument(path + " has no lines");
+  return Status::ok();
+}
+
+Status bench_translation(const std::string& path, const Settings& s, const std::string& input, Clock::time_point t0,
+                         Result* r) {
+  TranslatorOptions options;
+  options.limits.max_batch = s.batch;
+  options.limits.max_beam = s.beam;
+  options.limits.max_target_len = s.length == 0 ? 256 : s.length;
+  std::vector<std::vector<std::string>> lines;
+  if (!input.empty()) {
+    HEED_RETURN_IF_ERROR(read_token_lines(input, &lines));
+    options.limits.max_source_len = 1;
+    for (const auto& l : lines) options.limits.max_source_len = std::max(options.limits.max_source_len, l.size());
+  } else {
+    options.limits.max_source_len = s.source_len;
+  }
+  options.limits.max_source_len += 2;  // room for the start and end tokens some models add
+  const auto open_start = Clock::now();
+  std::unique_ptr<Translator> translator;
+  HEED_RETURN_IF_ERROR(Translator::open(path, options, &translator));
+  r->open_ms = ms_since(open_start);
+  std::vector<std::vector<int32_t>> sources;
+  if (lines.empty()) {
+    sources = synthetic_sources(*translator, s);
+  } else {
+    for (const auto& l : lines) {
+      sources.emplace_back();
+      HEED_RETURN_IF_ERROR(translator->source_ids(l, &sources.back()));
+    }
+  }
+
+  DecodeOptions decode;
+  decode.beam_size = s.beam;
+  decode.max_length = s.length == 0 ? 256 : s.length;
+  decode.min_length = s.length == 0 ? 1 : s.length;
+  // Flat batches, built once: the timed loop only decodes.
+  struct Flat {
+    std::vector<int32_t> ids;
+    std::vector<size_t> offsets{0};
+  };
+  std::vector<Flat> batches;
+  for (size_t first = 0; first < sources.size(); first += s.batch) {
+    Flat f;
+    for (size_t i = first; i < std::min(sources.size(), first + s.batch); ++i) {
+      f.ids.insert(f.ids.end(), sources[i].begin(), sources[i].end());
+      f.offsets.push_back(f.ids.size());
+    }
+    batches.push_back(std::move(f));
+  }
+  r->batch_ms.reserve(batches.size() * s.repeat);
+  for (size_t pass = 0; pass < s.warmup + s.repeat; ++pass) {
+    const bool timed = pass >= s.warmup;
+    size_t tokens = 0;
+    const auto pass_start = Clock::now();
+    for (const Flat& f : batches) {
+      TokenBatch batch{f.ids.data(), f.offsets.data(), f.offsets.size() - 1};
+      DecodeOutput out;
+      const auto batch_start = Clock::now();
+      HEED_RETURN_IF_ERROR(translator->translate(batch, decode, nullptr, &out));
+      if (timed) r->batch_ms.push_back(ms_since(batch_start));
+      if (r->first_ms == 0) r->first_ms = ms_since(t0);
+      for (size_t i = 0; i < out.batch; ++i) {
+        const Hypothesis& h = out.at(i, 0);
+        tokens += h.length + (h.length < decode.max_length ? 1 : 0);
+      }
+    }
+    if (timed) {
+      r->pass_tokens_per_s.push_back(static_cast<double>(tokens) / (ms_since(pass_start) / 1000.0));
+      r->tokens_per_pass = tokens;
+    }
+  }
+  return Status::ok();
+}
+
+Status bench_generation(const std::string& path, const Settings& s, Clock::time_point t0, Result* r) {
+  const auto open_start = Clock::now();
+  std::unique_ptr<Generator> generator;
+  HEED_RETURN_IF_ERROR(Generator::open(path, GeneratorOptions(), &generator));
+  r->open_ms = ms_since(open_start);
+  GenerateOptions options;
+  options.max_new_tokens = s.length == 0 ? 256 : s.length;
+  r->batch_ms.reserve(s.sentences * s.repeat);
+  for (size_t pass = 0; pass < s.warmup + s.repeat; ++pass) {
+    const bool timed = pass >= s.warmup;
+    size_t tokens = 0;
+    const auto pass_start = Clock::now();
+    for (size_t i = 0; i < s.sentences; ++i) {
+      Generation g;
+      const auto start = Clock::now();
+      HEED_RETURN_IF_ERROR(generator->generate(nullptr, 0, options, nullptr, nullptr, &g));
+      if (timed) r->batch_ms.push_back(ms_since(start));
+      if (r->first_ms == 0) r->first_ms = ms_since(t0);
+      tokens += g.length + (g.finished_with_eos ? 1 : 0);
+    }
+    if (timed) {
+      r->pass_tokens_per_s.push_back(static_cast<double>(tokens) / (ms_since(pass_start) / 1000.0));
+      r->tokens_per_pass = tokens;
+    }
+  }
+  return Status::ok();
+}
+
+int run_bench(const std::vector<std::string>& argv) {
+  const auto t0 = Clock::now();
+  Args args("bench", "-m MODEL.heed [options]", kDescription, specs());
+  if (!args.parse(argv)) return kExitUsage;
+  if (args.help_requested()) return kExitOk;
+  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
+  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  const auto batch = args.get_int("batch", 1, 1, 4096);
+  const auto beam = args.get_int("beam", 1, 1, 256);
+  const auto sentences = args.get_int("sentences", 16, 1, 1 << 20);
+  const auto source_len = args.get_int("source-len", 32, 1, 1 << 16);
+  const auto length = args.get_int("length", 32, 0, 1 << 16);
+  const auto repeat = args.get_int("repeat", 5, 1, 1 << 20);
+  const auto warmup = args.get_int("warmup", 1, 0, 1 << 20);
+  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup) return kExitUsage;
+  Settings s;
+  s.batch = static_cast<size_t>(*batch);
+  s.beam = static_cast<size_t>(*beam);
+  s.sentences = static_cast<size_t>(*sentences);
+  s.source_len = static_cast<size_t>(*source_len);
+  s.length = static_cast<size_t>(*length);
+  s.repeat = static_cast<size_t>(*repeat);
+  s.warmup = static_cast<size_t>(*warmup);
+  const std::string path = args.get("model");
+
+  // The family decides the workload; reading the index maps the file (cheap) and checks it.
+  std::unique_ptr<Model> model;
+  Status st = Model::open(path, LoadOptions(), &model);
+  if (!st) return fail(st.message());
+  const fb::ModelConfig family = model->index().config_type();
+  model.reset();
+  struct stat file {};
+  ::stat(path.c_str(), &file);
+
+  Result r;
+  if (family == fb::ModelConfig::TransformerDecoderOnly) {
+    if (args.has("input") || args.has("batch") || args.has("beam")) {
+      return args.usage_error("--input, --batch and --beam apply to translation models; this is a language model");
+    }
+    st = bench_generation(path, s, t0, &r);
+  } else if (family == fb::ModelConfig::TransformerEncoderDecoder || family == fb::ModelConfig::RnnSeq2Seq) {
+    st = bench_translation(path, s, args.get("input"), t0, &r);
+  } else {
+    return fail(path + ": model family " + fb::EnumNameModelConfig(family) + " has no decoder to benchmark");
+  }
+  if (!st) return fail(st.message());
+
+  const double median = percentile(r.pass_tokens_per_s, 50);
+  const double lo = *std::min_element(r.pass_tokens_per_s.begin(), r.pass_tokens_per_s.end());
+  const double hi = *std::max_element(r.pass_tokens_per_s.begin(), r.pass_tokens_per_s.end());
+  const double file_mib = static_cast<double>(file.st_size) / (1024.0 * 1024.0);
+  const char* isa = kernels::isa_name(kernels::best().isa);
+  const char* unit = family == fb::ModelConfig::TransformerDecoderOnly ? "generation" : "batch";
+  if (args.has("json")) {
+    std::printf("{\"model\": \"%s\", \"family\": \"%s\", \"file_mib\": %.2f, \"kernels\": \"%s\", \"batch\": %zu, "
+                "\"beam\": %zu, \"length\": %zu, \"open_ms\": %.2f, \"first_result_ms\": %.2f, "
+                "\"tokens_per_s\": %.2f, \"tokens_per_s_min\": %.2f, \"tokens_per_s_max\": %.2f, "
+                "\"latency_ms_p50\": %.3f, \"latency_ms_p90\": %.3f, \"latency_ms_p99\": %.3f, "
+                "\"tokens_per_pass\": %zu, \"peak_rss_mib\": %.2f}\n",
+                path.c_str(), fb::EnumNameModelConfig(family), file_mib, isa, s.batch, s.beam, s.length, r.open_ms,
+                r.first_ms, median, lo, hi, percentile(r.batch_ms, 50), percentile(r.batch_ms, 90),
+                percentile(r.batch_ms, 99), r.tokens_per_pass, peak_rss_mib());
+    return kExitOk;
+  }
+  std::printf("model         %s (%.1f MiB, %s)\n", path.c_str(), file_mib, fb::EnumNameModelConfig(family));
+  std::printf("kernels       %s\n", isa);
+  std::printf("open          %.1f ms (map, check, create the session)\n", r.open_ms);
+  std::printf("first result  %.1f ms after the command started\n", r.first_ms);
+  std::printf("speed         %.1f target tokens/s (median of %zu passes of %zu tokens; min %.1f, max %.1f)\n", median,
+              r.pass_tokens_per_s.size(), r.tokens_per_pass, lo, hi);
+  std::printf("latency       per %s: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms (%zu timed)\n", unit,
+              percentile(r.batch_ms, 50), percentile(r.batch_ms, 90), percentile(r.batch_ms, 99), r.batch_ms.size());
+  std::printf("peak memory   %.1f MiB resident\n", peak_rss_mib());
+  return kExitOk;
+}
+
+}  // namespace
+
+HEED_REGISTER_COMMAND(bench, "bench", "measure a model's speed, latency and memory on this device", 70, run_bench);
+
+}  // namespace heed::cli
