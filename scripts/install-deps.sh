@@ -4,6 +4,7 @@
 #
 #   scripts/install-deps.sh            host toolchain and libraries
 #   scripts/install-deps.sh --cross    also ARM cross compilers, qemu-user and the ARM sysroots
+#   scripts/install-deps.sh --fuzz     also clang and libFuzzer (scripts/fuzz.sh); combines with --cross
 #
 # ARM libraries are not installed as foreign-architecture packages (they are not Multi-Arch: same
 # and apt would remove the host ones); their .debs are unpacked into build-deps/sysroot-<arch>.
@@ -11,10 +12,12 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 cross=0
+fuzz=0
 for a in "$@"; do
   case "$a" in
     --cross) cross=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --fuzz) fuzz=1 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown option '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -26,10 +29,12 @@ host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthrea
   libcpuinfo-dev libflatbuffers-dev flatbuffers-compiler catch2 libsentencepiece-dev
   libbenchmark-dev nlohmann-json3-dev python3-numpy)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
+fuzz_pkgs=(clang libclang-rt-14-dev)
 
 missing=()
 want=("${host_pkgs[@]}")
 if [ "$cross" -eq 1 ]; then want+=("${cross_pkgs[@]}"); fi
+if [ "$fuzz" -eq 1 ]; then want+=("${fuzz_pkgs[@]}"); fi
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

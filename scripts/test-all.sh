@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# README's test command: installs what heed needs (Debian packages, ARM sysroots), builds every
-# configuration and runs the whole test suite on each:
-#   host (release), host with ASan+UBSan (debug), aarch64 under qemu as three CPUs
-#   (max: dotprod+i8mm, cortex-a76: dotprod, cortex-a72: neither) and armv7 under qemu (cortex-a7).
-# Exits non-zero when any test fails; the last line sums the tests of every run.
+# README's test command: installs what heed needs (Debian packages, ARM sysroots, clang for the
+# fuzzers), builds every configuration and runs the whole test suite on each:
+#   host (release), host with ASan+UBSan (debug), the multi-threaded tests with ThreadSanitizer,
+#   every libFuzzer target for HEED_FUZZ_SECONDS (default 20) each, aarch64 under qemu as three
+#   CPUs (max: dotprod+i8mm, cortex-a76: dotprod, cortex-a72: neither) and armv7 under qemu
+#   (cortex-a7).
+# Exits non-zero when any test fails; the last line sums the tests of every run (a fuzz target
+# counts as one test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +19,7 @@ if [ ! -f "$shared/README.md" ]; then
 fi
 export HEED_SHARED_DIR=$(cd "$shared" && pwd)
 
-bash scripts/install-deps.sh --cross
+bash scripts/install-deps.sh --cross --fuzz
 
 total_pass=0
 total_fail=0
@@ -49,6 +52,22 @@ run_ctest() {
   if [ "$rc" -ne 0 ] || [ "$fail" -ne 0 ]; then failed_runs+=("$label"); fi
 }
 
+# run_fuzz: every fuzz target, time-boxed (scripts/fuzz.sh); each target is one test in the sums.
+run_fuzz() {
+  local seconds=${HEED_FUZZ_SECONDS:-20} log="$log_dir/fuzz.log" rc=0
+  echo "=== fuzz: ${seconds}s per target ==="
+  set +e
+  HEED_SHARED_DIR="$HEED_SHARED_DIR" sh scripts/fuzz.sh "$seconds" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  local ok crashed
+  ok=$(grep -cE '^fuzz_[a-z0-9_]+ +[0-9]+s .* ok$' "$log" || true)
+  crashed=$(grep -cE '^fuzz_[a-z0-9_]+ +[0-9]+s .* CRASH' "$log" || true)
+  total_pass=$((total_pass + ok))
+  total_fail=$((total_fail + crashed))
+  if [ "$rc" -ne 0 ] || [ "$ok" -eq 0 ]; then failed_runs+=("fuzz"); fi
+}
+
 build() {
   local preset=$1
   echo "=== build: $preset ==="
@@ -60,6 +79,9 @@ build host
 run_ctest host host
 build host-asan
 run_ctest host-asan host-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+build host-tsan
+run_ctest host-tsan host-tsan TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+run_fuzz
 build rpi-arm64
 run_ctest aarch64-max rpi-arm64 QEMU_CPU=max
 run_ctest aarch64-cortex-a76 rpi-arm64 QEMU_CPU=cortex-a76
