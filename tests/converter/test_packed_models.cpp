@@ -223,7 +223,7 @@ TEST_CASE("decoder-only models: row-major and packed weights generate bitwise eq
 }
 
 TEST_CASE("RNN attention-zoo models: row-major and packed weights decode bitwise equal", "[packed][e2e]") {
-  for (const char* variant : {"luong_general", "bahdanau_gru_additive", "bilstm_2layer_general", "luong_mlp"}) {
+  for (const char* variant : {"luong_general", "bahdanau_gru_additive", "bilstm_2layer_general", "luong_mlp", "luong_local_p", "luong_concat"}) {
     INFO(variant);
     // Character vocabularies: ids 4..24 are ordinary characters (0-3 are the specials).
     const Batch sources = make_batch(5, 4, 24, 3, 4, 12);
