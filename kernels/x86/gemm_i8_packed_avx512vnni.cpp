@@ -96,6 +96,37 @@ void tile_edge(const uint8_t* a, size_t lda, size_t mr, const int8_t* b, size_t 
   }
 }
 
+// M = 1 (the decoder's GEMV): two 16-row blocks at a time, each with 4 accumulators taking the
+// groups of 4 k in turn (8 independent VPDPBUSD chains, enough to cover its latency), so the
+// weights are read as two sequential streams, each byte once. One A broadcast feeds both blocks.
+void gemv_2blocks(const uint8_t* a, const int8_t* b, size_t block_bytes, size_t nb, size_t groups,
+                  __m512i acc[kMr * kNb]) {
+  __m512i s0[4], s1[4];
+  for (int j = 0; j < 4; ++j) s0[j] = s1[j] = _mm512_setzero_si512();
+  const int8_t* b1 = b + (nb > 1 ? block_bytes : 0);  // nb == 1: the second chain repeats block 0
+  size_t g = 0;
+  for (; g + 4 <= groups; g += 4) {
+    _mm_prefetch(reinterpret_cast<const char*>(b + g * 64 + 1024), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b1 + g * 64 + 1024), _MM_HINT_T0);
+    for (int j = 0; j < 4; ++j) {
+      int32_t four;
+      std::memcpy(&four, a + 4 * (g + j), 4);
+      const __m512i va = _mm512_set1_epi32(four);
+      s0[j] = _mm512_dpbusd_epi32(s0[j], va, _mm512_loadu_si512(b + (g + j) * 64));
+      s1[j] = _mm512_dpbusd_epi32(s1[j], va, _mm512_loadu_si512(b1 + (g + j) * 64));
+    }
+  }
+  for (; g < groups; ++g) {
+    int32_t four;
+    std::memcpy(&four, a + 4 * g, 4);
+    const __m512i va = _mm512_set1_epi32(four);
+    s0[0] = _mm512_dpbusd_epi32(s0[0], va, _mm512_loadu_si512(b + g * 64));
+    s1[0] = _mm512_dpbusd_epi32(s1[0], va, _mm512_loadu_si512(b1 + g * 64));
+  }
+  acc[0] = _mm512_add_epi32(_mm512_add_epi32(s0[0], s0[1]), _mm512_add_epi32(s0[2], s0[3]));
+  acc[1] = _mm512_add_epi32(_mm512_add_epi32(s1[0], s1[1]), _mm512_add_epi32(s1[2], s1[3]));
+}
+
 // acc -> C for rows [m0, m0 + mr) and weight rows [n0, n0 + 16 nb) clipped to N, with the
 // reference's float operations (float(sum) * (a_scale * b_scale) + bias, activation, + C).
 void epilogue(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size_t nb,
@@ -153,6 +184,14 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
         const __m512i v = _mm512_maskz_loadu_epi8(len == 64 ? ~__mmask64{0} : (__mmask64{1} << len) - 1, src + k);
         _mm512_mask_storeu_epi8(d + k, span == 64 ? ~__mmask64{0} : (__mmask64{1} << span) - 1, _mm512_xor_si512(v, bias));
       }
+    }
+    if (rows == 1) {  // GEMV: stream the weights once, two blocks at a time
+      for (size_t blk = 0; blk < blocks; blk += 2) {
+        const size_t nb = blocks - blk < 2 ? blocks - blk : 2;
+        gemv_2blocks(shifted, p.packed + blk * block_bytes, block_bytes, nb, groups, acc);
+        epilogue(p, mc, 1, blk * 16, nb, acc);
+      }
+      continue;
     }
     for (size_t blk = 0; blk < blocks; blk += kNb) {
       const size_t nb = blocks - blk < kNb ? blocks - blk : kNb;
