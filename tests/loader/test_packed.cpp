@@ -136,6 +136,8 @@ TEST_CASE("crafted broken packed files are refused with one-line messages", "[lo
        "does not match its packed 16x4 shape [3, 5] (128 bytes)"},
       {"packed shape that needs more bytes", [](fb::ModelT& m) { tensor(m, kPerRow).shape = {17, 8}; },
        "does not match its packed 16x4 shape [17, 8] (256 bytes)"},
+      {"packed shape whose padded size wraps 64 bits",
+       [](fb::ModelT& m) { tensor(m, kPerRow).shape = {0xFFFFFFFFu, 0xFFFFFFFFu}; }, "shape is too large"},
       {"no row sums named", [](fb::ModelT& m) { tensor(m, kPerRow).row_sums.clear(); },
        "has layout Packed16x4 but names no row sums tensor"},
       {"row sums missing", [](fb::ModelT& m) { tensor(m, kPerRow).row_sums = "nope"; },

@@ -24,9 +24,14 @@ uint64_t expected_scales(const TensorView& t) {
   return 0;
 }
 
-// Bytes of an [n, k] int8 matrix in the 16x4 layout: kernels::packed_i8_16x4_bytes, computed in
-// 64 bits so a hostile shape cannot wrap size_t on 32-bit devices.
-uint64_t packed_16x4_bytes(uint64_t n, uint64_t k) { return (n + 15) / 16 * 16 * ((k + 3) / 4 * 4); }
+// Bytes of an [n, k] int8 matrix in the 16x4 layout (kernels::packed_i8_16x4_bytes), computed in
+// 64 bits so a hostile shape cannot wrap size_t on 32-bit devices; 0 when even that overflows
+// (n and k rounded up can reach 2^32 each).
+uint64_t packed_16x4_bytes(uint64_t n, uint64_t k) {
+  const uint64_t rows = (n + 15) / 16 * 16, cols = (k + 3) / 4 * 4;
+  if (rows > std::numeric_limits<uint64_t>::max() / cols) return 0;
+  return rows * cols;
+}
 
 // The packed layout exists only for what gemm_i8_packed reads: an int8 [N, K] matrix with one
 // scale per row (or one for the whole tensor), stored as ceil(N/16)*16 x ceil(K/4)*4 bytes.
@@ -43,6 +48,7 @@ Status check_packed(const TensorView& v, uint64_t size, const std::string& at) {
                         fb::EnumNameQuantization(v.quantization));
   }
   const uint64_t want = packed_16x4_bytes(v.shape[0], v.shape[1]);
+  if (want == 0) return invalid_file(at + "shape is too large");
   if (size != want) {
     return invalid_file(at + "size " + std::to_string(size) + " bytes does not match its packed 16x4 shape [" +
                         std::to_string(v.shape[0]) + ", " + std::to_string(v.shape[1]) + "] (" +
