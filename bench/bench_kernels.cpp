@@ -88,10 +88,12 @@ void bench_gemm_i8_packed(benchmark::State& state, const KernelTable* t, size_t 
   const double s = heed::bench::thread_cpu_seconds() - t0;
   const double iters = static_cast<double>(state.iterations());
   const double gops = 2.0 * m * n * k * iters / s * 1e-9;
+  const double gbps = static_cast<double>(n) * k * iters / s * 1e-9;
   state.counters["GOPS"] = gops;
-  state.counters["GBps"] = static_cast<double>(n) * k * iters / s * 1e-9;
+  state.counters["GBps"] = gbps;
   const double peak = heed::bench::int8_peak_gops(t->isa);
   if (peak > 0) state.counters["pct_peak"] = 100.0 * gops / peak;
+  if (m == 1) state.counters["pct_bw"] = 100.0 * gbps / heed::bench::read_bandwidth_gbps();
 }
 
 void bench_softmax(benchmark::State& state, const KernelTable* t, size_t n) {
@@ -138,6 +140,11 @@ int register_all() {
       benchmark::RegisterBenchmark(("gemm_i8/" + isa + "/gemv_large/m1_n524288_k2048").c_str(),
                                    bench_gemm_i8, t, size_t{1}, size_t{524288}, size_t{2048})
           ->MinTime(2.0);
+      if (t->gemm_i8_packed != heed::kernels::reference().gemm_i8_packed) {
+        benchmark::RegisterBenchmark(("gemm_i8_packed/" + isa + "/gemv_large/m1_n524288_k2048").c_str(),
+                                     bench_gemm_i8_packed, t, size_t{1}, size_t{524288}, size_t{2048})
+            ->MinTime(2.0);
+      }
     }
     benchmark::RegisterBenchmark(("softmax/" + isa + "/32000").c_str(), bench_softmax, t, size_t{32000});
   }

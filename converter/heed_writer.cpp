@@ -14,6 +14,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "heed/kernels.h"
 #include "heed/model.h"
 
 namespace heed::convert {
@@ -27,10 +28,32 @@ bool known_quantization(fb::Quantization q) {
   return static_cast<unsigned>(q) <= static_cast<unsigned>(fb::Quantization::MAX);
 }
 
+// A packed tensor: int8 [N, K] with per-row or per-tensor scales and an int32 [N] row sums tensor.
+Status check_packed(const NeutralTensor& t, const std::unordered_map<std::string, const NeutralTensor*>& by_name) {
+  const std::string at = "tensor '" + t.name + "': ";
+  if (t.dtype != fb::DType::I8 || t.shape.size() != 2 ||
+      (t.quantization != fb::Quantization::PerRow && t.quantization != fb::Quantization::PerTensor)) {
+    return invalid_argument(at + "only 2-D int8 with per-row or per-tensor scales can be packed 16x4");
+  }
+  auto r = by_name.find(t.row_sums);
+  if (t.row_sums.empty() || r == by_name.end()) {
+    return invalid_argument(at + "row sums tensor '" + t.row_sums + "' is missing");
+  }
+  const NeutralTensor& sums = *r->second;
+  if (sums.dtype != fb::DType::I32 || sums.shape != std::vector<uint32_t>{t.shape[0]}) {
+    return invalid_argument(at + "row sums tensor '" + t.row_sums + "' is not I32 of shape [" +
+                            std::to_string(t.shape[0]) + "]");
+  }
+  return Status::ok();
+}
+
 Status check_tensor(const NeutralTensor& t, const std::unordered_map<std::string, const NeutralTensor*>& by_name) {
   const std::string at = "tensor '" + t.name + "': ";
   if (t.name.empty()) return invalid_argument("a tensor has an empty name");
   if (t.shape.empty()) return invalid_argument(at + "empty shape");
+  if (!t.row_sums.empty() && t.layout != fb::Layout::Packed16x4) {
+    return invalid_argument(at + "names row sums but is not packed");
+  }
   if (!known_dtype(t.dtype)) return invalid_argument(at + "unknown dtype");
   if (!known_quantization(t.quantization)) return invalid_argument(at + "unknown quantization");
   uint64_t elements = 1;
@@ -39,7 +62,10 @@ Status check_tensor(const NeutralTensor& t, const std::unordered_map<std::string
     if (elements > std::numeric_limits<uint64_t>::max() / 8 / d) return invalid_argument(at + "shape is too large");
     elements *= d;
   }
-  const uint64_t want = elements * dtype_size(t.dtype);
+  if (t.layout != fb::Layout::RowMajor && t.layout != fb::Layout::Packed16x4) return invalid_argument(at + "unknown layout");
+  const bool packed = t.layout == fb::Layout::Packed16x4;
+  if (packed) HEED_RETURN_IF_ERROR(check_packed(t, by_name));
+  const uint64_t want = packed ? kernels::packed_i8_16x4_bytes(t.shape[0], t.shape[1]) : elements * dtype_size(t.dtype);
   if (t.bytes.size() != want) {
     return invalid_argument(at + "has " + std::to_string(t.bytes.size()) + " bytes but its shape needs " +
                             std::to_string(want) + " (" + std::to_string(elements) + " " + dtype_name(t.dtype) + ")");
@@ -122,6 +148,7 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
     e->group_size = t->group_size;
     e->scales = t->scales;
     e->layout = t->layout;
+    e->row_sums = t->row_sums;
     e->offset = offset;
     e->size = t->bytes.size();
     offset = align64(offset + t->bytes.size());

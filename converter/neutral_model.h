@@ -20,7 +20,8 @@ struct NeutralTensor {
   uint32_t group_size = 0;
   std::string scales;          // name of the f32 scale tensor (quantized tensors), real = q * scale
   fb::Layout layout = fb::Layout::RowMajor;
-  std::vector<uint8_t> bytes;  // raw little-endian values in `dtype`
+  std::string row_sums;        // Packed16x4: name of the int32 [N] row sums tensor
+  std::vector<uint8_t> bytes;  // raw little-endian values in `dtype`, ordered by `layout`
   bool quantizable = false;    // a weight matrix the quantizer may turn into int8
 
   size_t num_elements() const;

@@ -263,6 +263,11 @@ def main():
 
     int8 = [heed_engine("heed int8", a.heed, os.path.join(work, "int8.heed")),
             ct2_engine("CTranslate2 int8", a.python, os.path.join(work, "ct2-int8"), "int8")]
+    # int8.heed has heed convert's default layout (int8 linear weights packed 16x4); the same
+    # model with every weight row-major, when run.sh wrote it, is measured beside it.
+    row_major = os.path.join(work, "int8-row-major.heed")
+    if os.path.exists(row_major):
+        int8.append(heed_engine("heed int8 row-major", a.heed, row_major))
     fp32 = [heed_engine("heed float32", a.heed, os.path.join(work, "fp32.heed")),
             ct2_engine("CTranslate2 float32", a.python, os.path.join(work, "ct2-float32"), "float32")]
     plan = []  # (scenario tuple, engines)

@@ -4,7 +4,7 @@
 # 1. a Python venv with ctranslate2, numpy and matplotlib from the package index (not in the repo);
 # 2. heed's host build (preset "host"), unless HEED_BIN names a heed binary already built;
 # 3. the random OPUS-MT-sized model in CTranslate2 format (float32 and int8) + the inputs;
-# 4. `heed convert` of both; 5. the benchmark: build/e2e-results/{table.md,results.csv,results.json},
+# 4. `heed convert` of both (int8 twice: the default packed layout and --layout row-major); 5. the benchmark: build/e2e-results/{table.md,results.csv,results.json},
 #    docs/e2e-tokens-per-second.png and the table block in docs/benchmarks.md.
 # Environment: VENV (default build/e2e-venv), WORK (default build/e2e-work), HEED_BIN, PYTHON (the
 # interpreter that creates the venv, default /usr/bin/python3 or python3), CT2_VERSION (pin the
@@ -46,6 +46,8 @@ fi
 # Converted on every run: the .heed files must come from the heed being measured.
 echo "== heed convert"
 "$HEED_BIN" convert --from ct2 "$WORK/model/ct2-int8" -o "$WORK/model/int8.heed" --quantize int8 --quiet
+"$HEED_BIN" convert --from ct2 "$WORK/model/ct2-int8" -o "$WORK/model/int8-row-major.heed" --quantize int8 \
+  --layout row-major --quiet
 "$HEED_BIN" convert --from ct2 "$WORK/model/ct2-float32" -o "$WORK/model/fp32.heed" --quantize float32 --quiet
 
 echo "== load average now: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs (other work on the machine skews the figures)"

@@ -7,6 +7,7 @@ set(HEED_KERNEL_NEON_SOURCES
   arm/gemm_f16_neon.cpp
   arm/gemm_f32_neon.cpp
   arm/gemm_i8_neon.cpp
+  arm/gemm_i8_packed_neon.cpp
   arm/layer_norm_neon.cpp
   arm/log_softmax_neon.cpp
   arm/quantize_rows_i8_neon.cpp
@@ -18,6 +19,7 @@ set(HEED_KERNEL_NEON_SOURCES
 )
 set(HEED_KERNEL_NEONDOT_SOURCES
   arm/gemm_i8_neondot.cpp
+  arm/gemm_i8_packed_neondot.cpp
 )
 set(HEED_KERNEL_I8MM_SOURCES
   arm/gemm_i8_i8mm.cpp

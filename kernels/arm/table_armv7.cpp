@@ -6,6 +6,7 @@ namespace heed::kernels {
 void fill_armv7(KernelTable& t) {
   t.quantize_rows_i8 = armv7::quantize_rows_i8;
   t.gemm_i8 = armv7::gemm_i8;
+  t.gemm_i8_packed = armv7::gemm_i8_packed;
   t.gemm_f32 = armv7::gemm_f32;
   t.layer_norm = armv7::layer_norm;
   t.softmax = armv7::softmax;

@@ -1,4 +1,5 @@
-// The i8mm variant's slots; everything else comes from the dotprod table.
+// The i8mm variant's slots; everything else comes from the dotprod table (gemm_i8_packed too: the
+// 16x4 layout is shaped for SDOT; an SMMLA kernel would want its own 8-byte-by-2-row layout).
 #include "internal/variants.h"
 
 namespace heed::kernels {

@@ -7,6 +7,7 @@ namespace heed::kernels {
 void fill_neon(KernelTable& t) {
   t.quantize_rows_i8 = neon::quantize_rows_i8;
   t.gemm_i8 = neon::gemm_i8;
+  t.gemm_i8_packed = neon::gemm_i8_packed;
   t.gemm_f32 = neon::gemm_f32;
   t.layer_norm = neon::layer_norm;
   t.rms_norm = neon::rms_norm;

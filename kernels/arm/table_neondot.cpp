@@ -3,6 +3,9 @@
 
 namespace heed::kernels {
 
-void fill_neondot(KernelTable& t) { t.gemm_i8 = neondot::gemm_i8; }
+void fill_neondot(KernelTable& t) {
+  t.gemm_i8 = neondot::gemm_i8;
+  t.gemm_i8_packed = neondot::gemm_i8_packed;
+}
 
 }  // namespace heed::kernels

@@ -80,6 +80,49 @@ void tile_8x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
 #undef HEED_SAVE
 }
 
+// 4 rows of A x 48 weight rows (small M, and 4 to 7 rows left at the end of a chunk): 12
+// accumulators, still enough independent VPDPBUSD chains to cover its latency; 3 weight loads and
+// 4 broadcasts per 12 VPDPBUSD.
+void tile_4x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
+              __m512i acc[kMr * kNb]) {
+  const size_t s3 = 3 * lda;
+#define HEED_ROW(addr, r0, r1, r2)                          \
+  "vpbroadcastd " addr ", %%zmm27\n\t"                      \
+  "vpdpbusd %%zmm24, %%zmm27, %%zmm" #r0 "\n\t"             \
+  "vpdpbusd %%zmm25, %%zmm27, %%zmm" #r1 "\n\t"             \
+  "vpdpbusd %%zmm26, %%zmm27, %%zmm" #r2 "\n\t"
+#define HEED_ZERO(r) "vpxord %%zmm" #r ", %%zmm" #r ", %%zmm" #r "\n\t"
+#define HEED_SAVE(r) "vmovdqa64 %%zmm" #r ", " #r "*64(%[acc])\n\t"
+  size_t n = groups;
+  __asm__ volatile(
+      HEED_ZERO(0) HEED_ZERO(1) HEED_ZERO(2) HEED_ZERO(3) HEED_ZERO(4) HEED_ZERO(5) HEED_ZERO(6)
+      HEED_ZERO(7) HEED_ZERO(8) HEED_ZERO(9) HEED_ZERO(10) HEED_ZERO(11)
+      "test %[n], %[n]\n\t"
+      "jz 2f\n\t"
+      "1:\n\t"
+      "vmovdqu64 (%[b]), %%zmm24\n\t"
+      "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"
+      "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"
+      HEED_ROW("(%[a])", 0, 1, 2)
+      HEED_ROW("(%[a],%[s],1)", 3, 4, 5)
+      HEED_ROW("(%[a],%[s],2)", 6, 7, 8)
+      HEED_ROW("(%[a],%[s3],1)", 9, 10, 11)
+      "add $4, %[a]\n\t"
+      "add $64, %[b]\n\t"
+      "dec %[n]\n\t"
+      "jnz 1b\n\t"
+      "2:\n\t"
+      HEED_SAVE(0) HEED_SAVE(1) HEED_SAVE(2) HEED_SAVE(3) HEED_SAVE(4) HEED_SAVE(5) HEED_SAVE(6)
+      HEED_SAVE(7) HEED_SAVE(8) HEED_SAVE(9) HEED_SAVE(10) HEED_SAVE(11)
+      : [a] "+r"(a), [b] "+r"(b), [n] "+r"(n)
+      : [s] "r"(lda), [s3] "r"(s3), [bs] "r"(block_bytes), [acc] "r"(acc)
+      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+        "xmm9", "xmm10", "xmm11", "xmm24", "xmm25", "xmm26", "xmm27");
+#undef HEED_ROW
+#undef HEED_ZERO
+#undef HEED_SAVE
+}
+
 // Edge tiles (fewer rows of A or weight blocks): the same arithmetic in intrinsics.
 void tile_edge(const uint8_t* a, size_t lda, size_t mr, const int8_t* b, size_t block_bytes,
                size_t nb, size_t groups, __m512i acc[kMr * kNb]) {
@@ -94,6 +137,40 @@ void tile_edge(const uint8_t* a, size_t lda, size_t mr, const int8_t* b, size_t 
       for (size_t c = 0; c < nb; ++c) acc[i * kNb + c] = _mm512_dpbusd_epi32(acc[i * kNb + c], va, w[c]);
     }
   }
+}
+
+// One row of A (M = 1, the decoder's GEMV, and the last 1 to 3 rows of a chunk): up to 3 16-row
+// blocks, each with 4 accumulators taking the groups of 4 k in turn (12 independent VPDPBUSD
+// chains), so the weights are read as sequential streams, each byte once, and one A broadcast
+// feeds every block. Missing blocks (nb < 3) repeat block 0; their sums are not stored.
+void gemv_row(const uint8_t* a, const int8_t* b, size_t block_bytes, size_t nb, size_t groups,
+              __m512i acc[kMr * kNb]) {
+  __m512i s0[4], s1[4], s2[4];
+  for (int j = 0; j < 4; ++j) s0[j] = s1[j] = s2[j] = _mm512_setzero_si512();
+  const int8_t* b1 = b + (nb > 1 ? block_bytes : 0);
+  const int8_t* b2 = b + (nb > 2 ? 2 * block_bytes : 0);
+  size_t g = 0;
+  for (; g + 4 <= groups; g += 4) {
+    for (int j = 0; j < 4; ++j) {
+      int32_t four;
+      std::memcpy(&four, a + 4 * (g + j), 4);
+      const __m512i va = _mm512_set1_epi32(four);
+      s0[j] = _mm512_dpbusd_epi32(s0[j], va, _mm512_loadu_si512(b + (g + j) * 64));
+      s1[j] = _mm512_dpbusd_epi32(s1[j], va, _mm512_loadu_si512(b1 + (g + j) * 64));
+      s2[j] = _mm512_dpbusd_epi32(s2[j], va, _mm512_loadu_si512(b2 + (g + j) * 64));
+    }
+  }
+  for (; g < groups; ++g) {
+    int32_t four;
+    std::memcpy(&four, a + 4 * g, 4);
+    const __m512i va = _mm512_set1_epi32(four);
+    s0[0] = _mm512_dpbusd_epi32(s0[0], va, _mm512_loadu_si512(b + g * 64));
+    s1[0] = _mm512_dpbusd_epi32(s1[0], va, _mm512_loadu_si512(b1 + g * 64));
+    s2[0] = _mm512_dpbusd_epi32(s2[0], va, _mm512_loadu_si512(b2 + g * 64));
+  }
+  acc[0] = _mm512_add_epi32(_mm512_add_epi32(s0[0], s0[1]), _mm512_add_epi32(s0[2], s0[3]));
+  acc[1] = _mm512_add_epi32(_mm512_add_epi32(s1[0], s1[1]), _mm512_add_epi32(s1[2], s1[3]));
+  acc[2] = _mm512_add_epi32(_mm512_add_epi32(s2[0], s2[1]), _mm512_add_epi32(s2[2], s2[3]));
 }
 
 // acc -> C for rows [m0, m0 + mr) and weight rows [n0, n0 + 16 nb) clipped to N, with the
@@ -157,12 +234,19 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
     for (size_t blk = 0; blk < blocks; blk += kNb) {
       const size_t nb = blocks - blk < kNb ? blocks - blk : kNb;
       const int8_t* b = p.packed + blk * block_bytes;
-      for (size_t m0 = 0; m0 < rows; m0 += kMr) {
-        const size_t mr = rows - m0 < kMr ? rows - m0 : kMr;
-        if (mr == kMr && nb == kNb) {
-          tile_8x3(shifted + m0 * k4, k4, b, block_bytes, groups, acc);
+      // Rows of A in tiles of 8, then 4, then one at a time (the GEMV loop).
+      size_t mr = 0;
+      for (size_t m0 = 0; m0 < rows; m0 += mr) {
+        const size_t left = rows - m0;
+        const uint8_t* a = shifted + m0 * k4;
+        mr = left >= kMr ? kMr : left >= 4 ? 4 : 1;
+        if (mr == 1) {
+          gemv_row(a, b, block_bytes, nb, groups, acc);
+        } else if (nb == kNb) {
+          if (mr == kMr) tile_8x3(a, k4, b, block_bytes, groups, acc);
+          else tile_4x3(a, k4, b, block_bytes, groups, acc);
         } else {
-          tile_edge(shifted + m0 * k4, k4, mr, b, block_bytes, nb, groups, acc);
+          tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
         }
         epilogue(p, mc + m0, mr, blk * 16, nb, acc);
       }

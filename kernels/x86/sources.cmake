@@ -6,6 +6,7 @@ set(HEED_KERNEL_AVX2_SOURCES
   x86/gemm_f16_avx2.cpp
   x86/gemm_f32_avx2.cpp
   x86/gemm_i8_avx2.cpp
+  x86/gemm_i8_packed_avx2.cpp
   x86/layer_norm_avx2.cpp
   x86/log_softmax_avx2.cpp
   x86/quantize_rows_i8_avx2.cpp

@@ -7,6 +7,7 @@ namespace heed::kernels {
 void fill_avx2(KernelTable& t) {
   t.quantize_rows_i8 = avx2::quantize_rows_i8;
   t.gemm_i8 = avx2::gemm_i8;
+  t.gemm_i8_packed = avx2::gemm_i8_packed;
   t.gemm_f32 = avx2::gemm_f32;
   t.gemm_f16 = avx2::gemm_f16;
   t.layer_norm = avx2::layer_norm;

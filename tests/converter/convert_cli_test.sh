@@ -1,6 +1,6 @@
 #!/bin/sh
 # `heed convert` end to end: the three weight types on the real CTranslate2 models, the summary
-# line, --report, usage errors (exit 2), conversion errors (exit 1, one line "heed convert: ..."),
+# line, --report, --layout, usage errors (exit 2), conversion errors (exit 1, one line "heed convert: ..."),
 # and atomic output (nothing written on failure, an existing output kept until success).
 # usage: convert_cli_test.sh "EMULATOR" HEED SHARED_DIR FOLDER   (EMULATOR may be empty)
 set -u
@@ -40,6 +40,28 @@ run --from ct2 "$aren" -o "$dir/g.heed" --group-size 16 --report
 grep -q "^encoder.layers.0.ffn.in.weight *int8 per-group 16 " "$dir/err" || fail "--report table: $(head -3 "$dir/err")"
 grep -q "per group of 16" "$dir/out" || fail "group summary: $(cat "$dir/out")"
 
+# Weight layout: auto (the default) packs the int8 per-row linear weights 16x4, row-major none;
+# embeddings stay row-major; inspect shows the layout; --report marks packed tensors.
+run "$aren8" -o "$dir/auto.heed" --report
+[ $code -eq 0 ] || fail "default layout: exit $code"
+grep -q "matrices packed 16x4" "$dir/out" || fail "auto summary: $(cat "$dir/out")"
+grep -q "^encoder.layers.0.ffn.in.weight *int8 kept from the source, packed 16x4 " "$dir/err" ||
+  fail "--report packed: $(grep ffn.in.weight "$dir/err" | head -1)"
+$emu "$heed" inspect "$dir/auto.heed" >"$dir/out" 2>&1 || fail "inspect auto.heed"
+grep -q "encoder.layers.0.ffn.in.weight *I8 *PerRow *Packed16x4 *\[128, 32\]" "$dir/out" ||
+  fail "inspect does not show the packed layout: $(grep ffn.in.weight "$dir/out" | head -1)"
+grep -q "encoder.layers.0.ffn.in.weight.row_sums *I32 .*RowMajor *\[128\]" "$dir/out" || fail "inspect: no row sums"
+grep -q "encoder.embeddings *I8 *PerRow *RowMajor" "$dir/out" || fail "inspect: embeddings not row-major"
+run "$aren8" -o "$dir/rm.heed" --layout row-major
+[ $code -eq 0 ] || fail "--layout row-major: exit $code"
+grep -q "(row-major)" "$dir/out" || fail "row-major summary: $(cat "$dir/out")"
+$emu "$heed" inspect "$dir/rm.heed" | grep -q Packed16x4 && fail "--layout row-major packed something"
+run "$aren" -o "$dir/p.heed" --layout packed16x4
+[ $code -eq 0 ] || fail "--layout packed16x4: exit $code"
+grep -q "matrices packed 16x4" "$dir/out" || fail "packed16x4 summary: $(cat "$dir/out")"
+run "$aren" -o "$dir/g2.heed" --group-size 16
+$emu "$heed" inspect "$dir/g2.heed" | grep -q Packed16x4 && fail "auto packed per-group weights"
+
 # Usage errors: exit 2.
 run; [ $code -eq 2 ] || fail "no arguments: exit $code"
 run "$aren"; [ $code -eq 2 ] || fail "no -o: exit $code"
@@ -48,9 +70,12 @@ run "$aren" -o "$dir/x.heed" --group-size 6; [ $code -eq 2 ] || fail "--group-si
 run "$aren" -o "$dir/x.heed" --quantize float16 --group-size 8; [ $code -eq 2 ] || fail "group with float16: exit $code"
 run "$aren" -o "$dir/x.heed" --from onnx; [ $code -eq 2 ] || fail "--from onnx: exit $code"
 run "$aren" "$aren8" -o "$dir/x.heed"; [ $code -eq 2 ] || fail "two sources: exit $code"
+run "$aren" -o "$dir/x.heed" --layout columns; [ $code -eq 2 ] || fail "--layout columns: exit $code"
+run "$aren" -o "$dir/x.heed" --layout packed16x4 --quantize float16; [ $code -eq 2 ] || fail "packed float16: exit $code"
+run "$aren" -o "$dir/x.heed" --layout packed16x4 --group-size 8; [ $code -eq 2 ] || fail "packed per group: exit $code"
 [ -e "$dir/x.heed" ] && fail "a usage error wrote a file"
 $emu "$heed" convert --help >"$dir/out" 2>&1 || fail "--help: exit $?"
-for word in --quantize --group-size --report int8 float16 float32 ct2 atomically; do
+for word in --quantize --group-size --layout --report int8 float16 float32 row-major packed16x4 ct2 atomically; do
   grep -q -- "$word" "$dir/out" || fail "--help does not mention $word"
 done
 

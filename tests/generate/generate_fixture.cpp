@@ -8,6 +8,7 @@
 
 #include "ct2/reader.h"
 #include "heed_writer.h"
+#include "pack.h"
 #include "llama2c/reader.h"
 #include "test_paths.h"
 
@@ -38,6 +39,8 @@ std::string stories260k_heed(convert::WeightType type) {
   q.type = type;
   s = convert::quantize_model(&model, q, nullptr);
   REQUIRE(s.is_ok());
+  // As `heed convert` writes it by default: int8 linear weights packed 16x4.
+  REQUIRE(convert::pack_model(&model, convert::WeightLayout::kAuto, nullptr, nullptr).is_ok());
   const std::string out = temp_dir() + "/stories260k_" + convert::weight_type_name(type) + ".heed";
   s = convert::write_heed(model, out);
   INFO(s.message());
@@ -56,6 +59,7 @@ std::string onmt_lm_heed() {
   convert::QuantizeOptions q;  // int8: the source's int8 weights are kept bit-exactly
   s = convert::quantize_model(&model, q, nullptr);
   REQUIRE(s.is_ok());
+  REQUIRE(convert::pack_model(&model, convert::WeightLayout::kAuto, nullptr, nullptr).is_ok());
   const std::string out = temp_dir() + "/onmt_lm.heed";
   s = convert::write_heed(model, out);
   REQUIRE(s.is_ok());

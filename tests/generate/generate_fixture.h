@@ -13,9 +13,10 @@
 
 namespace heed::test {
 
-// stories260K converted with `type` weights (cached per type): the .heed path.
+// stories260K converted with `type` weights (cached per type; int8 linear weights packed 16x4, as
+// `heed convert` does by default): the .heed path.
 std::string stories260k_heed(convert::WeightType type);
-// The CTranslate2 onmt-lm converted with its int8 weights kept: the .heed path.
+// The CTranslate2 onmt-lm converted with its int8 weights kept (packed 16x4): the .heed path.
 std::string onmt_lm_heed();
 std::unique_ptr<Model> open_model(const std::string& path);
 // tests/fixtures/llama2c/stories260k_reference.json

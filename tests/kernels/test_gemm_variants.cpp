@@ -272,40 +272,150 @@ TEST_CASE("pack_i8_16x4 places every byte by the documented formula", "[gemm_i8_
     }
 }
 
-TEST_CASE("gemm_i8_packed (reference and variants) equals gemm_i8 on the unpacked weights",
-          "[variants][gemm_i8_packed]") {
+namespace {
+
+// Every table with its own gemm_i8_packed, the reference first.
+std::vector<const KernelTable*> packed_tables() {
   std::vector<const KernelTable*> tables = simd_variants();
   tables.insert(tables.begin(), &reference());
+  return tables;
+}
+
+struct PackedCase {
+  size_t m, n, k;
+  bool bias = true;
+  Activation act = Activation::kNone;
+  bool accumulate = false;
+  Fill fill = Fill::kRandom;
+  bool zero_row = false;  // A's row 0 all zero with scale 0
+  size_t pad = 0;         // extra elements in the row strides of A, B and C
+};
+
+// Packs B, runs `t`'s gemm_i8_packed and compares with the reference gemm_i8 on the unpacked B:
+// exact int32 sums and the same epilogue operations, so the floats must be identical.
+void check_packed(const KernelTable& t, const PackedCase& g) {
+  const size_t lda = g.k + g.pad + 3, ldb = g.k + g.pad + 1, ldc = g.n + g.pad + 2;
+  std::vector<int8_t> a, b;
+  switch (g.fill) {
+    case Fill::kRandom:
+      a = random_i8(g.m * lda);
+      b = random_i8(g.n * ldb);
+      break;
+    case Fill::kExtremes:
+      a = random_i8(g.m * lda, 0, 1);
+      b = random_i8(g.n * ldb, 0, 1);
+      for (auto& v : a) v = v ? 127 : -127;
+      for (auto& v : b) v = v ? 127 : -127;
+      break;
+    case Fill::kMinus128InA:
+      a = random_i8(g.m * lda, -128, -126);
+      b = random_i8(g.n * ldb, -127, 127);
+      break;
+    case Fill::kMinus128Both:
+      a = random_i8(g.m * lda, -128, -127);
+      b = random_i8(g.n * ldb, -128, -127);
+      break;
+  }
+  auto as = random_f32(g.m, 0.001f, 0.05f), bs = random_f32(g.n, 0.001f, 0.05f);
+  if (g.zero_row) {
+    for (size_t k = 0; k < g.k; ++k) a[k] = 0;
+    as[0] = 0.0f;
+  }
+  auto bias = random_f32(g.n);
+  auto c0 = random_f32(g.m * ldc, -2.0f, 2.0f);
+  std::vector<int8_t> packed(packed_i8_16x4_bytes(g.n, g.k));
+  std::vector<int32_t> sums(g.n);
+  pack_i8_16x4(b.data(), g.n, g.k, ldb, packed.data(), sums.data());
+  auto want = c0, got = c0;
+  GemmI8Params p;
+  p.m = g.m; p.n = g.n; p.k = g.k; p.a = a.data(); p.lda = lda; p.a_scales = as.data();
+  p.b = b.data(); p.ldb = ldb; p.b_scales = bs.data(); p.bias = g.bias ? bias.data() : nullptr;
+  p.activation = g.act; p.accumulate = g.accumulate; p.c = want.data(); p.ldc = ldc;
+  reference().gemm_i8(p);
+  GemmI8PackedParams q;
+  q.m = g.m; q.n = g.n; q.k = g.k; q.a = a.data(); q.lda = lda; q.a_scales = as.data();
+  q.packed = packed.data(); q.row_sums = sums.data(); q.b_scales = bs.data(); q.bias = p.bias;
+  q.activation = g.act; q.accumulate = g.accumulate; q.c = got.data(); q.ldc = ldc;
+  t.gemm_i8_packed(q);
+  INFO(isa_name(t.isa) << " gemm_i8_packed m " << g.m << " n " << g.n << " k " << g.k << " bias "
+                       << g.bias << " act " << int(g.act) << " acc " << g.accumulate << " fill "
+                       << int(g.fill) << " zero_row " << g.zero_row << " pad " << g.pad);
+  REQUIRE(got == want);  // padding columns of C included: never written
+}
+
+}  // namespace
+
+TEST_CASE("gemm_i8_packed (reference and variants) equals gemm_i8 on the unpacked weights",
+          "[variants][gemm_i8_packed]") {
   struct Shape { size_t m, n, k; };
   const Shape shapes[] = {{1, 1, 1},   {1, 37, 200}, {3, 17, 5},   {8, 48, 64},  {8, 50, 67},
                           {9, 100, 300}, {17, 16, 4}, {16, 96, 512}, {130, 49, 33}, {2, 20, 9000}};
-  for (const KernelTable* t : tables)
+  for (const KernelTable* t : packed_tables())
     for (const Shape& s : shapes)
       for (int variant = 0; variant < 3; ++variant) {
         const Activation act = variant == 0 ? Activation::kNone : variant == 1 ? Activation::kRelu : Activation::kGelu;
-        const bool acc = variant != 0, with_bias = variant != 1;
-        const size_t lda = s.k + 3, ldb = s.k + 1, ldc = s.n + 2;
-        auto a = random_i8(s.m * lda);
-        auto b = random_i8(s.n * ldb);
-        auto as = random_f32(s.m, 0.001f, 0.05f), bs = random_f32(s.n, 0.001f, 0.05f);
-        auto bias = random_f32(s.n);
-        auto c0 = random_f32(s.m * ldc, -2.0f, 2.0f);
-        std::vector<int8_t> packed(packed_i8_16x4_bytes(s.n, s.k));
-        std::vector<int32_t> sums(s.n);
-        pack_i8_16x4(b.data(), s.n, s.k, ldb, packed.data(), sums.data());
-        auto want = c0, got = c0;
-        GemmI8Params p;
-        p.m = s.m; p.n = s.n; p.k = s.k; p.a = a.data(); p.lda = lda; p.a_scales = as.data();
-        p.b = b.data(); p.ldb = ldb; p.b_scales = bs.data(); p.bias = with_bias ? bias.data() : nullptr;
-        p.activation = act; p.accumulate = acc; p.c = want.data(); p.ldc = ldc;
-        reference().gemm_i8(p);
-        GemmI8PackedParams q;
-        q.m = s.m; q.n = s.n; q.k = s.k; q.a = a.data(); q.lda = lda; q.a_scales = as.data();
-        q.packed = packed.data(); q.row_sums = sums.data(); q.b_scales = bs.data(); q.bias = p.bias;
-        q.activation = act; q.accumulate = acc; q.c = got.data(); q.ldc = ldc;
-        t->gemm_i8_packed(q);
-        INFO(isa_name(t->isa) << " m " << s.m << " n " << s.n << " k " << s.k << " variant " << variant);
-        // Exact int32 sums and the same epilogue operations: identical results.
-        REQUIRE(got == want);
+        check_packed(*t, PackedCase{s.m, s.n, s.k, variant != 1, act, variant != 0});
       }
+}
+
+TEST_CASE("gemm_i8_packed variants over M (GEMV and tile edges), odd N and K tails",
+          "[variants][gemm_i8_packed]") {
+  // M: the GEMV path, every edge of the 2-, 4- and 8-row tiles, and a full chunk; N: one partial
+  // 16-row block, several blocks with a partial last one (GEMV tiles take 2 or 4 blocks); K: not
+  // a multiple of 4, 16 or 64, and the multiples themselves.
+  for (const KernelTable* t : packed_tables())
+    for (size_t m : {1, 2, 3, 7, 8, 9, 64})
+      for (size_t n : {5, 16, 33, 81})
+        for (size_t k : {1, 3, 4, 13, 16, 47, 64, 99, 130}) {
+          if (m * n * k > 64 * 33 * 64) continue;  // keep emulated runs short
+          check_packed(*t, PackedCase{m, n, k});
+        }
+  for (const KernelTable* t : packed_tables()) {
+    check_packed(*t, PackedCase{1, 1000, 520});   // GEMV over many blocks
+    check_packed(*t, PackedCase{64, 130, 257});
+    check_packed(*t, PackedCase{1, 24, 32768});   // the longest K the on-stack A chunk holds
+    check_packed(*t, PackedCase{3, 7, 32771});    // past it: the reference loop
+  }
+}
+
+TEST_CASE("gemm_i8_packed variants: epilogue (bias, activations, accumulate), strides, zero rows",
+          "[variants][gemm_i8_packed]") {
+  for (const KernelTable* t : packed_tables()) {
+    for (Activation act : kActs)
+      for (bool bias : {false, true})
+        for (bool acc : {false, true})
+          for (size_t m : {1, 5}) check_packed(*t, PackedCase{m, 21, 70, bias, act, acc});
+    for (size_t pad : {1, 3, 16})
+      for (size_t m : {1, 9}) check_packed(*t, PackedCase{m, 19, 45, true, Activation::kNone, false, Fill::kRandom, false, pad});
+    for (size_t m : {1, 3, 9})
+      check_packed(*t, PackedCase{m, 35, 40, true, Activation::kGelu, true, Fill::kRandom, true});
+  }
+}
+
+TEST_CASE("gemm_i8_packed variants: +-127 extremes and -128 as documented", "[variants][gemm_i8_packed]") {
+  for (const KernelTable* t : packed_tables()) {
+    for (size_t m : {1, 4, 9})
+      for (size_t k : {1, 33, 1000, 4096}) {
+        check_packed(*t, PackedCase{m, 18, k, false, Activation::kNone, false, Fill::kExtremes});
+        check_packed(*t, PackedCase{m, 18, k, false, Activation::kNone, false, Fill::kMinus128InA});
+      }
+    // -128 in B: exact wherever B is multiplied as signed (reference, ARM, the VNNI shift);
+    // the AVX2 sign trick negates B, so there -128 is outside the range, as for its gemm_i8.
+    if (t->isa != Isa::kAvx2) {
+      for (size_t m : {1, 4, 9})
+        for (size_t k : {5, 64, 67, 300})
+          check_packed(*t, PackedCase{m, 18, k, false, Activation::kNone, false, Fill::kMinus128Both});
+    }
+    // All-equal signs over a long K: -127 * 127 * K exactly, no saturation anywhere.
+    const size_t K = 4096;
+    std::vector<int8_t> a(K, 127), b(K, -127), packed(packed_i8_16x4_bytes(1, K));
+    std::vector<int32_t> sums(1);
+    pack_i8_16x4(b.data(), 1, K, K, packed.data(), sums.data());
+    float one = 1.0f, c = 0.0f;
+    GemmI8PackedParams q;
+    q.m = 1; q.n = 1; q.k = K; q.a = a.data(); q.lda = K; q.a_scales = &one;
+    q.packed = packed.data(); q.row_sums = sums.data(); q.b_scales = &one; q.c = &c; q.ldc = 1;
+    t->gemm_i8_packed(q);
+    CHECK(c == -127.0f * 127.0f * K);
+  }
 }

@@ -11,6 +11,7 @@
 #include "heed_writer.h"
 #include "marian/reader.h"
 #include "llama2c/reader.h"
+#include "pack.h"
 #include "progress.h"
 #include "quantize.h"
 #include "torch_seq2seq/reader.h"
@@ -59,7 +60,7 @@ std::string human_bytes(uint64_t bytes) {
 }
 
 void print_report(const std::vector<convert::TensorReport>& report) {
-  std::fprintf(stderr, "%-56s %-26s %12s %10s\n", "tensor", "stored as", "max |error|", "SNR dB");
+  std::fprintf(stderr, "%-56s %-40s %12s %10s\n", "tensor", "stored as", "max |error|", "SNR dB");
   for (const auto& r : report) {
     char snr[32];
     if (std::isinf(r.snr_db)) {
@@ -67,7 +68,7 @@ void print_report(const std::vector<convert::TensorReport>& report) {
     } else {
       std::snprintf(snr, sizeof(snr), "%.2f", r.snr_db);
     }
-    std::fprintf(stderr, "%-56s %-26s %12.6g %10s\n", r.name.c_str(), r.stored.c_str(), r.max_abs_error, snr);
+    std::fprintf(stderr, "%-56s %-40s %12.6g %10s\n", r.name.c_str(), r.stored.c_str(), r.max_abs_error, snr);
   }
 }
 
@@ -96,6 +97,15 @@ int run_convert(const std::vector<std::string>& argv) {
             "  float16  weight matrices as IEEE half precision.\n"
             "  float32  weight matrices as stored floats (int8 sources are dequantized).\n"
             "Biases, norms and position tables are always float32.\n\n"
+            "Weight layout (--layout):\n"
+            "  auto        (default) int8 matrices with one scale per row that only a linear layer\n"
+            "              reads (every NAME.weight) are stored in the 16x4 packed layout the int8 GEMM\n"
+            "              kernels read directly, with their int32 row sums; the runtime uses them in\n"
+            "              place. Embeddings (also when tied to the output projection), float weights\n"
+            "              and --group-size weights stay row-major.\n"
+            "  row-major   every tensor in plain C order (the layout of files before packing existed).\n"
+            "  packed16x4  as auto, but refused unless the weights are int8 without --group-size.\n"
+            "Both layouts give the same results; `heed inspect` shows each tensor's layout.\n\n"
             "Prints a summary line (tensors, parameters, file size) when done; a progress bar on a\n"
             "terminal. Exit status: 0 done, 1 conversion error, 2 wrong usage.",
             {
@@ -103,6 +113,7 @@ int run_convert(const std::vector<std::string>& argv) {
                 {"output", 'o', true, "FILE", "the .heed file to write (required)"},
                 {"quantize", 'q', true, "TYPE", "weight type: int8 (default), float16, float32"},
                 {"group-size", 0, true, "N", "int8 scale per group of N values of a row (N multiple of 4)"},
+                {"layout", 0, true, "LAYOUT", "weight layout: auto (default), row-major, packed16x4"},
                 {"report", 0, false, "", "print each weight's quantization error (max |error|, SNR) to stderr"},
                 {"quiet", 0, false, "", "no progress bar and no summary line"},
             });
@@ -128,6 +139,14 @@ int run_convert(const std::vector<std::string>& argv) {
   }
   if (options.group_size != 0 && options.type != convert::WeightType::kInt8) {
     return args.usage_error("--group-size only applies to --quantize int8");
+  }
+
+  convert::WeightLayout layout = convert::WeightLayout::kAuto;
+  status = convert::parse_weight_layout(args.get("layout", "auto"), &layout);
+  if (!status) return args.usage_error(status.message());
+  if (layout == convert::WeightLayout::kPacked16x4 &&
+      (options.type != convert::WeightType::kInt8 || options.group_size != 0)) {
+    return args.usage_error("--layout packed16x4 needs int8 weights with one scale per row (--quantize int8, no --group-size)");
   }
 
   const SourceFormat* format = nullptr;
@@ -163,6 +182,13 @@ int run_convert(const std::vector<std::string>& argv) {
                                      [&](size_t done, size_t total) { bar.update(done, total); });
   }
   if (!status) return fail(status);
+  size_t packed = 0;
+  {
+    convert::ProgressBar bar("heed convert: packing", !quiet && layout != convert::WeightLayout::kRowMajor);
+    status = convert::pack_model(&model, layout, &packed, args.has("report") ? &report : nullptr,
+                                 [&](size_t done, size_t total) { bar.update(done, total); });
+  }
+  if (!status) return fail(status);
   if (args.has("report")) print_report(report);
 
   status = convert::write_heed(model, output);
@@ -175,6 +201,7 @@ int run_convert(const std::vector<std::string>& argv) {
     if (options.type == convert::WeightType::kInt8) {
       weights += options.group_size ? " per group of " + std::to_string(options.group_size) : " per row";
     }
+    weights += packed ? " (" + std::to_string(packed) + " matrices packed 16x4)" : " (row-major)";
     std::printf("heed convert: wrote %s: %zu tensors, %zu parameters, %s, %s weights (from %s %s)\n", output.c_str(),
                 model.tensors.size(), parameters, human_bytes(size).c_str(), weights.c_str(), format->name,
                 source.c_str());

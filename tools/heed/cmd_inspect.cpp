@@ -166,10 +166,12 @@ void print_text_section(const Section& s) {
 // Sections, then the tensor table, then the last section (the totals) under it.
 void print_text(const std::vector<Section>& sections, const Model& model) {
   for (size_t i = 0; i + 1 < sections.size(); ++i) print_text_section(sections[i]);
-  std::printf("tensors\n  %-52s %-5s %-14s %-18s %12s\n", "name", "dtype", "quantization", "shape", "bytes");
+  std::printf("tensors\n  %-52s %-5s %-14s %-10s %-18s %12s\n", "name", "dtype", "quantization", "layout", "shape",
+              "bytes");
   for (const TensorView& t : model.tensors()) {
-    std::printf("  %-52.*s %-5s %-14s %-18s %12" PRIu64 "\n", static_cast<int>(t.name.size()), t.name.data(),
-                dtype_name(t.dtype), quantization_text(t).c_str(), shape_text(t.shape).c_str(), t.size_bytes);
+    std::printf("  %-52.*s %-5s %-14s %-10s %-18s %12" PRIu64 "\n", static_cast<int>(t.name.size()), t.name.data(),
+                dtype_name(t.dtype), quantization_text(t).c_str(), fb::EnumNameLayout(t.layout),
+                shape_text(t.shape).c_str(), t.size_bytes);
   }
   if (!sections.empty()) print_text_section(sections.back());
 }
@@ -188,10 +190,10 @@ void print_json(const std::vector<Section>& sections, const Model& model) {
   std::printf("  \"tensors\": [");
   for (size_t i = 0; i < model.tensors().size(); ++i) {
     const TensorView& t = model.tensors()[i];
-    std::printf("%s\n    {\"name\": %s, \"dtype\": \"%s\", \"quantization\": \"%s\", \"group_size\": %u, \"shape\": %s, "
-                "\"bytes\": %" PRIu64 "}",
+    std::printf("%s\n    {\"name\": %s, \"dtype\": \"%s\", \"quantization\": \"%s\", \"group_size\": %u, \"layout\": \"%s\", "
+                "\"shape\": %s, \"bytes\": %" PRIu64 "}",
                 i ? "," : "", json_string(t.name).c_str(), dtype_name(t.dtype), fb::EnumNameQuantization(t.quantization),
-                t.group_size, shape_text(t.shape).c_str(), t.size_bytes);
+                t.group_size, fb::EnumNameLayout(t.layout), shape_text(t.shape).c_str(), t.size_bytes);
   }
   std::printf("\n  ]\n}\n");
 }
@@ -219,15 +221,16 @@ void print_model(const std::string& path, const Model& model, bool json) {
   }
   sections.push_back(std::move(metadata));
 
-  uint64_t elements = 0, scale_values = 0;
+  uint64_t elements = 0, scale_values = 0, row_sum_values = 0;
   for (const TensorView& t : model.tensors()) {
     elements += t.num_elements();
     scale_values += t.num_scales;
+    if (t.row_sums != nullptr) row_sum_values += t.rows();
   }
-  // Scale tensors are tensors of the file but not parameters of the model.
+  // Scale and row sum tensors are tensors of the file but not parameters of the model.
   Section totals{"totals", {}};
   totals.number("tensors", model.tensors().size());
-  totals.number("parameters", elements - scale_values);
+  totals.number("parameters", elements - scale_values - row_sum_values);
   totals.number("scale_values", scale_values);
   totals.number("weight_bytes", index.weights_size());
   totals.number("file_bytes", model.file_size());

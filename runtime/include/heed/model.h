@@ -30,6 +30,7 @@ struct TensorView {
   uint64_t size_bytes = 0;
   const float* scales = nullptr;  // PerTensor: 1, PerRow: rows(), PerGroup: rows() * groups_per_row()
   size_t num_scales = 0;
+  const int32_t* row_sums = nullptr;  // layout Packed16x4: sum_k q[n, k] for each of the rows()
 
   size_t rows() const { return shape.empty() ? 1 : shape[0]; }
   size_t row_size() const;        // product of shape[1..]

@@ -22,7 +22,13 @@
 //                                                              (the bias may still be present)
 // Biases are optional everywhere (absent = zero). With pre_norm, each sub-layer's norm applies to
 // its input; with post-norm, to the sum after the residual.
-// A quantized tensor NAME has its f32 scales in NAME.scales.
+// A quantized tensor NAME has its f32 scales in NAME.scales; a packed one (layout Packed16x4) its
+// int32 row sums in NAME.row_sums.
+//
+// Every tensor whose name ends in ".weight" is the [out, in] matrix of a Linear layer, in every
+// family (RNN cells and attention too), and nothing else reads it: embeddings and position tables
+// have their own suffixes, and a tied output projection reads "decoder.embeddings". That is the
+// set the converter packs (layers::Linear reads either layout; Embeddings only row-major).
 #pragma once
 
 #include <string>
@@ -31,5 +37,10 @@ namespace heed::names {
 
 inline std::string layer(const std::string& stack, int i) { return stack + ".layers." + std::to_string(i); }
 inline std::string scales(const std::string& tensor) { return tensor + ".scales"; }
+inline std::string row_sums(const std::string& tensor) { return tensor + ".row_sums"; }
+inline bool is_linear_weight(const std::string& tensor) {
+  static const std::string suffix = ".weight";
+  return tensor.size() > suffix.size() && tensor.compare(tensor.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 }  // namespace heed::names

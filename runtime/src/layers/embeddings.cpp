@@ -10,6 +10,10 @@ Status Embeddings::load(const Model& model, const std::string& name, size_t rows
   const TensorView* t = nullptr;
   HEED_RETURN_IF_ERROR(require_shape(model, name,
                                      {static_cast<uint32_t>(rows), static_cast<uint32_t>(dim)}, &t));
+  if (t->layout != fb::Layout::RowMajor) {
+    // Rows are gathered one by one: only the row-major layout has them contiguous.
+    return invalid_file("tensor '" + name + "' is an embedding table but has a packed layout (it must be row-major)");
+  }
   rows_ = rows;
   dim_ = dim;
   dtype_ = t->dtype;

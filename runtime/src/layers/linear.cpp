@@ -14,6 +14,12 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
   scales_ = nullptr;
   expanded_scales_.clear();
   group_size_ = 0;
+  row_sums_ = nullptr;
+  if (w->layout == fb::Layout::Packed16x4) {
+    // The loader has checked dtype, size, per-row/per-tensor scales and the row sums tensor.
+    if (w->row_sums == nullptr) return invalid_file("tensor '" + weight_name + "' is packed without row sums");
+    row_sums_ = w->row_sums;
+  }
   switch (w->dtype) {
     case fb::DType::F32:
     case fb::DType::F16:
@@ -51,6 +57,25 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
   switch (dtype_) {
     case fb::DType::I8: {
       k.quantize_rows_i8(x, m, in_, ldx, scratch.q, in_, scratch.scales);
+      if (row_sums_ != nullptr) {
+        kernels::GemmI8PackedParams p;
+        p.m = m;
+        p.n = out_;
+        p.k = in_;
+        p.a = scratch.q;
+        p.lda = in_;
+        p.a_scales = scratch.scales;
+        p.packed = static_cast<const int8_t*>(weight_);
+        p.row_sums = row_sums_;
+        p.b_scales = scales_;
+        p.bias = bias_.data();
+        p.activation = act;
+        p.accumulate = accumulate;
+        p.c = y;
+        p.ldc = ldy;
+        k.gemm_i8_packed(p);
+        break;
+      }
       kernels::GemmI8Params p;
       p.m = m;
       p.n = out_;

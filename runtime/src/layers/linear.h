@@ -5,6 +5,8 @@
 // max|x| / 127, q = round(x * 127 / max|x|)), multiplied in int32 and dequantized with
 // row_scale * weight_scale in the GEMM epilogue, where bias, activation and the residual add are
 // fused. The quantized activations go to a caller-provided scratch (part of the session arena).
+// int8 weights stored in the 16x4 packed layout (per-row or per-tensor scales, row sums beside
+// them; written so by `heed convert`) are read in place by gemm_i8_packed, with the same result.
 #pragma once
 
 #include <cstddef>
@@ -53,6 +55,7 @@ class Linear {
   const float* scales_ = nullptr;      // int8: per row, or per group (group_size_ > 0)
   std::vector<float> expanded_scales_; // int8 per-tensor: the one scale repeated per row
   size_t group_size_ = 0;
+  const int32_t* row_sums_ = nullptr;  // non-null: weight_ is in the 16x4 packed layout
   F32Vector bias_;
 };
 

@@ -58,6 +58,9 @@ Status F32Vector::load(const Model& model, const std::string& name, size_t size,
     if (optional) return Status::ok();
     return model.require(name, &t);  // the loader's own "missing tensor" message
   }
+  if (t->layout != fb::Layout::RowMajor) {
+    return invalid_file("tensor '" + name + "' is a parameter vector but has a packed layout (it must be row-major)");
+  }
   if (t->num_elements() != size) {
     return invalid_file("tensor '" + std::string(name) + "' has shape " + shape_string(t->shape) +
                         ", expected " + std::to_string(size) + " values");

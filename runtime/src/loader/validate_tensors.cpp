@@ -1,5 +1,6 @@
 // The tensor table: every entry is checked against the weight segment before any view is made, so
 // a view never points outside the file, and quantized tensors always come with usable scales.
+#include <cstdint>
 #include <limits>
 
 #include "loader/validate.h"
@@ -21,6 +22,73 @@ uint64_t expected_scales(const TensorView& t) {
     case fb::Quantization::None: return 0;
   }
   return 0;
+}
+
+// Bytes of an [n, k] int8 matrix in the 16x4 layout (kernels::packed_i8_16x4_bytes), computed in
+// 64 bits so a hostile shape cannot wrap size_t on 32-bit devices; 0 when even that overflows
+// (n and k rounded up can reach 2^32 each).
+uint64_t packed_16x4_bytes(uint64_t n, uint64_t k) {
+  const uint64_t rows = (n + 15) / 16 * 16, cols = (k + 3) / 4 * 4;
+  if (rows > std::numeric_limits<uint64_t>::max() / cols) return 0;
+  return rows * cols;
+}
+
+// The packed layout exists only for what gemm_i8_packed reads: an int8 [N, K] matrix with one
+// scale per row (or one for the whole tensor), stored as ceil(N/16)*16 x ceil(K/4)*4 bytes.
+Status check_packed(const TensorView& v, uint64_t size, const std::string& at) {
+  if (v.dtype != fb::DType::I8) {
+    return invalid_file(at + "layout Packed16x4 needs int8 values, not " + dtype_name(v.dtype));
+  }
+  if (v.shape.size() != 2) {
+    return invalid_file(at + "layout Packed16x4 needs a 2-D shape, got " + std::to_string(v.shape.size()) +
+                        " dimensions");
+  }
+  if (v.quantization != fb::Quantization::PerRow && v.quantization != fb::Quantization::PerTensor) {
+    return invalid_file(at + "layout Packed16x4 needs per-row or per-tensor scales, not " +
+                        fb::EnumNameQuantization(v.quantization));
+  }
+  const uint64_t want = packed_16x4_bytes(v.shape[0], v.shape[1]);
+  if (want == 0) return invalid_file(at + "shape is too large");
+  if (size != want) {
+    return invalid_file(at + "size " + std::to_string(size) + " bytes does not match its packed 16x4 shape [" +
+                        std::to_string(v.shape[0]) + ", " + std::to_string(v.shape[1]) + "] (" +
+                        std::to_string(want) + " bytes)");
+  }
+  return Status::ok();
+}
+
+// A packed tensor's companion: an I32 [rows] tensor named by Tensor.row_sums, 4-byte aligned in
+// memory (every tensor is 64-byte aligned when the base is; checked so a view is never misaligned).
+Status resolve_row_sums(const fb::Tensor& entry, const std::vector<TensorView>& views,
+                        const std::unordered_map<std::string_view, size_t>& by_name, const std::string& at,
+                        TensorView* v) {
+  const flatbuffers::String* name = entry.row_sums();
+  const bool named = name && name->size() > 0;
+  if (v->layout != fb::Layout::Packed16x4) {
+    if (named) return invalid_file(at + "names a row sums tensor but its layout is not Packed16x4");
+    return Status::ok();
+  }
+  if (!named) return invalid_file(at + "has layout Packed16x4 but names no row sums tensor");
+  const std::string_view rname(name->c_str(), name->size());
+  auto found = by_name.find(rname);
+  if (found == by_name.end()) return invalid_file(at + "row sums tensor '" + printable(rname) + "' is missing");
+  const TensorView& r = views[found->second];
+  if (r.dtype != fb::DType::I32 || r.quantization != fb::Quantization::None) {
+    return invalid_file(at + "row sums tensor '" + printable(rname) + "' is " + dtype_name(r.dtype) +
+                        (r.quantization != fb::Quantization::None ? " quantized" : "") + ", not plain I32");
+  }
+  if (r.shape.size() != 1 || r.shape[0] != v->rows()) {
+    std::string shape;
+    for (uint32_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    return invalid_file(at + "row sums tensor '" + printable(rname) + "' has shape [" + shape + "], expected [" +
+                        std::to_string(v->rows()) + "]");
+  }
+  if (reinterpret_cast<uintptr_t>(r.data) % alignof(int32_t) != 0 ||
+      reinterpret_cast<uintptr_t>(v->data) % kTensorAlignment != 0) {
+    return invalid_file(at + "packed weights or their row sums are not aligned in memory");
+  }
+  v->row_sums = r.as<int32_t>();
+  return Status::ok();
 }
 
 }  // namespace
@@ -85,7 +153,9 @@ Status validate_tensors(const fb::Model& index, const uint8_t* weights, const st
     const uint64_t element_size = dtype_size(v.dtype);
     if (elements > std::numeric_limits<uint64_t>::max() / element_size) return invalid_file(at + "shape is too large");
     const uint64_t offset = t->offset(), size = t->size();
-    if (size != elements * element_size) {
+    if (v.layout == fb::Layout::Packed16x4) {
+      HEED_RETURN_IF_ERROR(check_packed(v, size, at));
+    } else if (size != elements * element_size) {
       return invalid_file(at + "size " + std::to_string(size) + " bytes does not match its shape (" +
                           std::to_string(elements) + " " + dtype_name(v.dtype) + " values = " +
                           std::to_string(elements * element_size) + " bytes)");
@@ -119,11 +189,12 @@ Status validate_tensors(const fb::Model& index, const uint8_t* weights, const st
     views->push_back(std::move(v));
   }
 
-  // Scales are resolved once every tensor is known, since a scales tensor may sort after its user.
+  // Scales and row sums are resolved once every tensor is known, since they may sort after their user.
   for (flatbuffers::uoffset_t i = 0; i < tensors.size(); ++i) {
     TensorView& v = (*views)[i];
-    if (v.quantization == fb::Quantization::None) continue;
     const std::string at = where + ": tensor '" + printable(v.name) + "': ";
+    HEED_RETURN_IF_ERROR(resolve_row_sums(*tensors.Get(i), *views, *by_name, at, &v));
+    if (v.quantization == fb::Quantization::None) continue;
     const flatbuffers::String* scales_name = tensors.Get(i)->scales();
     if (!scales_name || scales_name->size() == 0) return invalid_file(at + "is quantized but names no scales tensor");
     const std::string_view sname(scales_name->c_str(), scales_name->size());

@@ -1,0 +1,35 @@
+// Reorders int8 weight matrices into the 16x4 packed layout the gemm_i8_packed kernels read
+// (kernels.h pack_i8_16x4), so the runtime uses them in place: the .heed file is the packed form.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "heed/status.h"
+#include "neutral_model.h"
+#include "quantize.h"
+
+namespace heed::convert {
+
+// kAuto and kPacked16x4 pack the same tensors (below); kPacked16x4 is the explicit request, which
+// the CLI refuses with weights that cannot be packed (float, per-group int8). kRowMajor packs none.
+enum class WeightLayout { kAuto, kRowMajor, kPacked16x4 };
+
+// "auto", "row-major", "packed16x4".
+Status parse_weight_layout(const std::string& text, WeightLayout* out);
+const char* weight_layout_name(WeightLayout layout);
+
+// True when `t` can be stored packed and only a Linear layer reads it: a row-major 2-D int8
+// matrix with per-row or per-tensor scales whose name ends in ".weight" (names::is_linear_weight;
+// embeddings, also when tied to the output projection, are gathered by row and stay row-major).
+bool packable(const NeutralTensor& t);
+
+// Packs every packable tensor of `model` in place (unless kRowMajor) and adds its NAME.row_sums
+// (int32 [N]). `packed` (optional) receives how many were packed; `report` entries of packed
+// tensors get ", packed 16x4" appended; `progress` is called with (done, total).
+Status pack_model(NeutralModel* model, WeightLayout layout, size_t* packed, std::vector<TensorReport>* report,
+                  const std::function<void(size_t, size_t)>& progress = {});
+
+}  // namespace heed::convert

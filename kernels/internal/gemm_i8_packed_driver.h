@@ -1,0 +1,96 @@
+// The loop structure shared by the gemm_i8_packed variants that multiply signed A directly (NEON,
+// NEON dotprod, armv7, AVX2; the avx512vnni variant has its own, with the a + 128 shift). A
+// variant supplies only its integer micro-kernel, a class template over the tile size:
+//
+//   template <size_t R, size_t NB> struct Kernel {
+//     static void run(const int8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
+//                     size_t groups, int32_t* out, size_t ldo);
+//   };
+//
+// which writes the exact int32 sums of R rows of A (stride lda) against NB 16-row weight blocks
+// (block c at b + c * block_bytes) over `groups` groups of 4 k: out[r * ldo + 16 * c + row].
+// The driver copies A, a chunk of rows at a time, into a stack buffer with rows of K rounded up to
+// 16 and zero-filled past K, so a micro-kernel may read A 16 bytes at a time and never needs a
+// K tail of its own (the packed weights are already zero past K). M = 1 (the decoder's GEMV)
+// takes NB_GEMV blocks per tile, so a single row of A still has enough independent accumulators.
+// The epilogue is the reference's own (gemm_store of gemm_i8_dequant_row), so results are equal.
+//
+// Everything here is `static` and instantiated with a micro-kernel that lives in an anonymous
+// namespace, so each variant's file gets its own copy compiled with its own flags (see the note in
+// gemm_epilogue.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "internal/gemm_epilogue.h"
+
+namespace heed::kernels {
+
+constexpr size_t kPackedAChunkBytes = 32 * 1024;
+
+// Kernel<r, nb>::run for a runtime r in [1, R] and nb in [1, NB]: the full tile is the common
+// case, the smaller ones are the edges of M and N.
+template <template <size_t, size_t> class Kernel, size_t R, size_t NB, class... Args>
+static inline void packed_tile_nb(size_t nb, Args... args) {
+  if constexpr (NB > 1) {
+    if (nb < NB) return packed_tile_nb<Kernel, R, NB - 1>(nb, args...);
+  }
+  Kernel<R, NB>::run(args...);
+}
+
+template <template <size_t, size_t> class Kernel, size_t R, size_t NB, class... Args>
+static inline void packed_tile(size_t r, size_t nb, Args... args) {
+  if constexpr (R > 1) {
+    if (r < R) return packed_tile<Kernel, R - 1, NB>(r, nb, args...);
+  }
+  packed_tile_nb<Kernel, R, NB>(nb, args...);
+}
+
+template <template <size_t, size_t> class Kernel, size_t MR, size_t NB, size_t NB_GEMV>
+static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
+  if (p.m == 0 || p.n == 0) return;
+  const size_t k4 = (p.k + 3) / 4 * 4, k16 = (p.k + 15) / 16 * 16;
+  if (k4 == 0 || k16 > kPackedAChunkBytes) {  // not even one padded row fits: the reference's loop
+    ref::gemm_i8_packed(p);
+    return;
+  }
+  constexpr size_t kCols = 16 * (NB > NB_GEMV ? NB : NB_GEMV);
+  const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
+  alignas(64) int8_t chunk[kPackedAChunkBytes];
+  alignas(64) int32_t sums[MR * kCols];
+  size_t chunk_rows = kPackedAChunkBytes / k16;
+  if (chunk_rows >= MR) chunk_rows -= chunk_rows % MR;
+  for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
+    const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(chunk + r * k16, p.a + (mc + r) * p.lda, p.k);
+      std::memset(chunk + r * k16 + p.k, 0, k16 - p.k);
+    }
+    const size_t nb_step = rows == 1 ? NB_GEMV : NB;
+    // Weight blocks outer, rows of A inner: a block (16 * k4 bytes) stays in cache for the chunk.
+    for (size_t blk = 0; blk < blocks; blk += nb_step) {
+      const size_t nb = blocks - blk < nb_step ? blocks - blk : nb_step;
+      const int8_t* b = p.packed + blk * block_bytes;
+      for (size_t m0 = 0; m0 < rows; m0 += MR) {
+        const size_t mr = rows - m0 < MR ? rows - m0 : MR;
+        const int8_t* a = chunk + m0 * k16;
+        if (rows == 1) {
+          packed_tile<Kernel, 1, NB_GEMV>(1, nb, a, k16, b, block_bytes, groups, &sums[0], kCols);
+        } else {
+          packed_tile<Kernel, MR, NB>(mr, nb, a, k16, b, block_bytes, groups, &sums[0], kCols);
+        }
+        for (size_t i = 0; i < mr; ++i) {
+          const size_t row = mc + m0 + i;
+          const size_t n0 = blk * 16, cols = p.n - n0 < 16 * nb ? p.n - n0 : 16 * nb;
+          for (size_t j = 0; j < cols; ++j)
+            gemm_store(gemm_i8_dequant_row(sums[i * kCols + j], p.a_scales[row], p.b_scales[n0 + j]),
+                       p.bias, p.activation, p.accumulate, p.c + row * p.ldc + n0 + j, n0 + j);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace heed::kernels
