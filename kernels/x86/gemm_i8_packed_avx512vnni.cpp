@@ -6,9 +6,11 @@
 // A is shifted to unsigned as in gemm_i8_avx512vnni.cpp (a' = a + 128 into a 32 KiB stack chunk),
 // and the packed row sums give the exact result back: sum a'b - 128 sum b = sum ab.
 //
-// Micro-kernel: 8 rows of A x 48 weight rows (3 zmm of 16), 24 zmm accumulators, 3 weight loads
-// and 8 broadcasts per 4 k, for 24 VPDPBUSD. Its loop is inline assembly (GCC 12 copies each
-// accumulator around every destructive VPDPBUSD otherwise); edge tiles use the intrinsics version.
+// Micro-kernels, by rows of A left: 8 rows x 48 weight rows (3 zmm of 16), 24 zmm accumulators, 3
+// weight loads and 8 broadcasts per 4 k, for 24 VPDPBUSD; then 4 rows x 48 (12 accumulators); then
+// one row at a time (the GEMV loop, also M = 1). The 8- and 4-row loops are inline assembly (GCC 12
+// copies each accumulator around every destructive VPDPBUSD otherwise) and prefetch their 3 weight
+// streams; partial weight tiles (the last 1-2 blocks of N) use the intrinsics edge tile.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 avx512 headers, as in gemm_i8
 
 #include <immintrin.h>
