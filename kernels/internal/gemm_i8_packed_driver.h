@@ -13,6 +13,9 @@
 // 16 and zero-filled past K, so a micro-kernel may read A 16 bytes at a time and never needs a
 // K tail of its own (the packed weights are already zero past K). M = 1 (the decoder's GEMV)
 // takes NB_GEMV blocks per tile, so a single row of A still has enough independent accumulators.
+// With kAbsCopy each chunk row is followed by |a| (as unsigned bytes) of the same row: the kernel
+// gets lda = 2 * (K rounded to 16) and finds |a| at a + lda / 2 (the AVX2 sign trick then
+// broadcasts both from memory instead of taking VPABSB per row and group).
 // The epilogue is the reference's own (gemm_store of gemm_i8_dequant_row), so results are equal.
 //
 // Everything here is `static` and instantiated with a micro-kernel that lives in an anonymous
@@ -48,11 +51,13 @@ static inline void packed_tile(size_t r, size_t nb, Args... args) {
   packed_tile_nb<Kernel, R, NB>(nb, args...);
 }
 
-template <template <size_t, size_t> class Kernel, size_t MR, size_t NB, size_t NB_GEMV>
+template <template <size_t, size_t> class Kernel, size_t MR, size_t NB, size_t NB_GEMV,
+          bool kAbsCopy = false>
 static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
   if (p.m == 0 || p.n == 0) return;
   const size_t k4 = (p.k + 3) / 4 * 4, k16 = (p.k + 15) / 16 * 16;
-  if (k4 == 0 || k16 > kPackedAChunkBytes) {  // not even one padded row fits: the reference's loop
+  const size_t row_bytes = kAbsCopy ? 2 * k16 : k16;  // one row of A in the chunk
+  if (k4 == 0 || row_bytes > kPackedAChunkBytes) {  // not even one row fits: the reference's loop
     ref::gemm_i8_packed(p);
     return;
   }
@@ -60,13 +65,18 @@ static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
   const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
   alignas(64) int8_t chunk[kPackedAChunkBytes];
   alignas(64) int32_t sums[MR * kCols];
-  size_t chunk_rows = kPackedAChunkBytes / k16;
+  size_t chunk_rows = kPackedAChunkBytes / row_bytes;
   if (chunk_rows >= MR) chunk_rows -= chunk_rows % MR;
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
     for (size_t r = 0; r < rows; ++r) {
-      std::memcpy(chunk + r * k16, p.a + (mc + r) * p.lda, p.k);
-      std::memset(chunk + r * k16 + p.k, 0, k16 - p.k);
+      int8_t* row = chunk + r * row_bytes;
+      std::memcpy(row, p.a + (mc + r) * p.lda, p.k);
+      std::memset(row + p.k, 0, k16 - p.k);
+      if (kAbsCopy) {
+        for (size_t i = 0; i < k16; ++i)  // |-128| = 128 as an unsigned byte
+          row[k16 + i] = static_cast<int8_t>(static_cast<uint8_t>(row[i] < 0 ? -row[i] : row[i]));
+      }
     }
     const size_t nb_step = rows == 1 ? NB_GEMV : NB;
     // Weight blocks outer, rows of A inner: a block (16 * k4 bytes) stays in cache for the chunk.
@@ -75,11 +85,11 @@ static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
       const int8_t* b = p.packed + blk * block_bytes;
       for (size_t m0 = 0; m0 < rows; m0 += MR) {
         const size_t mr = rows - m0 < MR ? rows - m0 : MR;
-        const int8_t* a = chunk + m0 * k16;
+        const int8_t* a = chunk + m0 * row_bytes;
         if (rows == 1) {
-          packed_tile<Kernel, 1, NB_GEMV>(1, nb, a, k16, b, block_bytes, groups, &sums[0], kCols);
+          packed_tile<Kernel, 1, NB_GEMV>(1, nb, a, row_bytes, b, block_bytes, groups, &sums[0], kCols);
         } else {
-          packed_tile<Kernel, MR, NB>(mr, nb, a, k16, b, block_bytes, groups, &sums[0], kCols);
+          packed_tile<Kernel, MR, NB>(mr, nb, a, row_bytes, b, block_bytes, groups, &sums[0], kCols);
         }
         for (size_t i = 0; i < mr; ++i) {
           const size_t row = mc + m0 + i;

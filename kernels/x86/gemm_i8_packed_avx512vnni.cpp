@@ -6,9 +6,11 @@
 // A is shifted to unsigned as in gemm_i8_avx512vnni.cpp (a' = a + 128 into a 32 KiB stack chunk),
 // and the packed row sums give the exact result back: sum a'b - 128 sum b = sum ab.
 //
-// Micro-kernel: 8 rows of A x 48 weight rows (3 zmm of 16), 24 zmm accumulators, 3 weight loads
-// and 8 broadcasts per 4 k, for 24 VPDPBUSD. Its loop is inline assembly (GCC 12 copies each
-// accumulator around every destructive VPDPBUSD otherwise); edge tiles use the intrinsics version.
+// Micro-kernels, by rows of A left: 8 rows x 48 weight rows (3 zmm of 16), 24 zmm accumulators, 3
+// weight loads and 8 broadcasts per 4 k, for 24 VPDPBUSD; then 4 rows x 48 (12 accumulators); then
+// one row at a time (the GEMV loop, also M = 1). The 8- and 4-row loops are inline assembly (GCC 12
+// copies each accumulator around every destructive VPDPBUSD otherwise) and prefetch their 3 weight
+// streams; partial weight tiles (the last 1-2 blocks of N) use the intrinsics edge tile.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 avx512 headers, as in gemm_i8
 
 #include <immintrin.h>
@@ -50,6 +52,9 @@ void tile_8x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
       "test %[n], %[n]\n\t"
       "jz 2f\n\t"
       "1:\n\t"
+      "prefetcht0 1024(%[b])\n\t"
+      "prefetcht0 1024(%[b],%[bs],1)\n\t"
+      "prefetcht0 1024(%[b],%[bs],2)\n\t"
       "vmovdqu64 (%[b]), %%zmm24\n\t"
       "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"
       "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"
@@ -100,6 +105,9 @@ void tile_4x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
       "test %[n], %[n]\n\t"
       "jz 2f\n\t"
       "1:\n\t"
+      "prefetcht0 1024(%[b])\n\t"
+      "prefetcht0 1024(%[b],%[bs],1)\n\t"
+      "prefetcht0 1024(%[b],%[bs],2)\n\t"
       "vmovdqu64 (%[b]), %%zmm24\n\t"
       "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"
       "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"

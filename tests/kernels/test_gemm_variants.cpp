@@ -373,6 +373,8 @@ TEST_CASE("gemm_i8_packed variants over M (GEMV and tile edges), odd N and K tai
   for (const KernelTable* t : packed_tables()) {
     check_packed(*t, PackedCase{1, 1000, 520});   // GEMV over many blocks
     check_packed(*t, PackedCase{64, 130, 257});
+    check_packed(*t, PackedCase{1, 24, 16384});   // the longest K the avx2 chunk (A and |A|) holds
+    check_packed(*t, PackedCase{2, 7, 16400});    // past it (avx2: the reference loop)
     check_packed(*t, PackedCase{1, 24, 32768});   // the longest K the on-stack A chunk holds
     check_packed(*t, PackedCase{3, 7, 32771});    // past it: the reference loop
   }
