@@ -41,6 +41,7 @@ SCENARIOS = [
     ("b", "1 thread, batch 1, beam 4", 1, 1, 4),
     ("c", "1 thread, batch 16, beam 4", 1, 16, 4),
     ("d", "2 threads, batch 1, greedy", 2, 1, 1),
+    ("e", "2 threads, batch 1, beam 4", 2, 1, 4),
 ]
 
 
@@ -79,9 +80,8 @@ class Engine:
 
 def heed_engine(name, heed_bin, model):
     def argv(threads, batch, beam, length):
-        # heed translate has no thread option yet: it runs on one thread whatever `threads` is.
-        return [heed_bin, "translate", "-m", model, "--tokens", "--beam", str(beam), "--batch", str(batch),
-                "--max-len", str(length), "--min-len", str(length)]
+        return [heed_bin, "translate", "-m", model, "--tokens", "--threads", str(threads), "--beam", str(beam),
+                "--batch", str(batch), "--max-len", str(length), "--min-len", str(length)]
     return Engine(name, "heed", model, argv)
 
 
@@ -210,8 +210,7 @@ def plot(summary, info, path):
     for x, h, c in zip(xs, heed, ct2):
         ax.annotate("%.2fx" % (h / c), (x, max(h, c)), ha="center", va="bottom", fontsize=10)
     ax.set_xticks(list(xs))
-    # heed translate has no thread option: in the 2-thread scenario heed still runs on one.
-    ax.set_xticklabels([l.replace(", ", "\n").replace("2 threads", "2 threads\n(heed: 1)") for l in labels])
+    ax.set_xticklabels([l.replace(", ", "\n") for l in labels])
     ax.set_ylabel("target tokens / s (higher is better)")
     ax.set_title("6+6-layer d512 Transformer, 32k vocab, %d target tokens, median of %d\n%s, load average %.1f-%.1f; "
                  "heed %s vs CTranslate2 %s" % (
@@ -246,7 +245,7 @@ def main():
     p.add_argument("--repetitions", type=int, default=3)
     p.add_argument("--length", type=int, default=32, help="target tokens per sentence")
     p.add_argument("--sentences", type=int, default=0, help="use the first N input lines (0: all)")
-    p.add_argument("--scenarios", default="abcd")
+    p.add_argument("--scenarios", default="abcde")
     p.add_argument("--no-fp32", action="store_true", help="skip the float32 comparison")
     p.add_argument("--max-load", type=float, default=0,
                    help="before each run wait until the 1-minute load average is at most this (0: do not wait)")

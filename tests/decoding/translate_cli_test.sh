@@ -38,6 +38,19 @@ done
 $emu "$heed" translate -m "$model" --batch 1 --beam 1 <"$dir/in" >"$dir/out1" 2>&1
 cmp -s "$dir/out" "$dir/out1" || fail "--batch 1 --beam 1 differs: $(cat "$dir/out1")"
 
+# --threads: the same n-best lists, scores included (bitwise the same arithmetic), for 2 and 3
+# threads and one per core; score too. Usage errors for a bad count.
+$emu "$heed" translate -m "$model" --beam 4 --n-best 3 --with-scores <"$dir/in" >"$dir/t1" 2>&1
+for t in 2 3 0; do
+  $emu "$heed" translate -m "$model" --beam 4 --n-best 3 --with-scores --threads $t <"$dir/in" >"$dir/tn" 2>&1
+  cmp -s "$dir/t1" "$dir/tn" || fail "--threads $t differs: $(cat "$dir/tn")"
+done
+printf 'آ ت ز م و ن ||| a t z m o n\n' | $emu "$heed" score -m "$model" --tokens >"$dir/s1" 2>&1
+printf 'آ ت ز م و ن ||| a t z m o n\n' | $emu "$heed" score -m "$model" --tokens --threads 2 >"$dir/s2" 2>&1
+cmp -s "$dir/s1" "$dir/s2" || fail "score --threads 2 differs: $(cat "$dir/s2")"
+$emu "$heed" translate -m "$model" --threads 257 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "--threads 257: not exit 2"
+$emu "$heed" translate -m "$model" --threads -1 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "--threads -1: not exit 2"
+
 # n-best lines: index ||| hypothesis ||| score, n per non-empty input, best first.
 $emu "$heed" translate -m "$model" --beam 4 --n-best 3 <"$dir/in" >"$dir/nbest" 2>&1
 [ "$(grep -c '^0 ||| ' "$dir/nbest")" -eq 3 ] || fail "n-best for line 0: $(cat "$dir/nbest")"

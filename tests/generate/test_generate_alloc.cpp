@@ -13,6 +13,7 @@
 
 #include "generate_fixture.h"
 #include "heed/generator.h"
+#include "threading/thread_pool.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HEED_COUNT_ALLOCATIONS 0
@@ -104,9 +105,11 @@ void on_token(void* user, int32_t, std::string_view piece) {
   c.bytes += piece.size();
 }
 
-void generate_without_allocating(const std::string& path, const std::string& prompt_text) {
+void generate_without_allocating(const std::string& path, const std::string& prompt_text, size_t threads = 1) {
   std::unique_ptr<Generator> g;
-  REQUIRE(Generator::open(path, GeneratorOptions{}, &g).is_ok());
+  GeneratorOptions options;
+  options.threads = threads;
+  REQUIRE(Generator::open(path, options, &g).is_ok());
   std::vector<int32_t> prompt;
   REQUIRE(g->encode(prompt_text, &prompt).is_ok());
   GenerateOptions greedy;
@@ -139,6 +142,14 @@ TEST_CASE("generation performs no heap allocation per token") {
   SECTION("stories260K float32") { generate_without_allocating(stories260k_heed(convert::WeightType::kFloat32), "Once upon"); }
   SECTION("stories260K int8") { generate_without_allocating(stories260k_heed(convert::WeightType::kInt8), ""); }
   SECTION("onmt-lm") { generate_without_allocating(onmt_lm_heed(), "However , in an interview , Bloom has said"); }
+  SECTION("2 and 3 threads, every loop split") {
+    threading::set_min_task_work(1);
+    for (size_t threads : {2, 3}) {
+      generate_without_allocating(stories260k_heed(convert::WeightType::kFloat32), "Once upon", threads);
+      generate_without_allocating(stories260k_heed(convert::WeightType::kInt8), "", threads);
+    }
+    threading::set_min_task_work(threading::kMinTaskWork);
+  }
 #endif
 }
 

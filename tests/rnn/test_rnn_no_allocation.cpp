@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heed/transformer.h"
+#include "threading/thread_pool.h"
 #include "zoo_fixture.h"
 
 #if defined(__SANITIZE_ADDRESS__) || !defined(__GLIBC__)
@@ -60,29 +61,33 @@ TEST_CASE("RNN sessions: start, step and reorder perform no heap allocation") {
   const size_t probe = g_count;
   delete new int(1);
   REQUIRE(g_count == probe + 1);
-  for (const char* variant : {"luong_general", "bahdanau_gru_additive", "luong_local_p"}) {
-    for (auto type : {heed::convert::WeightType::kFloat32, heed::convert::WeightType::kInt8}) {
-      INFO(variant);
-      const heed::test::ZooModel z = heed::test::load_zoo(variant, type);
-      std::unique_ptr<heed::StepModel> m;
-      REQUIRE(heed::create_step_model(*z.model, {2, 3, 16, 10}, {}, &m).is_ok());
-      const heed::test::Sources src({{10, 11, 12, 13}, {20, 21, 22, 23, 24, 25, 26}});
-      const heed::TokenBatch b = src.batch();
-      const size_t rows = 6;
-      std::vector<float> lp(rows * m->vocab_size());
-      std::vector<int32_t> ids(rows, m->bos_id());
-      const std::vector<int32_t> parents = {1, 0, 0, 5, 3, 3};
-      const size_t before = g_count;
-      const heed::Status s = m->start(&b, 2, 3);
-      for (size_t t = 0; t < 10; ++t) {
-        m->step(ids.data(), rows, t, lp.data());
-        m->reorder(parents.data(), rows);
-        for (size_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>(4 + (t * 7 + r * 3) % 20);
+  heed::threading::set_min_task_work(1);  // with threads, every GEMM of the small models is split
+  for (size_t threads : {1, 2, 3}) {
+    for (const char* variant : {"luong_general", "bahdanau_gru_additive", "luong_local_p"}) {
+      for (auto type : {heed::convert::WeightType::kFloat32, heed::convert::WeightType::kInt8}) {
+        INFO(variant << ", threads " << threads);
+        const heed::test::ZooModel z = heed::test::load_zoo(variant, type);
+        std::unique_ptr<heed::StepModel> m;
+        REQUIRE(heed::create_step_model(*z.model, {2, 3, 16, 10}, {}, &m, threads).is_ok());
+        const heed::test::Sources src({{10, 11, 12, 13}, {20, 21, 22, 23, 24, 25, 26}});
+        const heed::TokenBatch b = src.batch();
+        const size_t rows = 6;
+        std::vector<float> lp(rows * m->vocab_size());
+        std::vector<int32_t> ids(rows, m->bos_id());
+        const std::vector<int32_t> parents = {1, 0, 0, 5, 3, 3};
+        const size_t before = g_count;
+        const heed::Status s = m->start(&b, 2, 3);
+        for (size_t t = 0; t < 10; ++t) {
+          m->step(ids.data(), rows, t, lp.data());
+          m->reorder(parents.data(), rows);
+          for (size_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>(4 + (t * 7 + r * 3) % 20);
+        }
+        const size_t after = g_count;
+        REQUIRE(s.is_ok());
+        CHECK(after == before);
       }
-      const size_t after = g_count;
-      REQUIRE(s.is_ok());
-      CHECK(after == before);
     }
   }
+  heed::threading::set_min_task_work(heed::threading::kMinTaskWork);
 #endif
 }

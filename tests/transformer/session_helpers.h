@@ -13,9 +13,9 @@
 namespace heed::test {
 
 inline std::unique_ptr<StepModel> make_session(const Model& model, const StepModelLimits& limits,
-                                               ArenaOptions arena = {}) {
+                                               ArenaOptions arena = {}, size_t threads = 1) {
   std::unique_ptr<StepModel> session;
-  const Status s = create_step_model(model, limits, arena, &session);
+  const Status s = create_step_model(model, limits, arena, &session, threads);
   INFO(s.message());
   REQUIRE(s.is_ok());
   return session;

@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "session_helpers.h"
+#include "threading/thread_pool.h"
 #include "tiny_model.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -92,9 +93,9 @@ namespace heed::test {
 namespace {
 
 #if HEED_COUNT_ALLOCATIONS
-void run_without_allocating(const TinyOptions& options) {
+void run_without_allocating(const TinyOptions& options, size_t threads) {
   const LoadedModel loaded = load_model(make_tiny_model(options));
-  auto session = make_session(*loaded.model, StepModelLimits{2, 3, 10, 8});
+  auto session = make_session(*loaded.model, StepModelLimits{2, 3, 10, 8}, {}, threads);
   const size_t rows = 6, V = session->vocab_size();
   // Everything the calls read is prepared before counting starts.
   const BatchStorage storage = make_batch({{3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {5, 6}});
@@ -125,12 +126,19 @@ TEST_CASE("start, step and reorder perform no heap allocation") {
   delete new int(1);
   REQUIRE(g_allocations == probe + 1);  // the counter works
   TinyOptions f32;
-  run_without_allocating(f32);
   TinyOptions i8;
   i8.quantize = true;
   i8.gated_ffn = true;
   i8.num_kv_heads = 2;
-  run_without_allocating(i8);
+  // Threads: the pool is started at creation; with the split threshold at 1 every GEMM and
+  // attention loop of the tiny model is shared out, so pthreadpool's dispatch is counted too.
+  threading::set_min_task_work(1);
+  for (size_t threads : {1, 2, 3}) {
+    INFO("threads " << threads);
+    run_without_allocating(f32, threads);
+    run_without_allocating(i8, threads);
+  }
+  threading::set_min_task_work(threading::kMinTaskWork);
 #endif
 }
 

@@ -40,6 +40,7 @@ struct GeneratorOptions {
   // own limit (learned position table or trained RoPE context), or 1024 when it has none.
   size_t max_context = 0;
   ArenaOptions arena;  // session memory: allocate (default) or the caller's buffer
+  size_t threads = 1;  // session threads; 0: one per core (create_step_model)
 };
 
 struct GenerateOptions {

@@ -59,9 +59,12 @@ typedef struct heed_translator_options {
    * freed): NULL lets the translator allocate it. heed_translator_arena_size gives the size. */
   void* arena;
   size_t arena_size;
+  /* Worker threads of the translator's session (1 after heed_translator_options_init; 0: one per
+   * core; at most 256). Results are the same for every thread count. */
+  size_t threads;
 } heed_translator_options;
 
-/* Fills *options with the defaults (every field 0 / NULL). */
+/* Fills *options with the defaults (threads 1, every other field 0 / NULL). */
 void heed_translator_options_init(heed_translator_options* options);
 /* The session memory a translator with these options needs, in bytes. */
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size);

@@ -25,11 +25,16 @@ struct ArenaReport {
 // arena.buffer; too small -> kInvalidArgument naming the needed size). Families without a
 // StepModel implementation -> kUnsupportedModel naming the family.
 // After creation, start()/step()/reorder() never allocate.
+// `threads`: worker threads of the session (a pthreadpool started here), 1 by default, 0 for one
+// per core, at most 256. GEMM output rows and attention (rows x heads) are split between them;
+// results are bitwise the same for every thread count.
 Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
-                         std::unique_ptr<StepModel>* out);
+                         std::unique_ptr<StepModel>* out, size_t threads = 1);
 
 // The arena a session with these limits would need, without allocating it: for callers that
 // provide their own buffer. Same validation as create_step_model.
-Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out);
+// The arena grows with `threads` (per-thread attention scores).
+Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
+                             size_t threads = 1);
 
 }  // namespace heed

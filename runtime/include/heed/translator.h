@@ -55,6 +55,7 @@ struct TranslatorOptions {
   StepModelLimits limits{8, 4, 256, 256};  // max batch, max beam, max source and target length
   size_t max_n_best = 0;                   // 0: limits.max_beam
   ArenaOptions arena;                      // session memory: allocate (default) or caller's buffer
+  size_t threads = 1;                      // session threads; 0: one per core (create_step_model)
 };
 
 // The special ids and source conventions the token layer needs. Ids are target-vocabulary ids (as

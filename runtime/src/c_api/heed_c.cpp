@@ -88,6 +88,7 @@ heed::TranslatorOptions translator_options(const heed_translator_options* o) {
     if (o->max_target_length) t.limits.max_target_len = o->max_target_length;
     t.arena.buffer = o->arena;
     t.arena.size = o->arena_size;
+    t.threads = o->threads;
   }
   t.max_n_best = 1;  // the C API returns the best hypothesis only
   return t;
@@ -143,7 +144,7 @@ const char* heed_model_last_error(const heed_model* model) { return model ? mode
 void heed_model_free(heed_model* model) { delete model; }
 
 void heed_translator_options_init(heed_translator_options* options) {
-  if (options) *options = heed_translator_options{0, 0, 0, 0, nullptr, 0};
+  if (options) *options = heed_translator_options{0, 0, 0, 0, nullptr, 0, 1};
 }
 
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size) {
@@ -153,7 +154,8 @@ heed_status heed_translator_arena_size(heed_model* model, const heed_translator_
     if (!out_size) return fail(HEED_INVALID_ARGUMENT, "heed_translator_arena_size: out_size is null", &model->last_error);
     heed::ArenaReport report;
     heed_status s =
-        record(heed::plan_step_model_arena(*model->model, translator_options(options).limits, &report), &model->last_error);
+        record(heed::plan_step_model_arena(*model->model, translator_options(options).limits, &report,
+                                               translator_options(options).threads), &model->last_error);
     if (s != HEED_OK) return s;
     *out_size = report.arena_bytes;
     return HEED_OK;

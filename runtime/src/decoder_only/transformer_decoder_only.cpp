@@ -20,8 +20,10 @@ constexpr uint32_t kReorder = 1;
 }  // namespace
 
 Status TransformerDecoderOnly::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                                      ArenaReport* report, std::unique_ptr<TransformerDecoderOnly>* out) {
+                                      ArenaReport* report, std::unique_ptr<TransformerDecoderOnly>* out,
+                                      size_t threads) {
   std::unique_ptr<TransformerDecoderOnly> m(new TransformerDecoderOnly());
+  HEED_RETURN_IF_ERROR(threading::resolve_threads(threads, &m->threads_));
   HEED_RETURN_IF_ERROR(m->load(model, limits));
   ArenaPlanner planner;
   m->plan(&planner);
@@ -33,6 +35,7 @@ Status TransformerDecoderOnly::create(const Model& model, const StepModelLimits&
   if (report != nullptr) *report = m->report_;
   if (arena == nullptr) return Status::ok();
   HEED_RETURN_IF_ERROR(Arena::create(planner.total_bytes(), *arena, &m->arena_));
+  HEED_RETURN_IF_ERROR(threading::ThreadPool::create(m->threads_, &m->pool_));
   m->bind(planner);
   *out = std::move(m);
   return Status::ok();
@@ -105,7 +108,7 @@ void TransformerDecoderOnly::plan(ArenaPlanner* p) {
   gate_.id = p->request("decoder.ffn_gate", c.gated_ffn ? m(R, c.ffn_dim, f) : 0, kStep, kStep);
   q_.id = p->request("decoder.quantized", m(R, c.max_linear_input()), kStep, kStep);
   qscales_.id = p->request("decoder.quantized_scales", m(R, f), kStep, kStep);
-  scores_.id = p->request("decoder.scores", m(T, f), kStep, kStep);
+  scores_.id = p->request("decoder.scores", m(threads_, T, f), kStep, kStep);  // a row per task
   reorder_scratch_.id = p->request("reorder_scratch", m(R, T, c.kv_dim(), f), kReorder, kReorder);
 }
 
@@ -179,7 +182,7 @@ void TransformerDecoderOnly::step(const int32_t* input_ids, size_t rows, size_t 
   float* h = static_cast<float*>(h_.ptr);
   float* qkv = static_cast<float*>(qkv_.ptr);
   float* ctx = static_cast<float*>(ctx_.ptr);
-  float* scores = static_cast<float*>(scores_.ptr);
+  float* scores_base = static_cast<float*>(scores_.ptr);
   const layers::QuantScratch q{static_cast<int8_t*>(q_.ptr), static_cast<float*>(qscales_.ptr), rows_,
                                c.max_linear_input()};
   const float* table = static_cast<const float*>(positions_.ptr);
@@ -208,7 +211,7 @@ void TransformerDecoderOnly::step(const int32_t* input_ids, size_t rows, size_t 
 
     // Causal self-attention: this position's K/V join the cache; the query sees 0..step.
     const float* in = sublayer_input(l.self_norm, x, h, rows);
-    l.self_qkv.forward(*k_, in, rows, d, qkv, ld, kernels::Activation::kNone, false, q);
+    l.self_qkv.forward(*k_, in, rows, d, qkv, ld, kernels::Activation::kNone, false, q, pool_.get());
     for (size_t r = 0; r < rows; ++r) {
       float* query = qkv + r * ld;
       float* key = query + qd;
@@ -216,36 +219,41 @@ void TransformerDecoderOnly::step(const int32_t* input_ids, size_t rows, size_t 
         layers::apply_rope(query, c.num_heads, hd, rope_row);
         layers::apply_rope(key, c.num_kv_heads, hd, rope_row);
       }
-      float* krow = kcache + r * T * kvd;
-      float* vrow = vcache + r * T * kvd;
-      std::memcpy(krow + step * kvd, key, kvd * sizeof(float));
-      std::memcpy(vrow + step * kvd, key + kvd, kvd * sizeof(float));
-      for (size_t head = 0; head < c.num_heads; ++head) {
+      std::memcpy(kcache + r * T * kvd + step * kvd, key, kvd * sizeof(float));
+      std::memcpy(vcache + r * T * kvd + step * kvd, key + kvd, kvd * sizeof(float));
+    }
+    // (row, head) pairs split between the threads, each task with its own scores row.
+    const size_t heads = c.num_heads;
+    threading::parallel_ranges(pool_.get(), rows * heads, threading::min_items_for(2 * (step + 1) * hd),
+                               [&](size_t task, size_t begin, size_t end) {
+      float* scores = scores_base + task * T;
+      for (size_t item = begin; item < end; ++item) {
+        const size_t r = item / heads, head = item % heads;
         const size_t kvh = head / group;  // grouped-query: `group` query heads share one K/V head
         layers::AttentionInput a;
-        a.query = query + head * hd;
-        a.keys = krow + kvh * hd;
-        a.values = vrow + kvh * hd;
+        a.query = qkv + r * ld + head * hd;
+        a.keys = kcache + r * T * kvd + kvh * hd;
+        a.values = vcache + r * T * kvd + kvh * hd;
         a.key_stride = a.value_stride = kvd;
         a.length = step + 1;
         a.head_dim = hd;
         a.scale = scale;
         layers::attend(*k_, a, scores, ctx + r * qd + head * hd);
       }
-    }
-    l.self_out.forward(*k_, ctx, rows, qd, x, d, kernels::Activation::kNone, true, q);
+    });
+    l.self_out.forward(*k_, ctx, rows, qd, x, d, kernels::Activation::kNone, true, q, pool_.get());
     sublayer_output(l.self_norm, x, h, rows);
 
     // Feed-forward: act(in) (* gate), then out, added to the residual.
     in = sublayer_input(l.ffn_norm, x, h, rows);
     float* inner = static_cast<float*>(ffn_.ptr);
-    l.ffn_in.forward(*k_, in, rows, d, inner, c.ffn_dim, c.activation, false, q);
+    l.ffn_in.forward(*k_, in, rows, d, inner, c.ffn_dim, c.activation, false, q, pool_.get());
     if (c.gated_ffn) {
       float* gate = static_cast<float*>(gate_.ptr);
-      l.ffn_gate.forward(*k_, in, rows, d, gate, c.ffn_dim, kernels::Activation::kNone, false, q);
+      l.ffn_gate.forward(*k_, in, rows, d, gate, c.ffn_dim, kernels::Activation::kNone, false, q, pool_.get());
       for (size_t i = 0; i < rows * c.ffn_dim; ++i) inner[i] *= gate[i];
     }
-    l.ffn_out.forward(*k_, inner, rows, c.ffn_dim, x, d, kernels::Activation::kNone, true, q);
+    l.ffn_out.forward(*k_, inner, rows, c.ffn_dim, x, d, kernels::Activation::kNone, true, q, pool_.get());
     sublayer_output(l.ffn_norm, x, h, rows);
   }
 
@@ -254,7 +262,7 @@ void TransformerDecoderOnly::step(const int32_t* input_ids, size_t rows, size_t 
     stack_.final_norm.apply(*k_, x, rows, h);
     last = h;
   }
-  output_.forward(*k_, last, rows, d, log_probs, V, kernels::Activation::kNone, false, q);
+  output_.forward(*k_, last, rows, d, log_probs, V, kernels::Activation::kNone, false, q, pool_.get());
   for (size_t r = 0; r < rows; ++r) k_->log_softmax(log_probs + r * V, V);
   cache_length_ = step + 1;
 }

@@ -17,6 +17,7 @@
 #include "heed/step_model.h"
 #include "heed/transformer.h"
 #include "layers/linear.h"
+#include "threading/thread_pool.h"
 #include "transformer/stack.h"
 
 namespace heed::decoder_only {
@@ -28,7 +29,8 @@ class TransformerDecoderOnly final : public StepModel {
   // and may not exceed a learned position table or a RoPE model's trained context
   // (max_positions, when the file gives one).
   static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                       ArenaReport* report, std::unique_ptr<TransformerDecoderOnly>* out);
+                       ArenaReport* report, std::unique_ptr<TransformerDecoderOnly>* out,
+                       size_t threads = 1);  // 0: one per core
 
   size_t vocab_size() const override { return stack_.config.vocab_size; }
   // -1 for language models trained without a start token (OpenNMT-py's transformer_lm): their
@@ -61,6 +63,8 @@ class TransformerDecoderOnly final : public StepModel {
   void sublayer_output(const layers::Norm& norm, float* x, float* h, size_t rows) const;
 
   const kernels::KernelTable* k_ = nullptr;
+  size_t threads_ = 1;                         // resolved thread count (sizes per-task scratch)
+  std::unique_ptr<threading::ThreadPool> pool_;
   StepModelLimits limits_;
   transformer::StackWeights stack_;
   layers::Linear output_;

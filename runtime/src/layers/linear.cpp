@@ -1,5 +1,7 @@
 #include "layers/linear.h"
 
+#include "layers/output_ranges.h"
+
 namespace heed::layers {
 
 Status Linear::load(const Model& model, const std::string& weight_name, const std::string& bias_name,
@@ -52,45 +54,63 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
 
 void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
                      size_t ldy, kernels::Activation act, bool accumulate,
-                     const QuantScratch& scratch) const {
+                     const QuantScratch& scratch, const threading::ThreadPool* pool) const {
   if (m == 0) return;
+  const void* a = x;
+  size_t lda = ldx;
+  if (dtype_ == fb::DType::I8) {  // quantized once, on the caller's thread, for every range
+    k.quantize_rows_i8(x, m, in_, ldx, scratch.q, in_, scratch.scales);
+    a = scratch.q;
+    lda = in_;
+  }
+  for_each_output_range(pool, m, out_, in_, [&](size_t n0, size_t n1) {
+    forward_rows(k, a, m, lda, y, ldy, act, accumulate, scratch, n0, n1);
+  });
+}
+
+void Linear::forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
+                          size_t ldy, kernels::Activation act, bool accumulate,
+                          const QuantScratch& scratch, size_t n0, size_t n1) const {
+  const float* bias = bias_.data() == nullptr ? nullptr : bias_.data() + n0;
   switch (dtype_) {
     case fb::DType::I8: {
-      k.quantize_rows_i8(x, m, in_, ldx, scratch.q, in_, scratch.scales);
       if (row_sums_ != nullptr) {
+        // Ranges start on whole 16-row blocks (output_ranges.h), so block n0 / 16 begins
+        // n0 * round_up(K, 4) bytes into the packed weights.
         kernels::GemmI8PackedParams p;
         p.m = m;
-        p.n = out_;
+        p.n = n1 - n0;
         p.k = in_;
-        p.a = scratch.q;
-        p.lda = in_;
+        p.a = static_cast<const int8_t*>(a);
+        p.lda = lda;
         p.a_scales = scratch.scales;
-        p.packed = static_cast<const int8_t*>(weight_);
-        p.row_sums = row_sums_;
-        p.b_scales = scales_;
-        p.bias = bias_.data();
+        p.packed = static_cast<const int8_t*>(weight_) + n0 * ((in_ + 3) / 4 * 4);
+        p.row_sums = row_sums_ + n0;
+        p.b_scales = scales_ + n0;
+        p.bias = bias;
         p.activation = act;
         p.accumulate = accumulate;
-        p.c = y;
+        p.c = y + n0;
         p.ldc = ldy;
         k.gemm_i8_packed(p);
         break;
       }
+      const size_t groups = group_size_ == 0 ? 1 : (in_ + group_size_ - 1) / group_size_;
       kernels::GemmI8Params p;
       p.m = m;
-      p.n = out_;
+      p.n = n1 - n0;
       p.k = in_;
-      p.a = scratch.q;
-      p.lda = in_;
+      p.a = static_cast<const int8_t*>(a);
+      p.lda = lda;
       p.a_scales = scratch.scales;
-      p.b = static_cast<const int8_t*>(weight_);
+      p.b = static_cast<const int8_t*>(weight_) + n0 * in_;
       p.ldb = in_;
-      p.b_scales = scales_;
+      p.b_scales = scales_ + n0 * groups;
       p.group_size = group_size_;
-      p.bias = bias_.data();
+      p.bias = bias;
       p.activation = act;
       p.accumulate = accumulate;
-      p.c = y;
+      p.c = y + n0;
       p.ldc = ldy;
       k.gemm_i8(p);
       break;
@@ -98,16 +118,16 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
     case fb::DType::F16: {
       kernels::GemmF16Params p;
       p.m = m;
-      p.n = out_;
+      p.n = n1 - n0;
       p.k = in_;
-      p.a = x;
-      p.lda = ldx;
-      p.b = static_cast<const uint16_t*>(weight_);
+      p.a = static_cast<const float*>(a);
+      p.lda = lda;
+      p.b = static_cast<const uint16_t*>(weight_) + n0 * in_;
       p.ldb = in_;
-      p.bias = bias_.data();
+      p.bias = bias;
       p.activation = act;
       p.accumulate = accumulate;
-      p.c = y;
+      p.c = y + n0;
       p.ldc = ldy;
       k.gemm_f16(p);
       break;
@@ -115,16 +135,16 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
     default: {
       kernels::GemmF32Params p;
       p.m = m;
-      p.n = out_;
+      p.n = n1 - n0;
       p.k = in_;
-      p.a = x;
-      p.lda = ldx;
-      p.b = static_cast<const float*>(weight_);
+      p.a = static_cast<const float*>(a);
+      p.lda = lda;
+      p.b = static_cast<const float*>(weight_) + n0 * in_;
       p.ldb = in_;
-      p.bias = bias_.data();
+      p.bias = bias;
       p.activation = act;
       p.accumulate = accumulate;
-      p.c = y;
+      p.c = y + n0;
       p.ldc = ldy;
       k.gemm_f32(p);
       break;

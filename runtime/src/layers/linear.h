@@ -19,6 +19,10 @@
 #include "heed/status.h"
 #include "layers/weights.h"
 
+namespace heed::threading {
+class ThreadPool;
+}
+
 namespace heed::layers {
 
 // Room for quantized activations: rows x cols int8 plus one scale per row.
@@ -45,10 +49,18 @@ class Linear {
 
   // y[m, out] (row stride ldy) = act(x[m, in] (row stride ldx) W^T + b) (+ y when accumulate).
   // m must not exceed scratch.max_rows, in must not exceed scratch.max_cols (int8 weights).
+  // With a pool, the output rows are split between its threads (layers/output_ranges.h); the
+  // result is bitwise the same as without.
   void forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
-               size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch) const;
+               size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+               const threading::ThreadPool* pool = nullptr) const;
 
  private:
+  // The GEMM for output rows [n0, n1) of y; `a` is x (f32, f16) or the quantized x (int8).
+  void forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
+                    size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+                    size_t n0, size_t n1) const;
+
   size_t out_ = 0, in_ = 0;
   fb::DType dtype_ = fb::DType::F32;
   const void* weight_ = nullptr;

@@ -13,14 +13,14 @@ Status RecurrentCell::load(const Model& model, const std::string& prefix, bool l
 }
 
 void RecurrentCell::input_gates(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* gx,
-                                const layers::QuantScratch& q) const {
-  ih_.forward(k, x, m, ldx, gx, gates(), kernels::Activation::kNone, false, q);
+                                const layers::QuantScratch& q, const threading::ThreadPool* pool) const {
+  ih_.forward(k, x, m, ldx, gx, gates(), kernels::Activation::kNone, false, q, pool);
 }
 
 void RecurrentCell::update(const kernels::KernelTable& k, const float* gx, float* gh, float* h, float* c,
-                           size_t m, const layers::QuantScratch& q) const {
+                           size_t m, const layers::QuantScratch& q, const threading::ThreadPool* pool) const {
   const size_t g = gates();
-  hh_.forward(k, h, m, hidden_, gh, g, kernels::Activation::kNone, false, q);
+  hh_.forward(k, h, m, hidden_, gh, g, kernels::Activation::kNone, false, q, pool);
   for (size_t r = 0; r < m; ++r) {
     if (lstm_) {
       k.lstm_cell(gx + r * g, gh + r * g, c + r * hidden_, h + r * hidden_, hidden_);

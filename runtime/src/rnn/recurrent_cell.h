@@ -23,12 +23,13 @@ class RecurrentCell {
   bool lstm() const { return lstm_; }
 
   // The input half for m rows at once: gx[m, gates()] = x W_ih^T + b_ih.
+  // pool (optional) splits the GEMMs' output rows between threads (bitwise the same result).
   void input_gates(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* gx,
-                   const layers::QuantScratch& q) const;
+                   const layers::QuantScratch& q, const threading::ThreadPool* pool = nullptr) const;
   // The recurrent half and the gate math for m rows: h[m, hidden] (and c for LSTM) updated in
   // place from gx[m, gates()]; gh is scratch [m, gates()]. Row strides are hidden().
   void update(const kernels::KernelTable& k, const float* gx, float* gh, float* h, float* c, size_t m,
-              const layers::QuantScratch& q) const;
+              const layers::QuantScratch& q, const threading::ThreadPool* pool = nullptr) const;
 
  private:
   bool lstm_ = true;

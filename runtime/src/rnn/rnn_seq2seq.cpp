@@ -20,8 +20,9 @@ size_t max_of(std::initializer_list<size_t> values) {
 }  // namespace
 
 Status RnnSeq2Seq::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                          ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out) {
+                          ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out, size_t threads) {
   std::unique_ptr<RnnSeq2Seq> m(new RnnSeq2Seq());
+  HEED_RETURN_IF_ERROR(threading::resolve_threads(threads, &m->threads_));
   HEED_RETURN_IF_ERROR(m->load(model, limits));
   ArenaPlanner planner;
   m->plan(&planner);
@@ -33,6 +34,7 @@ Status RnnSeq2Seq::create(const Model& model, const StepModelLimits& limits, con
   if (report != nullptr) *report = m->report_;
   if (arena == nullptr) return Status::ok();
   HEED_RETURN_IF_ERROR(Arena::create(planner.total_bytes(), *arena, &m->arena_));
+  HEED_RETURN_IF_ERROR(threading::ThreadPool::create(m->threads_, &m->pool_));
   m->bind(planner);
   *out = std::move(m);
   return Status::ok();
@@ -221,12 +223,12 @@ void RnnSeq2Seq::encode(size_t b, const int32_t* ids, size_t len) {
     for (size_t d = 0; d < dirs; ++d) {
       const RecurrentCell& cell = encoder_[l * dirs + d];
       const size_t g = cell.gates();
-      if (len > 0) cell.input_gates(k, in, len, ld_in, enc_gx_.ptr, q);
+      if (len > 0) cell.input_gates(k, in, len, ld_in, enc_gx_.ptr, q, pool_.get());
       std::memset(enc_h_.ptr, 0, He * sizeof(float));
       std::memset(enc_c_.ptr, 0, He * sizeof(float));
       for (size_t i = 0; i < len; ++i) {
         const size_t t = d == 0 ? i : len - 1 - i;
-        cell.update(k, enc_gx_.ptr + t * g, enc_gh_.ptr, enc_h_.ptr, enc_c_.ptr, 1, q);
+        cell.update(k, enc_gx_.ptr + t * g, enc_gh_.ptr, enc_h_.ptr, enc_c_.ptr, 1, q, pool_.get());
         std::memcpy(out + t * H + d * He, enc_h_.ptr, He * sizeof(float));
       }
       // Final states of this layer and direction seed the decoder's layer l.
@@ -276,17 +278,18 @@ void RnnSeq2Seq::step(const int32_t* input_ids, size_t rows, size_t step, float*
   for (size_t l = 0; l < layers_; ++l) {
     const RecurrentCell& cell = decoder_[l];
     const float* in = l == 0 ? x0_.ptr : state_h_.ptr + (l - 1) * max_rows_ * H;
-    cell.input_gates(k, in, rows, l == 0 ? dec_input_ : H, gx_.ptr, q);
-    cell.update(k, gx_.ptr, gh_.ptr, state_h_.ptr + l * max_rows_ * H, state_c_.ptr + l * max_rows_ * H, rows, q);
+    cell.input_gates(k, in, rows, l == 0 ? dec_input_ : H, gx_.ptr, q, pool_.get());
+    cell.update(k, gx_.ptr, gh_.ptr, state_h_.ptr + l * max_rows_ * H, state_c_.ptr + l * max_rows_ * H, rows, q,
+                pool_.get());
   }
   for (size_t r = 0; r < rows; ++r) {
     if (luong_) attend(r, top + r * H);
     std::memcpy(comb_.ptr + r * 2 * H + H, top + r * H, H * sizeof(float));
   }
-  combine_.forward(k, comb_.ptr, rows, 2 * H, htilde_.ptr, H, kernels::Activation::kNone, false, q);
+  combine_.forward(k, comb_.ptr, rows, 2 * H, htilde_.ptr, H, kernels::Activation::kNone, false, q, pool_.get());
   k.tanh_f32(htilde_.ptr, rows * H);
   if (feeding_) std::memcpy(feed_.ptr, htilde_.ptr, rows * H * sizeof(float));
-  output_.forward(k, htilde_.ptr, rows, H, log_probs, V, kernels::Activation::kNone, false, q);
+  output_.forward(k, htilde_.ptr, rows, H, log_probs, V, kernels::Activation::kNone, false, q, pool_.get());
   for (size_t r = 0; r < rows; ++r) k.log_softmax(log_probs + r * V, V);
 }
 
@@ -314,15 +317,16 @@ void RnnSeq2Seq::reorder(const int32_t* parents, size_t rows) {
 }
 
 Status create_rnn_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
-                             std::unique_ptr<StepModel>* out) {
+                             std::unique_ptr<StepModel>* out, size_t threads) {
   std::unique_ptr<RnnSeq2Seq> m;
-  HEED_RETURN_IF_ERROR(RnnSeq2Seq::create(model, limits, &arena, nullptr, &m));
+  HEED_RETURN_IF_ERROR(RnnSeq2Seq::create(model, limits, &arena, nullptr, &m, threads));
   *out = std::move(m);
   return Status::ok();
 }
 
-Status plan_rnn_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out) {
-  return RnnSeq2Seq::create(model, limits, nullptr, out, nullptr);
+Status plan_rnn_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
+                                 size_t threads) {
+  return RnnSeq2Seq::create(model, limits, nullptr, out, nullptr, threads);
 }
 
 }  // namespace heed::rnn

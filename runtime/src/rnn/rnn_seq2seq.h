@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "heed/arena.h"
+#include "threading/thread_pool.h"
 #include "heed/kernels.h"
 #include "heed/model.h"
 #include "heed/step_model.h"
@@ -32,7 +33,8 @@ class RnnSeq2Seq final : public StepModel {
  public:
   // With `arena` null only plans (fills `report`); otherwise also allocates/binds and sets *out.
   static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                       ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out);
+                       ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out,
+                       size_t threads = 1);  // 0: one per core
 
   size_t vocab_size() const override { return target_vocab_; }
   int32_t bos_id() const override { return bos_id_; }
@@ -60,6 +62,8 @@ class RnnSeq2Seq final : public StepModel {
   layers::QuantScratch quant() const;
 
   const kernels::KernelTable* k_ = nullptr;
+  size_t threads_ = 1;  // resolved thread count
+  std::unique_ptr<threading::ThreadPool> pool_;  // splits the GEMMs' output rows
   StepModelLimits limits_;
   bool lstm_ = true, bidirectional_ = false, luong_ = true, feeding_ = false;
   size_t layers_ = 1, embed_ = 0, hidden_ = 0, enc_hidden_ = 0, source_vocab_ = 0, target_vocab_ = 0;
@@ -90,7 +94,8 @@ class RnnSeq2Seq final : public StepModel {
 
 // The factory entry points for this family (called from create_step_model / plan_step_model_arena).
 Status create_rnn_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
-                             std::unique_ptr<StepModel>* out);
-Status plan_rnn_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out);
+                             std::unique_ptr<StepModel>* out, size_t threads = 1);
+Status plan_rnn_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
+                                 size_t threads = 1);
 
 }  // namespace heed::rnn

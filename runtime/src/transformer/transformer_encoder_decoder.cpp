@@ -39,8 +39,9 @@ std::string embeddings_name(const Model& model, const char* own, const char* oth
 
 Status TransformerEncoderDecoder::create(const Model& model, const StepModelLimits& limits,
                                          const ArenaOptions* arena, ArenaReport* report,
-                                         std::unique_ptr<TransformerEncoderDecoder>* out) {
+                                         std::unique_ptr<TransformerEncoderDecoder>* out, size_t threads) {
   std::unique_ptr<TransformerEncoderDecoder> m(new TransformerEncoderDecoder());
+  HEED_RETURN_IF_ERROR(threading::resolve_threads(threads, &m->threads_));
   HEED_RETURN_IF_ERROR(m->load(model, limits));
   ArenaPlanner planner;
   m->plan(&planner);
@@ -52,6 +53,7 @@ Status TransformerEncoderDecoder::create(const Model& model, const StepModelLimi
   if (report != nullptr) *report = m->report_;
   if (arena == nullptr) return Status::ok();
   HEED_RETURN_IF_ERROR(Arena::create(planner.total_bytes(), *arena, &m->arena_));
+  HEED_RETURN_IF_ERROR(threading::ThreadPool::create(m->threads_, &m->pool_));
   m->bind(planner);
   *out = std::move(m);
   return Status::ok();
@@ -142,7 +144,8 @@ void TransformerEncoderDecoder::plan(ArenaPlanner* p) {
   enc_gate_.id = p->request("encoder.ffn_gate", ec.gated_ffn ? m(E, ec.ffn_dim, f) : 0, kEncode, kEncode);
   enc_q_.id = p->request("encoder.quantized", m(E, ec.max_linear_input()), kEncode, kCrossKV);
   enc_qscales_.id = p->request("encoder.quantized_scales", m(E, f), kEncode, kCrossKV);
-  enc_scores_.id = p->request("encoder.scores", m(S, f), kEncode, kEncode);
+  // Attention scores: one row per task (attention is split across threads).
+  enc_scores_.id = p->request("encoder.scores", m(threads_, S, f), kEncode, kEncode);
 
   // Per decoder layer: cross-attention K/V of the batch's sentences (rows = packed source
   // tokens, [K | V] per row), self-attention K and V caches [R, T, kv_dim].
@@ -165,7 +168,7 @@ void TransformerEncoderDecoder::plan(ArenaPlanner* p) {
   dec_gate_.id = p->request("decoder.ffn_gate", dc.gated_ffn ? m(R, dc.ffn_dim, f) : 0, kStep, kStep);
   dec_q_.id = p->request("decoder.quantized", m(R, dc.max_linear_input()), kStep, kStep);
   dec_qscales_.id = p->request("decoder.quantized_scales", m(R, f), kStep, kStep);
-  dec_scores_.id = p->request("decoder.scores", m((T > S ? T : S), f), kStep, kStep);
+  dec_scores_.id = p->request("decoder.scores", m(threads_, (T > S ? T : S), f), kStep, kStep);
 
   // Beam reorder: one layer's K (or V) cache at a time is gathered here, then copied back.
   reorder_scratch_.id = p->request("reorder_scratch", m(R, T, dc.kv_dim(), f), kReorder, kReorder);
@@ -210,12 +213,13 @@ void TransformerEncoderDecoder::feed_forward(const StackConfig& c, const LayerWe
                                              float* h, float* inner, float* gate, size_t rows,
                                              const layers::QuantScratch& q) const {
   const float* in = sublayer_input(l.ffn_norm, c.pre_norm, x, h, rows);
-  l.ffn_in.forward(*k_, in, rows, c.d_model, inner, c.ffn_dim, c.activation, false, q);
+  l.ffn_in.forward(*k_, in, rows, c.d_model, inner, c.ffn_dim, c.activation, false, q, pool_.get());
   if (c.gated_ffn) {
-    l.ffn_gate.forward(*k_, in, rows, c.d_model, gate, c.ffn_dim, kernels::Activation::kNone, false, q);
+    l.ffn_gate.forward(*k_, in, rows, c.d_model, gate, c.ffn_dim, kernels::Activation::kNone, false, q,
+                       pool_.get());
     for (size_t i = 0; i < rows * c.ffn_dim; ++i) inner[i] *= gate[i];
   }
-  l.ffn_out.forward(*k_, inner, rows, c.ffn_dim, x, c.d_model, kernels::Activation::kNone, true, q);
+  l.ffn_out.forward(*k_, inner, rows, c.ffn_dim, x, c.d_model, kernels::Activation::kNone, true, q, pool_.get());
   sublayer_output(l.ffn_norm, c.pre_norm, x, h, rows, c.d_model);
 }
 
@@ -276,7 +280,6 @@ void TransformerEncoderDecoder::encode(const TokenBatch& sources) {
   float* h = static_cast<float*>(enc_h_.ptr);
   float* qkv = static_cast<float*>(enc_qkv_.ptr);
   float* ctx = static_cast<float*>(enc_ctx_.ptr);
-  float* scores = static_cast<float*>(enc_scores_.ptr);
   const layers::QuantScratch q{static_cast<int8_t*>(enc_q_.ptr), static_cast<float*>(enc_qscales_.ptr),
                                enc_rows_, c.max_linear_input()};
 
@@ -297,30 +300,12 @@ void TransformerEncoderDecoder::encode(const TokenBatch& sources) {
     std::memcpy(x, h, tokens * d * sizeof(float));
   }
 
-  const size_t hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim(), ld = c.qkv_dim();
-  const size_t group = c.num_heads / c.num_kv_heads;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const size_t qd = c.q_dim(), ld = c.qkv_dim();
   for (const LayerWeights& l : encoder_.layers) {
     const float* in = sublayer_input(l.self_norm, c.pre_norm, x, h, tokens);
-    l.self_qkv.forward(*k_, in, tokens, d, qkv, ld, kernels::Activation::kNone, false, q);
-    for (size_t s = 0; s < batch_; ++s) {
-      const size_t first = offsets[s], n = offsets[s + 1] - offsets[s];
-      for (size_t i = first; i < first + n; ++i) {
-        for (size_t head = 0; head < c.num_heads; ++head) {
-          const size_t kvh = head / group;
-          layers::AttentionInput a;
-          a.query = qkv + i * ld + head * hd;
-          a.keys = qkv + first * ld + qd + kvh * hd;
-          a.values = qkv + first * ld + qd + kvd + kvh * hd;
-          a.key_stride = a.value_stride = ld;
-          a.length = n;
-          a.head_dim = hd;
-          a.scale = scale;
-          layers::attend(*k_, a, scores, ctx + i * qd + head * hd);
-        }
-      }
-    }
-    l.self_out.forward(*k_, ctx, tokens, qd, x, d, kernels::Activation::kNone, true, q);
+    l.self_qkv.forward(*k_, in, tokens, d, qkv, ld, kernels::Activation::kNone, false, q, pool_.get());
+    encoder_self_attention(qkv, ctx, tokens);
+    l.self_out.forward(*k_, ctx, tokens, qd, x, d, kernels::Activation::kNone, true, q, pool_.get());
     sublayer_output(l.self_norm, c.pre_norm, x, h, tokens, d);
     feed_forward(c, l, x, h, static_cast<float*>(enc_ffn_.ptr), static_cast<float*>(enc_gate_.ptr), tokens, q);
   }
@@ -331,6 +316,37 @@ void TransformerEncoderDecoder::encode(const TokenBatch& sources) {
   project_cross_keys_values(tokens);
 }
 
+// Every (token, head) pair attends over its own sentence's rows; the pairs are split between the
+// threads, each task with its own scores row.
+void TransformerEncoderDecoder::encoder_self_attention(const float* qkv, float* ctx, size_t tokens) const {
+  const StackConfig& c = encoder_.config;
+  const size_t hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim(), ld = c.qkv_dim(), heads = c.num_heads;
+  const size_t group = c.num_heads / c.num_kv_heads, S = limits_.max_source_len;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const size_t* offsets = static_cast<const size_t*>(source_offsets_.ptr);
+  float* scores_base = static_cast<float*>(enc_scores_.ptr);
+  const size_t average_length = (tokens + batch_ - 1) / batch_;
+  threading::parallel_ranges(pool_.get(), tokens * heads, threading::min_items_for(2 * average_length * hd),
+                             [&](size_t task, size_t begin, size_t end) {
+    float* scores = scores_base + task * S;
+    size_t s = 0;
+    for (size_t item = begin; item < end; ++item) {
+      const size_t i = item / heads, head = item % heads, kvh = head / group;
+      while (offsets[s + 1] <= i) ++s;  // the token's sentence (tokens ascend within a task)
+      const size_t first = offsets[s], n = offsets[s + 1] - offsets[s];
+      layers::AttentionInput a;
+      a.query = qkv + i * ld + head * hd;
+      a.keys = qkv + first * ld + qd + kvh * hd;
+      a.values = qkv + first * ld + qd + kvd + kvh * hd;
+      a.key_stride = a.value_stride = ld;
+      a.length = n;
+      a.head_dim = hd;
+      a.scale = scale;
+      layers::attend(*k_, a, scores, ctx + i * qd + head * hd);
+    }
+  });
+}
+
 void TransformerEncoderDecoder::project_cross_keys_values(size_t tokens) {
   const float* memory = static_cast<const float*>(enc_x_.ptr);
   const layers::QuantScratch q{static_cast<int8_t*>(enc_q_.ptr), static_cast<float*>(enc_qscales_.ptr),
@@ -339,7 +355,7 @@ void TransformerEncoderDecoder::project_cross_keys_values(size_t tokens) {
   for (size_t l = 0; l < decoder_.layers.size(); ++l) {
     decoder_.layers[l].cross_kv.forward(*k_, memory, tokens, encoder_.config.d_model,
                                         static_cast<float*>(cross_kv_[l].ptr), ld,
-                                        kernels::Activation::kNone, false, q);
+                                        kernels::Activation::kNone, false, q, pool_.get());
   }
 }
 
@@ -366,7 +382,10 @@ void TransformerEncoderDecoder::step(const int32_t* input_ids, size_t rows, size
   float* h = static_cast<float*>(dec_h_.ptr);
   float* qkv = static_cast<float*>(dec_qkv_.ptr);
   float* ctx = static_cast<float*>(dec_ctx_.ptr);
-  float* scores = static_cast<float*>(dec_scores_.ptr);
+  float* scores_base = static_cast<float*>(dec_scores_.ptr);
+  const size_t scores_len = limits_.max_target_len > limits_.max_source_len ? limits_.max_target_len
+                                                                            : limits_.max_source_len;
+  const size_t heads = c.num_heads;
   const size_t* offsets = static_cast<const size_t*>(source_offsets_.ptr);
   const layers::QuantScratch q{static_cast<int8_t*>(dec_q_.ptr), static_cast<float*>(dec_qscales_.ptr),
                                dec_rows_, c.max_linear_input()};
@@ -394,37 +413,43 @@ void TransformerEncoderDecoder::step(const int32_t* input_ids, size_t rows, size
 
     // Causal self-attention: this position's K/V join the cache, the query sees positions 0..step.
     const float* in = sublayer_input(l.self_norm, c.pre_norm, x, h, rows);
-    l.self_qkv.forward(*k_, in, rows, d, qkv, ld, kernels::Activation::kNone, false, q);
+    l.self_qkv.forward(*k_, in, rows, d, qkv, ld, kernels::Activation::kNone, false, q, pool_.get());
     for (size_t r = 0; r < rows; ++r) {
-      float* krow = kcache + r * T * kvd;
-      float* vrow = vcache + r * T * kvd;
-      std::memcpy(krow + step * kvd, qkv + r * ld + qd, kvd * sizeof(float));
-      std::memcpy(vrow + step * kvd, qkv + r * ld + qd + kvd, kvd * sizeof(float));
-      for (size_t head = 0; head < c.num_heads; ++head) {
-        const size_t kvh = head / group;
+      std::memcpy(kcache + r * T * kvd + step * kvd, qkv + r * ld + qd, kvd * sizeof(float));
+      std::memcpy(vcache + r * T * kvd + step * kvd, qkv + r * ld + qd + kvd, kvd * sizeof(float));
+    }
+    // (row, head) pairs split between the threads, each task with its own scores row.
+    threading::parallel_ranges(pool_.get(), rows * heads, threading::min_items_for(2 * (step + 1) * hd),
+                               [&](size_t task, size_t begin, size_t end) {
+      float* scores = scores_base + task * scores_len;
+      for (size_t item = begin; item < end; ++item) {
+        const size_t r = item / heads, head = item % heads, kvh = head / group;
         layers::AttentionInput a;
         a.query = qkv + r * ld + head * hd;
-        a.keys = krow + kvh * hd;
-        a.values = vrow + kvh * hd;
+        a.keys = kcache + r * T * kvd + kvh * hd;
+        a.values = vcache + r * T * kvd + kvh * hd;
         a.key_stride = a.value_stride = kvd;
         a.length = step + 1;
         a.head_dim = hd;
         a.scale = scale;
         layers::attend(*k_, a, scores, ctx + r * qd + head * hd);
       }
-    }
-    l.self_out.forward(*k_, ctx, rows, qd, x, d, kernels::Activation::kNone, true, q);
+    });
+    l.self_out.forward(*k_, ctx, rows, qd, x, d, kernels::Activation::kNone, true, q, pool_.get());
     sublayer_output(l.self_norm, c.pre_norm, x, h, rows, d);
 
     // Cross-attention over the row's sentence (r / beam), keys/values cached by start().
     in = sublayer_input(l.cross_norm, c.pre_norm, x, h, rows);
-    l.cross_q.forward(*k_, in, rows, d, qkv, qd, kernels::Activation::kNone, false, q);
+    l.cross_q.forward(*k_, in, rows, d, qkv, qd, kernels::Activation::kNone, false, q, pool_.get());
     const float* kv = static_cast<const float*>(cross_kv_[li].ptr);
     const size_t kv_ld = 2 * qd;
-    for (size_t r = 0; r < rows; ++r) {
-      const size_t s = r / beam_;
-      const float* mem = kv + offsets[s] * kv_ld;
-      for (size_t head = 0; head < c.num_heads; ++head) {
+    const size_t average_source = (offsets[batch_] + batch_ - 1) / batch_;
+    threading::parallel_ranges(pool_.get(), rows * heads, threading::min_items_for(2 * average_source * hd),
+                               [&](size_t task, size_t begin, size_t end) {
+      float* scores = scores_base + task * scores_len;
+      for (size_t item = begin; item < end; ++item) {
+        const size_t r = item / heads, head = item % heads, s = r / beam_;
+        const float* mem = kv + offsets[s] * kv_ld;
         layers::AttentionInput a;
         a.query = qkv + r * qd + head * hd;
         a.keys = mem + head * hd;
@@ -435,8 +460,8 @@ void TransformerEncoderDecoder::step(const int32_t* input_ids, size_t rows, size
         a.scale = scale;
         layers::attend(*k_, a, scores, ctx + r * qd + head * hd);
       }
-    }
-    l.cross_out.forward(*k_, ctx, rows, qd, x, d, kernels::Activation::kNone, true, q);
+    });
+    l.cross_out.forward(*k_, ctx, rows, qd, x, d, kernels::Activation::kNone, true, q, pool_.get());
     sublayer_output(l.cross_norm, c.pre_norm, x, h, rows, d);
 
     feed_forward(c, l, x, h, static_cast<float*>(dec_ffn_.ptr), static_cast<float*>(dec_gate_.ptr), rows, q);
@@ -447,7 +472,7 @@ void TransformerEncoderDecoder::step(const int32_t* input_ids, size_t rows, size
     decoder_.final_norm.apply(*k_, x, rows, h);
     last = h;
   }
-  output_.forward(*k_, last, rows, d, log_probs, V, kernels::Activation::kNone, false, q);
+  output_.forward(*k_, last, rows, d, log_probs, V, kernels::Activation::kNone, false, q, pool_.get());
   for (size_t r = 0; r < rows; ++r) k_->log_softmax(log_probs + r * V, V);
   cache_length_ = step + 1;
 }

@@ -16,15 +16,18 @@
 #include "heed/step_model.h"
 #include "heed/transformer.h"
 #include "layers/linear.h"
+#include "threading/thread_pool.h"
 #include "transformer/stack.h"
 
 namespace heed::transformer {
 
 class TransformerEncoderDecoder final : public StepModel {
  public:
-  // With `arena` null only plans (fills `report`); otherwise also allocates/binds and sets *out.
+  // With `arena` null only plans (fills `report`); otherwise also allocates/binds, starts the
+  // thread pool and sets *out. `threads` as in SessionOptions (0: one per core).
   static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                       ArenaReport* report, std::unique_ptr<TransformerEncoderDecoder>* out);
+                       ArenaReport* report, std::unique_ptr<TransformerEncoderDecoder>* out,
+                       size_t threads = 1);
 
   size_t vocab_size() const override { return decoder_.config.vocab_size; }
   int32_t bos_id() const override { return bos_id_; }
@@ -56,8 +59,11 @@ class TransformerEncoderDecoder final : public StepModel {
   void feed_forward(const StackConfig& c, const LayerWeights& l, float* x, float* h, float* inner,
                     float* gate, size_t rows, const layers::QuantScratch& q) const;
   void fill_nan(float* log_probs, size_t rows) const;
+  void encoder_self_attention(const float* qkv, float* ctx, size_t tokens) const;
 
   const kernels::KernelTable* k_ = nullptr;
+  size_t threads_ = 1;                         // resolved thread count (sizes per-task scratch)
+  std::unique_ptr<threading::ThreadPool> pool_;
   StepModelLimits limits_;
   StackWeights encoder_, decoder_;
   layers::Linear output_;

@@ -40,7 +40,7 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
   if (!source && tok->shared_vocabulary()) source = tok->target_vocabulary();
   if (!source) return invalid_argument("the model has no source vocabulary: it is not a translation model");
   std::unique_ptr<StepModel> step_model;
-  HEED_RETURN_IF_ERROR(create_step_model(model, options.limits, options.arena, &step_model));
+  HEED_RETURN_IF_ERROR(create_step_model(model, options.limits, options.arena, &step_model, options.threads));
   TokenConventions c;
   c.unk_id = tok->unk_id();
   c.bos_id = tok->bos_id();

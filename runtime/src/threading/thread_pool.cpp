@@ -1,0 +1,56 @@
+#include "threading/thread_pool.h"
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include <pthreadpool.h>
+
+namespace heed::threading {
+
+namespace {
+std::atomic<size_t> g_min_task_work{kMinTaskWork};
+}
+
+size_t min_task_work() { return g_min_task_work.load(std::memory_order_relaxed); }
+void set_min_task_work(size_t work) { g_min_task_work.store(work == 0 ? 1 : work, std::memory_order_relaxed); }
+
+Status resolve_threads(size_t requested, size_t* out) {
+  if (requested > kMaxThreads) {
+    return invalid_argument("threads " + std::to_string(requested) + " is above the limit of " +
+                            std::to_string(kMaxThreads));
+  }
+  if (requested == 0) {
+    const unsigned cores = std::thread::hardware_concurrency();
+    requested = cores == 0 ? 1 : (cores > kMaxThreads ? kMaxThreads : cores);
+  }
+  *out = requested;
+  return Status::ok();
+}
+
+Status ThreadPool::create(size_t threads, std::unique_ptr<ThreadPool>* out) {
+  std::unique_ptr<ThreadPool> p(new ThreadPool());
+  p->threads_ = threads == 0 ? 1 : threads;
+  if (p->threads_ > 1) {
+    p->pool_ = pthreadpool_create(p->threads_);
+    if (p->pool_ == nullptr) {
+      return Status(StatusCode::kOutOfMemory, "could not start " + std::to_string(p->threads_) + " threads");
+    }
+  }
+  *out = std::move(p);
+  return Status::ok();
+}
+
+ThreadPool::~ThreadPool() {
+  if (pool_ != nullptr) pthreadpool_destroy(pool_);
+}
+
+void ThreadPool::run_raw(size_t tasks, void (*task_fn)(void*, size_t), void* context) const {
+  // No DISABLE_DENORMALS: the workers keep the default floating-point environment, as on one
+  // thread. YIELD_WORKERS: workers sleep right after the job instead of spinning; on a machine
+  // whose cores are shared with other processes (a Pi running other things, CI) spinning workers
+  // steal the CPU the caller needs, which measured several times slower (docs/benchmarks.md).
+  pthreadpool_parallelize_1d(pool_, task_fn, context, tasks, PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
+}  // namespace heed::threading

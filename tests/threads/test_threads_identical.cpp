@@ -1,0 +1,133 @@
+// Sessions with 1, 2 and 3 threads must compute exactly the same thing: every output of a split
+// GEMM or attention loop is produced by one task with the single-thread arithmetic. Each run feeds
+// the same decoding script (greedy tokens chosen from the session's own log-probs, beam reorders)
+// and the runs are compared bit for bit: log-probabilities of every step and the chosen tokens.
+// Run twice: with the default split threshold (real models split only their big GEMMs) and with
+// the threshold at 1, which splits every loop of even the tiny models.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "generate_fixture.h"
+#include "heed/transformer.h"
+#include "session_helpers.h"
+#include "threading/thread_pool.h"
+#include "tiny_model.h"
+#include "zoo_fixture.h"
+
+namespace heed::test {
+namespace {
+
+struct Trace {
+  std::vector<float> log_probs;  // every step's [rows, vocab], concatenated
+  std::vector<int32_t> tokens;   // the argmax of every row at every step
+};
+
+// Starts `sources` (null for decoder-only models) with `beam` rows per sentence and runs `steps`
+// greedy steps from the start token; every other step reorders the beam rows (parent = first row
+// of the sentence), as beam search would.
+Trace run(const Model& model, const StepModelLimits& limits, size_t threads, const TokenBatch* sources,
+          size_t batch, size_t beam, size_t steps) {
+  std::unique_ptr<StepModel> m;
+  const Status created = create_step_model(model, limits, {}, &m, threads);
+  INFO(created.message());
+  REQUIRE(created.is_ok());
+  REQUIRE(m->start(sources, batch, beam).is_ok());
+  const size_t rows = batch * beam, V = m->vocab_size();
+  std::vector<int32_t> ids(rows, m->bos_id() >= 0 ? m->bos_id() : 1);
+  std::vector<int32_t> parents(rows);
+  for (size_t r = 0; r < rows; ++r) parents[r] = static_cast<int32_t>(r / beam * beam);
+  std::vector<float> lp(rows * V);
+  Trace t;
+  for (size_t step = 0; step < steps; ++step) {
+    m->step(ids.data(), rows, step, lp.data());
+    t.log_probs.insert(t.log_probs.end(), lp.begin(), lp.end());
+    for (size_t r = 0; r < rows; ++r) {
+      size_t best = 0;
+      for (size_t v = 1; v < V; ++v) best = lp[r * V + v] > lp[r * V + best] ? v : best;
+      // Rows of one sentence take different tokens so that the beam rows really differ.
+      ids[r] = static_cast<int32_t>((best + r % beam) % V);
+      t.tokens.push_back(static_cast<int32_t>(best));
+    }
+    if (step % 2 == 1 && beam > 1) m->reorder(parents.data(), rows);
+  }
+  return t;
+}
+
+void check_identical(const Model& model, const StepModelLimits& limits, const TokenBatch* sources, size_t batch,
+                     size_t beam, size_t steps) {
+  for (size_t min_work : {threading::kMinTaskWork, size_t{1}}) {
+    threading::set_min_task_work(min_work);
+    const Trace one = run(model, limits, 1, sources, batch, beam, steps);
+    for (size_t threads : {2, 3}) {
+      INFO("threads " << threads << ", split threshold " << min_work);
+      const Trace many = run(model, limits, threads, sources, batch, beam, steps);
+      CHECK(many.tokens == one.tokens);
+      REQUIRE(many.log_probs.size() == one.log_probs.size());
+      CHECK(std::memcmp(many.log_probs.data(), one.log_probs.data(), one.log_probs.size() * sizeof(float)) == 0);
+    }
+  }
+  threading::set_min_task_work(threading::kMinTaskWork);
+}
+
+TEST_CASE("Transformer encoder-decoder: 1, 2 and 3 threads give identical log-probs and tokens") {
+  TinyOptions f32;
+  f32.d_model = 40;  // 40 output rows: tiles of 16 with a ragged last tile
+  f32.num_heads = 5;
+  f32.ffn_dim = 72;
+  f32.target_vocab = 53;
+  TinyOptions i8 = f32;
+  i8.quantize = true;
+  i8.gated_ffn = true;
+  i8.num_heads = 4;
+  i8.num_kv_heads = 2;
+  TinyOptions f16 = f32;
+  f16.quantize = true;
+  f16.quantize_options.type = convert::WeightType::kFloat16;
+  TinyOptions grouped = i8;
+  grouped.quantize_options.group_size = 8;
+  const BatchStorage storage = make_batch({{3, 4, 5, 6, 7, 8, 9, 10, 11}, {5, 6}, {7, 8, 9, 10}});
+  const TokenBatch batch = storage.batch();
+  for (const TinyOptions* o : {&f32, &i8, &f16, &grouped}) {
+    const LoadedModel loaded = load_model(make_tiny_model(*o));
+    check_identical(*loaded.model, StepModelLimits{3, 3, 12, 10}, &batch, 3, 3, 10);
+  }
+}
+
+TEST_CASE("decoder-only (stories260K: RoPE, GQA, SwiGLU): 1, 2 and 3 threads identical") {
+  for (auto type : {convert::WeightType::kFloat32, convert::WeightType::kInt8}) {
+    const std::unique_ptr<Model> model = open_model(stories260k_heed(type));
+    check_identical(*model, StepModelLimits{1, 2, 0, 24}, nullptr, 1, 2, 24);
+  }
+}
+
+TEST_CASE("RNN seq2seq (attention zoo): 1, 2 and 3 threads identical") {
+  const Sources src({{10, 11, 12, 13}, {20, 21, 22, 23, 24, 25, 26}});
+  const TokenBatch b = src.batch();
+  for (const char* variant : {"luong_general", "bahdanau_gru_additive"}) {
+    for (auto type : {convert::WeightType::kFloat32, convert::WeightType::kInt8}) {
+      INFO(variant);
+      const ZooModel z = load_zoo(variant, type);
+      check_identical(*z.model, StepModelLimits{2, 2, 16, 10}, &b, 2, 2, 10);
+    }
+  }
+}
+
+TEST_CASE("thread counts: 0 is one per core, above 256 is refused with a clear error") {
+  const LoadedModel loaded = load_model(make_tiny_model(TinyOptions{}));
+  std::unique_ptr<StepModel> m;
+  CHECK(create_step_model(*loaded.model, StepModelLimits{1, 1, 4, 4}, {}, &m, 0).is_ok());
+  const Status s = create_step_model(*loaded.model, StepModelLimits{1, 1, 4, 4}, {}, &m, 257);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == "threads 257 is above the limit of 256");
+  ArenaReport one, three;
+  REQUIRE(plan_step_model_arena(*loaded.model, StepModelLimits{1, 1, 4, 4}, &one, 1).is_ok());
+  REQUIRE(plan_step_model_arena(*loaded.model, StepModelLimits{1, 1, 4, 4}, &three, 3).is_ok());
+  CHECK(three.arena_bytes >= one.arena_bytes);  // per-task attention scores
+}
+
+}  // namespace
+}  // namespace heed::test
