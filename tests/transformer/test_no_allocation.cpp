@@ -92,9 +92,12 @@ namespace heed::test {
 namespace {
 
 #if HEED_COUNT_ALLOCATIONS
-void run_without_allocating(const TinyOptions& options) {
+void run_without_allocating(const TinyOptions& options, bool capture_attention = false) {
   const LoadedModel loaded = load_model(make_tiny_model(options));
-  auto session = make_session(*loaded.model, StepModelLimits{2, 3, 10, 8});
+  StepModelLimits limits{2, 3, 10, 8};
+  limits.capture_attention = capture_attention;  // step() then also copies the cross-attention
+  auto session = make_session(*loaded.model, limits);
+  REQUIRE((session->last_attention() != nullptr) == capture_attention);
   const size_t rows = 6, V = session->vocab_size();
   // Everything the calls read is prepared before counting starts.
   const BatchStorage storage = make_batch({{3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {5, 6}});
@@ -126,6 +129,7 @@ TEST_CASE("start, step and reorder perform no heap allocation") {
   REQUIRE(g_allocations == probe + 1);  // the counter works
   TinyOptions f32;
   run_without_allocating(f32);
+  run_without_allocating(f32, true);
   TinyOptions i8;
   i8.quantize = true;
   i8.gated_ffn = true;
