@@ -43,7 +43,8 @@ constexpr const char* kDescription =
     "the last decoder layer and the mean of those heads. --attention-json FILE writes one JSON\n"
     "object per such line: {\"line\", \"source\", \"target\", \"layers\", \"heads\", \"panels\":\n"
     "[{\"layer\", \"head\", \"weights\": [one array over the source per target token]}]} with every\n"
-    "layer and head (0-based). Both files are written atomically once all input is translated.\n"
+    "layer and head (line, layer and head 0-based; the SVG numbers lines from 1). Both files are\n"
+    "written atomically once all input is translated.\n"
     "Capturing attention keeps every step's attention of every hypothesis in memory, so with either\n"
     "option --batch defaults to 1.";
 
