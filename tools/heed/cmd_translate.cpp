@@ -183,15 +183,17 @@ int run_translate(const std::vector<std::string>& argv) {
                               const TranslationHypothesis& h) -> Status {
     AttentionRecord r;
     r.line = line;
+    // Labels by id (an id without a vocabulary entry shows as its number).
+    const auto label = [&](int32_t id) {
+      return id >= 0 && static_cast<size_t>(id) < target_vocabulary.size() ? target_vocabulary.token(id)
+                                                                          : std::to_string(id);
+    };
     // The columns are what the model read: the source tokens with the BOS/EOS it adds.
-    if (conventions.add_source_bos) r.source.push_back(target_vocabulary.token(conventions.bos_id));
+    if (conventions.add_source_bos) r.source.push_back(label(conventions.bos_id));
     r.source.insert(r.source.end(), source.begin(), source.end());
-    if (conventions.add_source_eos) r.source.push_back(target_vocabulary.token(conventions.eos_id));
-    for (int32_t id : h.ids) {
-      r.target.push_back(id >= 0 && static_cast<size_t>(id) < target_vocabulary.size() ? target_vocabulary.token(id)
-                                                                                        : std::to_string(id));
-    }
-    if (h.token_log_probs.size() > h.ids.size()) r.target.push_back(target_vocabulary.token(conventions.eos_id));
+    if (conventions.add_source_eos) r.source.push_back(label(conventions.eos_id));
+    for (int32_t id : h.ids) r.target.push_back(label(id));
+    if (h.token_log_probs.size() > h.ids.size()) r.target.push_back(label(conventions.eos_id));
     if (h.attention_panels == 0 || h.attention_heads == 0 || h.attention_source_len != r.source.size() ||
         h.attention.size() != r.target.size() * h.attention_panels * r.source.size()) {
       return Status(StatusCode::kInternal, "the model returned no attention matrix of the expected shape");
