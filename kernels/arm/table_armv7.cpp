@@ -1,4 +1,5 @@
 // The 32-bit ARM NEON variant's slots (the rest stay the reference's).
+#include "internal/rnn_cell_variants.h"
 #include "internal/variants.h"
 
 namespace heed::kernels {
@@ -15,6 +16,9 @@ void fill_armv7(KernelTable& t) {
   t.dot_f32 = armv7::dot_f32;
   t.axpy_f32 = armv7::axpy_f32;
   t.attention = armv7::attention;
+  t.tanh_f32 = armv7::tanh_f32;
+  t.lstm_cell = armv7::lstm_cell;
+  t.gru_cell = armv7::gru_cell;
 }
 
 }  // namespace heed::kernels

@@ -22,5 +22,8 @@ HEED_KERNEL_DECLARE_RNN_CELLS;
 namespace neon {
 HEED_KERNEL_DECLARE_RNN_CELLS;
 }
+namespace armv7 {
+HEED_KERNEL_DECLARE_RNN_CELLS;
+}
 
 }  // namespace heed::kernels

@@ -185,7 +185,7 @@ class Transformer:
         heads, time, head_dim = x.shape
         return x.transpose(1, 0, 2).reshape(time, heads * head_dim)
 
-    def _attend(self, q, k, v, causal):
+    def _attend(self, q, k, v, causal, record=None):
         qh, kh, vh = self._split_heads(q), self._split_heads(k), self._split_heads(v)
         head_dim = qh.shape[-1]
         scores = (qh @ kh.transpose(0, 2, 1)) * self.dtype.type(1.0 / math.sqrt(head_dim))
@@ -193,7 +193,10 @@ class Transformer:
             tq, tk = scores.shape[1], scores.shape[2]
             future = np.triu(np.ones((tq, tk), dtype=bool), k=1 + (tk - tq))
             scores = np.where(future[None], -np.inf, scores)
-        return self._combine_heads(softmax(scores) @ vh)
+        probs = softmax(scores)
+        if record is not None:
+            record.append(probs)  # [heads, queries, keys]
+        return self._combine_heads(probs @ vh)
 
     def self_attention(self, x, scope, causal):
         normed = self.norm(x, scope + "/layer_norm")
@@ -202,13 +205,13 @@ class Transformer:
         q, k, v = fused[:, :d], fused[:, d:2 * d], fused[:, 2 * d:3 * d]
         return x + self.linear(self._attend(q, k, v, causal), scope + "/linear_1")
 
-    def cross_attention(self, x, memory, scope):
+    def cross_attention(self, x, memory, scope, record=None):
         normed = self.norm(x, scope + "/layer_norm")
         q = self.linear(normed, scope + "/linear_0")
         fused = self.linear(memory, scope + "/linear_1")
         d = self.d_model
         k, v = fused[:, :d], fused[:, d:2 * d]
-        return x + self.linear(self._attend(q, k, v, causal=False), scope + "/linear_2")
+        return x + self.linear(self._attend(q, k, v, causal=False, record=record), scope + "/linear_2")
 
     def feed_forward(self, x, scope):
         normed = self.norm(x, scope + "/layer_norm")
@@ -238,6 +241,17 @@ class Transformer:
             x = self.feed_forward(x, scope + "/ffn")
         x = self.norm(x, "decoder/layer_norm")
         return log_softmax(self.linear(x, "decoder/projection"))
+
+    def cross_attention_weights(self, decoder_input_ids, memory):
+        """Cross-attention probabilities [decoder layers, heads, len(decoder_input_ids), source length]."""
+        record = []
+        x = self.embed("decoder", decoder_input_ids)
+        for layer in range(self.num_decoder_layers):
+            scope = "decoder/layer_%d" % layer
+            x = self.self_attention(x, scope + "/self_attention", causal=True)
+            x = self.cross_attention(x, memory, scope + "/attention", record)
+            x = self.feed_forward(x, scope + "/ffn")
+        return np.stack(record)
 
     def decoder_logits(self, decoder_input_ids, memory):
         """Raw logits of the last input position (before log-softmax)."""

@@ -112,3 +112,43 @@ TEST_CASE("every RNN cell variant this CPU runs agrees with the reference") {
     }
   }
 }
+
+TEST_CASE("every SIMD variant has its own RNN cells, exact on zeros and saturated gates") {
+  const KernelTable& ref = heed::kernels::reference();
+  for (const KernelTable* t : available_tables()) {
+    INFO("isa " << heed::kernels::isa_name(t->isa));
+    if (t->isa != Isa::kScalar) {
+      // x86 AVX2 (+AVX-512), aarch64 NEON (+dotprod, i8mm) and 32-bit ARM NEON all have a variant:
+      // a table still pointing at the reference would make the comparison above vacuous.
+      REQUIRE(t->lstm_cell != ref.lstm_cell);
+      REQUIRE(t->gru_cell != ref.gru_cell);
+      REQUIRE(t->tanh_f32 != ref.tanh_f32);
+    }
+    for (size_t n : {size_t{5}, size_t{12}}) {
+      // All-zero pre-activations: every gate 0.5, candidate 0.
+      const std::vector<float> zeros(4 * n, 0.0f);
+      std::vector<float> c(n, 0.0f), h(n, 1.0f), g(n, 0.75f);
+      t->lstm_cell(zeros.data(), zeros.data(), c.data(), h.data(), n);
+      t->gru_cell(zeros.data(), zeros.data(), g.data(), n);
+      for (size_t j = 0; j < n; ++j) {
+        REQUIRE(c[j] == 0.0f);
+        REQUIRE(h[j] == 0.0f);
+        REQUIRE(g[j] == Approx(0.375f).margin(1e-7));  // 0.5 * 0 + 0.5 * 0.75
+      }
+      // Saturated: +-1000 and beyond exp's range give exactly 0, 1 and -1, never NaN.
+      std::vector<float> big(4 * n), none(4 * n, 0.0f), cs(n, 2.0f), hs(n);
+      for (size_t j = 0; j < 4 * n; ++j) big[j] = (j % 2 ? 1000.0f : -1000.0f);
+      t->lstm_cell(big.data(), none.data(), cs.data(), hs.data(), n);
+      std::vector<float> cr(n, 2.0f), hr(n);
+      ref.lstm_cell(big.data(), none.data(), cr.data(), hr.data(), n);
+      for (size_t j = 0; j < n; ++j) {
+        REQUIRE(cs[j] == cr[j]);
+        REQUIRE(hs[j] == hr[j]);
+      }
+      std::vector<float> x(n);
+      for (size_t j = 0; j < n; ++j) x[j] = (j % 2 ? 200.0f : -200.0f);
+      t->tanh_f32(x.data(), n);
+      for (size_t j = 0; j < n; ++j) REQUIRE(x[j] == (j % 2 ? 1.0f : -1.0f));
+    }
+  }
+}

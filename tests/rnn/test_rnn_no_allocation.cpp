@@ -6,6 +6,7 @@
 #include <new>
 #include <vector>
 
+#include "heed/decoding.h"
 #include "heed/transformer.h"
 #include "threading/thread_pool.h"
 #include "zoo_fixture.h"
@@ -89,5 +90,33 @@ TEST_CASE("RNN sessions: start, step and reorder perform no heap allocation") {
     }
   }
   heed::threading::set_min_task_work(heed::threading::kMinTaskWork);
+#endif
+}
+
+TEST_CASE("RNN decoding with attention capture performs no heap allocation") {
+#if !HEED_RNN_COUNT
+  WARN("allocation counting is off in this build (AddressSanitizer or not glibc): skipped");
+#else
+  const heed::test::ZooModel z = heed::test::load_zoo("luong_general");
+  heed::StepModelLimits limits{2, 3, 16, 10};
+  limits.capture_attention = true;
+  std::unique_ptr<heed::StepModel> m;
+  REQUIRE(heed::create_step_model(*z.model, limits, {}, &m).is_ok());
+  std::unique_ptr<heed::DecodingEngine> engine;
+  REQUIRE(heed::DecodingEngine::create(m.get(), heed::DecodingLimits{}, &engine).is_ok());
+  const heed::test::Sources src({{10, 11, 12, 13}, {20, 21, 22, 23, 24, 25, 26}});
+  const heed::TokenBatch b = src.batch();
+  for (size_t beam : {size_t{1}, size_t{3}}) {
+    heed::DecodeOptions o;
+    o.beam_size = beam;
+    o.n_best = beam > 1 ? 2 : 1;
+    heed::DecodeOutput out;
+    const size_t before = g_count;
+    const heed::Status s = engine->decode(&b, 2, o, nullptr, &out);
+    const size_t after = g_count;
+    REQUIRE(s.is_ok());
+    CHECK(after == before);
+    REQUIRE(out.at(0, 0).attention != nullptr);
+  }
 #endif
 }

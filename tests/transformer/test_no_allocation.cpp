@@ -93,9 +93,12 @@ namespace heed::test {
 namespace {
 
 #if HEED_COUNT_ALLOCATIONS
-void run_without_allocating(const TinyOptions& options, size_t threads) {
+void run_without_allocating(const TinyOptions& options, size_t threads, bool capture_attention = false) {
   const LoadedModel loaded = load_model(make_tiny_model(options));
-  auto session = make_session(*loaded.model, StepModelLimits{2, 3, 10, 8}, {}, threads);
+  StepModelLimits limits{2, 3, 10, 8};
+  limits.capture_attention = capture_attention;  // step() then also copies the cross-attention
+  auto session = make_session(*loaded.model, limits, {}, threads);
+  REQUIRE((session->last_attention() != nullptr) == capture_attention);
   const size_t rows = 6, V = session->vocab_size();
   // Everything the calls read is prepared before counting starts.
   const BatchStorage storage = make_batch({{3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {5, 6}});
@@ -136,6 +139,7 @@ TEST_CASE("start, step and reorder perform no heap allocation") {
   for (size_t threads : {1, 2, 3}) {
     INFO("threads " << threads);
     run_without_allocating(f32, threads);
+    run_without_allocating(f32, threads, /*capture_attention=*/true);
     run_without_allocating(i8, threads);
   }
   threading::set_min_task_work(threading::kMinTaskWork);

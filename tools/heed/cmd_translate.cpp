@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "args.h"
+#include "attention_view.h"
 #include "command.h"
+#include "heed_writer.h"
 #include "heed/tokenizer.h"
 #include "heed/translator.h"
 
@@ -32,7 +34,19 @@ constexpr const char* kDescription =
     "The defaults are CTranslate2's translate defaults (beam 2, length penalty 1, min length 1,\n"
     "max length 256, patience 1) and beam search is CTranslate2's algorithm, so outputs match it.\n"
     "Scores are the sum of the token log-probs after the prefix / length^length-penalty, the\n"
-    "length counting the prefix and the end token (as CTranslate2 does).";
+    "length counting the prefix and the end token (as CTranslate2 does).\n"
+    "\n"
+    "Attention you can see: --attention FILE.svg writes one SVG document with a heatmap block per\n"
+    "non-empty input line (its best hypothesis): rows are the target tokens (the end token last),\n"
+    "columns the source tokens the model read (BOS/EOS it adds included), white 0 to dark blue 1.\n"
+    "RNN models show their one attention; Transformers show the cross-attention of each head of\n"
+    "the last decoder layer and the mean of those heads. --attention-json FILE writes one JSON\n"
+    "object per such line: {\"line\", \"source\", \"target\", \"layers\", \"heads\", \"panels\":\n"
+    "[{\"layer\", \"head\", \"weights\": [one array over the source per target token]}]} with every\n"
+    "layer and head (line, layer and head 0-based; the SVG numbers lines from 1). Both files are\n"
+    "written atomically once all input is translated.\n"
+    "Capturing attention keeps every step's attention of every hypothesis in memory, so with either\n"
+    "option --batch defaults to 1.";
 
 std::vector<OptionSpec> specs() {
   return {
@@ -43,7 +57,7 @@ std::vector<OptionSpec> specs() {
       {"min-len", 0, true, "N", "minimum target tokens before the end token (default 1: never empty)"},
       {"length-penalty", 0, true, "X", "score = log-prob / length^X, end token counted (default 1; 0: raw log-prob)"},
       {"patience", 0, true, "X", "beam search stops after round(beam x X) finished hypotheses (default 1)"},
-      {"batch", 0, true, "N", "sentences per batch (default 16)"},
+      {"batch", 0, true, "N", "sentences per batch (default 16; 1 with --attention or --attention-json)"},
       {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
       {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
       {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line"},
@@ -53,6 +67,8 @@ std::vector<OptionSpec> specs() {
       {"seed", 0, true, "N", "random seed for sampling (default 0)"},
       {"with-scores", 0, false, "", "print 'I ||| HYPOTHESIS ||| SCORE' lines even for one hypothesis"},
       {"tokens", 0, false, "", "input and output are space-separated tokens"},
+      {"attention", 0, true, "FILE.svg", "write the attention heatmaps of the best hypotheses as SVG"},
+      {"attention-json", 0, true, "FILE", "write the attention matrices as JSON lines"},
   };
 }
 
@@ -86,7 +102,9 @@ int run_translate(const std::vector<std::string>& argv) {
   auto n_best = args.get_int("n-best", 1, 1, 64);
   auto max_len = args.get_int("max-len", 256, 1, 4096);
   auto min_len = args.get_int("min-len", 1, 0, 4096);
-  auto batch = args.get_int("batch", 16, 1, 1024);
+  const bool svg_attention = args.has("attention"), json_attention = args.has("attention-json");
+  const bool capture = svg_attention || json_attention;
+  auto batch = args.get_int("batch", capture ? 1 : 16, 1, 1024);
   auto max_source = args.get_int("max-source-len", 256, 1, 65536);
   auto top_k = args.get_int("sampling-topk", 1, 0, 1 << 30);
   auto threads = args.get_int("threads", 1, 0, 256);
@@ -118,6 +136,7 @@ int run_translate(const std::vector<std::string>& argv) {
   TranslatorOptions topts;
   topts.limits = StepModelLimits{static_cast<size_t>(*batch), static_cast<size_t>(*beam),
                                  static_cast<size_t>(*max_source), static_cast<size_t>(*max_len)};
+  topts.limits.capture_attention = capture;
   topts.max_n_best = static_cast<size_t>(*n_best);
   topts.threads = static_cast<size_t>(*threads);
   // The model outlives the translator and the tokenizers made from it.
@@ -158,6 +177,38 @@ int run_translate(const std::vector<std::string>& argv) {
   const bool scored_lines = *n_best > 1 || args.has("with-scores");
   const size_t max_tokens = translator->max_source_tokens();
 
+  // Attention of each non-empty line's best hypothesis, for the files written at the end.
+  std::vector<AttentionRecord> records;
+  std::string json_lines;
+  const TokenConventions& conventions = translator->conventions();
+  const Vocabulary& target_vocabulary = translator->target_vocabulary();
+  auto record_attention = [&](size_t line, const std::vector<std::string>& source,
+                              const TranslationHypothesis& h) -> Status {
+    AttentionRecord r;
+    r.line = line;
+    // Labels by id (an id without a vocabulary entry shows as its number).
+    const auto label = [&](int32_t id) {
+      return id >= 0 && static_cast<size_t>(id) < target_vocabulary.size() ? target_vocabulary.token(id)
+                                                                          : std::to_string(id);
+    };
+    // The columns are what the model read: the source tokens with the BOS/EOS it adds.
+    if (conventions.add_source_bos) r.source.push_back(label(conventions.bos_id));
+    r.source.insert(r.source.end(), source.begin(), source.end());
+    if (conventions.add_source_eos) r.source.push_back(label(conventions.eos_id));
+    for (int32_t id : h.ids) r.target.push_back(label(id));
+    if (h.token_log_probs.size() > h.ids.size()) r.target.push_back(label(conventions.eos_id));
+    if (h.attention_panels == 0 || h.attention_heads == 0 || h.attention_source_len != r.source.size() ||
+        h.attention.size() != r.target.size() * h.attention_panels * r.source.size()) {
+      return Status(StatusCode::kInternal, "the model returned no attention matrix of the expected shape");
+    }
+    r.heads = h.attention_heads;
+    r.layers = h.attention_panels / h.attention_heads;
+    r.weights = h.attention;
+    if (json_attention) json_lines += attention_json_line(r) + "\n";
+    if (svg_attention) records.push_back(std::move(r));
+    return Status::ok();
+  };
+
   // Lines are read and answered in batches, so output follows input even on a pipe.
   std::vector<std::string> outputs;  // per input line of the current batch, in order
   std::vector<Pending> pending;
@@ -179,6 +230,10 @@ int run_translate(const std::vector<std::string>& argv) {
       for (size_t i = 0; i < pending.size(); ++i) {
         const size_t line = pending[i].line_index;
         std::string& text = outputs[line - first_line];
+        if (capture && !results[i].empty()) {
+          Status a = record_attention(line, sources[i], results[i][0]);
+          if (!a) return fail("line " + std::to_string(line + 1) + ": " + a.message());
+        }
         for (size_t k = 0; k < results[i].size(); ++k) {
           const TranslationHypothesis& h = results[i][k];
           Status r = render(h, &hypothesis);
@@ -242,7 +297,18 @@ int run_translate(const std::vector<std::string>& argv) {
       if (int rc = flush()) return rc;
     }
   }
-  return flush();
+  if (int rc = flush()) return rc;
+  const auto write = [&](const std::string& path, const std::string& text) -> int {
+    Status w = convert::write_file_atomically(path, std::vector<uint8_t>(text.begin(), text.end()));
+    return w ? kExitOk : fail(w.message());
+  };
+  if (json_attention) {
+    if (int rc = write(args.get("attention-json"), json_lines)) return rc;
+  }
+  if (svg_attention) {
+    if (int rc = write(args.get("attention"), attention_svg(records))) return rc;
+  }
+  return kExitOk;
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 // Memory: every buffer the engine needs (log-probs, hypothesis histories, candidate heaps,
 // finished hypotheses, results) is sized from DecodingLimits when the engine is created and lives
 // in one allocation made then. decode() and score() perform no heap allocation; their results are
-// views into that storage, valid until the next call on the same engine.
+// views into that storage, valid until the next call on the same engine. When the model captures
+// attention (StepModel::attention_panels() > 0), the storage also holds every step's attention of
+// every row and one [max_target_len, panels, max_source_len] matrix per returned hypothesis
+// (beam search follows the back-pointers), so keep the limits small when capturing.
 //
 // Conventions (those of CTranslate2's translate_batch; docs/decoding.md has the details):
 // - A hypothesis is the generated tokens, target prefix included, end token (EOS) excluded.
@@ -90,6 +93,11 @@ struct Hypothesis {
   float log_prob = 0;    // sum of token_log_probs
   float score = 0;       // log_prob normalized with the length penalty
   bool finished_with_eos = false;
+  // Attention you can see (DecodeOutput::attention_panels > 0, else null): one row per generated
+  // token, EOS included (num_log_probs rows), each `attention_panels` vectors of
+  // `attention_stride` floats over the source positions; positions beyond the sentence's source
+  // length are 0. Forced prefix tokens have the attention the model computed while reading them.
+  const float* attention = nullptr;  // [num_log_probs, attention_panels, attention_stride]
 };
 
 // Results of one decode() call: `batch` sentences, up to n_best hypotheses each, best first.
@@ -98,6 +106,8 @@ struct DecodeOutput {
   size_t stride = 0;                   // hypotheses slots per sentence
   const Hypothesis* hypotheses = nullptr;
   const size_t* counts = nullptr;      // hypotheses per sentence (>= 1 after a successful call)
+  size_t attention_panels = 0;         // the model's attention_panels(): 0 without capture
+  size_t attention_stride = 0;         // the model's max_source_len when panels > 0
 
   size_t count(size_t sentence) const { return counts[sentence]; }
   const Hypothesis& at(size_t sentence, size_t rank) const { return hypotheses[sentence * stride + rank]; }

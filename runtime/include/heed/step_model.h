@@ -27,6 +27,10 @@ struct StepModelLimits {
   size_t max_beam = 0;         // hypotheses per sentence
   size_t max_source_len = 0;   // tokens per source (encoder-decoder only)
   size_t max_target_len = 0;   // decoder steps, prefix included
+  // Attention you can see: when set, the session also plans a buffer for the attention
+  // probabilities of each step (attention_panels() > 0 then, for families that have attention
+  // over a source). Off by default: the normal path neither plans nor writes it.
+  bool capture_attention = false;
 };
 
 class StepModel {
@@ -50,6 +54,18 @@ class StepModel {
   // Beam bookkeeping: after this call, row r continues from the state of row parents[r] (cache
   // entries of positions < current step are copied/permuted). rows as in the last step().
   virtual void reorder(const int32_t* parents, size_t rows) = 0;
+
+  // Attention over the source of the last step(), when the session was created with
+  // limits().capture_attention (0 panels otherwise, and for families without a source).
+  // A panel is one alignment vector per row: the RNN family has 1 (its attention), the
+  // Transformer encoder-decoder num_layers x num_heads (cross-attention, panel = layer * heads +
+  // head). last_attention() is [rows, panels, max_source_len] in session memory, valid until the
+  // next start()/step()/reorder(); entry s of row r's panel is the probability of source position
+  // s (positions at or beyond the row's source length are unspecified).
+  virtual size_t attention_panels() const { return 0; }
+  // Panels per layer (the Transformer's heads): attention_panels() / attention_heads() layers.
+  virtual size_t attention_heads() const { return attention_panels(); }
+  virtual const float* last_attention() const { return nullptr; }
 };
 
 }  // namespace heed

@@ -77,6 +77,13 @@ struct TranslationHypothesis {
   std::vector<float> token_log_probs;  // EOS included when the hypothesis ended with it
   float score = 0;
   float log_prob = 0;
+  // With TranslatorOptions::limits.capture_attention: one row per token_log_probs entry (EOS
+  // included), each `attention_panels` vectors over the `attention_source_len` source ids (the
+  // source as given to the model: added BOS/EOS included). Empty otherwise.
+  std::vector<float> attention;  // [token_log_probs.size(), attention_panels, attention_source_len]
+  size_t attention_panels = 0;
+  size_t attention_heads = 0;    // panels per layer: panel = layer * attention_heads + head
+  size_t attention_source_len = 0;
 };
 
 class Translator {

@@ -122,6 +122,7 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
     float sum = 0;
     for (size_t k = 0; k < t; ++k) sum += parent_lps[k];
     meta.log_prob = sum + token_lp;
+    meta.end_row = parent;
 
     FinishedMeta* metas = s.finished + i * fcap;
     size_t slot = s.finished_count[i];
@@ -144,9 +145,20 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
     metas[slot] = meta;
   };
 
+  // Attention capture: every alive row's attention of every step, and the parents each step
+  // chose, so that a finished hypothesis's matrix is found by following the back-pointers.
+  const float* attention = s.attention_floats > 0 ? model_->last_attention() : nullptr;
+
   size_t remaining = batch;
   for (size_t t = 0; t < max_length && remaining > 0; ++t) {
     model_->step(s.inputs, rows, t, s.log_probs);
+    if (attention != nullptr) {
+      for (size_t r = 0; r < rows; ++r) {
+        if (s.done[r / beam] || s.cumulative[cur][r] == kNegInf) continue;
+        s.copy_attention(attention, r, sources ? sources->length(r / beam) : 0,
+                         s.step_attention + (t * rows + r) * s.attention_floats);
+      }
+    }
     const bool last = t + 1 == max_length;
     const int nxt = 1 - cur;
     float* new_cum = s.cumulative[nxt];
@@ -236,6 +248,8 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
       }
     }
 
+    if (attention != nullptr) std::memcpy(s.step_parents + t * rows, s.parents, rows * sizeof(int32_t));
+
     // New histories: each row continues its parent's and appends its token.
     for (size_t r = 0; r < rows; ++r) {
       if (new_cum[r] == kNegInf) continue;
@@ -270,6 +284,20 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
       h.log_prob = meta[f].log_prob;
       h.score = meta[f].score;
       h.finished_with_eos = meta[f].with_eos;
+      h.attention = nullptr;
+      if (attention != nullptr) {
+        // Back-tracking: the row that produced step u's token is the parent chosen at step u - 1
+        // for the row of step u.
+        const size_t matrix = s.max_steps * s.attention_floats;
+        float* dst = s.hypothesis_attention + (i * s.max_n_best + k) * matrix;
+        size_t row = meta[f].end_row;
+        for (size_t u = h.num_log_probs; u-- > 0;) {
+          std::memcpy(dst + u * s.attention_floats, s.step_attention + (u * rows + row) * s.attention_floats,
+                      s.attention_floats * sizeof(float));
+          if (u > 0) row = static_cast<size_t>(s.step_parents[(u - 1) * rows + row]);
+        }
+        h.attention = dst;
+      }
     }
     if (keep == 0) {
       // Nothing could be generated (every token impossible): one empty, impossible hypothesis.
@@ -279,6 +307,7 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
       h.token_log_probs = s.finished_log_probs + i * fcap * steps;
       h.log_prob = kNegInf;
       h.score = kNegInf;
+      h.attention = attention != nullptr ? s.hypothesis_attention + i * s.max_n_best * s.max_steps * s.attention_floats : nullptr;
     }
     s.counts[i] = std::max<size_t>(keep, 1);
   }

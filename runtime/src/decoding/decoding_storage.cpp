@@ -1,5 +1,6 @@
 #include "decoding/decoding_storage.h"
 
+#include <cstring>
 #include <limits>
 #include <new>
 #include <string>
@@ -73,12 +74,18 @@ void lay_out(DecodingEngine::Storage& s, Layout& l) {
   l.take(&s.counts, n);
   l.take(&s.score_log_probs, n, t);
   l.take(&s.score_offsets, n + 1);
+  if (s.attention_floats > 0) {
+    const size_t rows_per_step = s.max_beam > 1 ? r : 0;  // greedy writes the results directly
+    l.take(&s.step_attention, t, rows_per_step, s.attention_floats);
+    l.take(&s.step_parents, t, rows_per_step);
+    l.take(&s.hypothesis_attention, n * s.max_n_best, t, s.attention_floats);
+  }
 }
 
 }  // namespace
 
 Status DecodingEngine::Storage::allocate(size_t batch, size_t beam, size_t steps, size_t vocab_size,
-                                         size_t n_best) {
+                                         size_t n_best, size_t panels, size_t stride) {
   max_batch = batch;
   max_beam = beam;
   max_steps = steps;
@@ -87,6 +94,12 @@ Status DecodingEngine::Storage::allocate(size_t batch, size_t beam, size_t steps
   rows = batch * beam;
   finished_capacity = 2 * beam;
   if (beam != 0 && rows / beam != batch) return Status(StatusCode::kLimitExceeded, "decoding limits overflow (max_batch x max_beam)");
+  attention_panels = panels;
+  attention_stride = stride;
+  attention_floats = panels * stride;
+  if (stride != 0 && attention_floats / stride != panels) {
+    return Status(StatusCode::kLimitExceeded, "attention buffers overflow (panels x max_source_len)");
+  }
 
   Layout sizing(nullptr);
   lay_out(*this, sizing);
@@ -101,6 +114,18 @@ Status DecodingEngine::Storage::allocate(size_t batch, size_t beam, size_t steps
   Layout placing(base);
   lay_out(*this, placing);
   return Status::ok();
+}
+
+void DecodingEngine::Storage::copy_attention(const float* model_attention, size_t row, size_t source_len,
+                                             float* dst) const {
+  const float* src = model_attention + row * attention_floats;
+  const size_t keep = source_len < attention_stride ? source_len : attention_stride;
+  for (size_t p = 0; p < attention_panels; ++p) {
+    const float* a = src + p * attention_stride;
+    float* d = dst + p * attention_stride;
+    std::memcpy(d, a, keep * sizeof(float));
+    std::memset(d + keep, 0, (attention_stride - keep) * sizeof(float));
+  }
 }
 
 }  // namespace heed

@@ -26,6 +26,7 @@ struct FinishedMeta {
   float log_prob;
   float score;
   bool with_eos;
+  size_t end_row;  // the global row extended at the last step: attention back-tracking starts there
 };
 
 struct DecodingEngine::Storage {
@@ -70,6 +71,14 @@ struct DecodingEngine::Storage {
   float* sample_weights = nullptr;  // [vocab]
   int32_t* sample_ids = nullptr;    // [vocab]
 
+  // Attention capture (attention_floats == 0: the model captures none and these stay null).
+  size_t attention_panels = 0;
+  size_t attention_stride = 0;          // the model's max_source_len
+  size_t attention_floats = 0;          // panels * stride: one row's attention of one step
+  float* step_attention = nullptr;      // [max_steps, rows, attention_floats] beam search
+  int32_t* step_parents = nullptr;      // [max_steps, rows] beam search: parents chosen at step t
+  float* hypothesis_attention = nullptr; // [max_batch, max_n_best, max_steps, attention_floats]
+
   // Results.
   Hypothesis* hypotheses = nullptr; // [max_batch, max_n_best]
   size_t* counts = nullptr;         // [max_batch]
@@ -80,7 +89,13 @@ struct DecodingEngine::Storage {
   size_t bytes = 0;
 
   // Lays every buffer out in one allocation. kLimitExceeded when the sizes overflow.
-  Status allocate(size_t max_batch, size_t max_beam, size_t max_steps, size_t vocab, size_t max_n_best);
+  // attention_panels x attention_stride > 0 adds the attention buffers.
+  Status allocate(size_t max_batch, size_t max_beam, size_t max_steps, size_t vocab, size_t max_n_best,
+                  size_t attention_panels = 0, size_t attention_stride = 0);
+
+  // Copies row `row`'s attention of the last step (model layout [rows, panels, stride]) into
+  // `dst`, keeping the first `source_len` positions of each panel and zeroing the rest.
+  void copy_attention(const float* model_attention, size_t row, size_t source_len, float* dst) const;
 };
 
 }  // namespace heed

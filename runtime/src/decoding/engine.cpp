@@ -36,7 +36,12 @@ Status DecodingEngine::create(StepModel* model, const DecodingLimits& limits, st
   std::unique_ptr<DecodingEngine> engine(new DecodingEngine());
   engine->model_ = model;
   engine->storage_ = std::make_unique<Storage>();
-  HEED_RETURN_IF_ERROR(engine->storage_->allocate(l.max_batch, l.max_beam, l.max_target_len, model->vocab_size(), n_best));
+  const size_t panels = model->attention_panels();
+  if (panels > 0 && model->last_attention() == nullptr) {
+    return invalid_argument("decoding engine: the model reports attention panels but exposes no attention buffer");
+  }
+  HEED_RETURN_IF_ERROR(engine->storage_->allocate(l.max_batch, l.max_beam, l.max_target_len, model->vocab_size(), n_best,
+                                                  panels, panels > 0 ? l.max_source_len : 0));
   *out = std::move(engine);
   return Status::ok();
 }
@@ -114,6 +119,8 @@ Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const Dec
   out->stride = s.max_n_best;
   out->hypotheses = s.hypotheses;
   out->counts = s.counts;
+  out->attention_panels = s.attention_panels;
+  out->attention_stride = s.attention_stride;
   if (batch == 0) return Status::ok();
   if (o.beam_size == 1) return greedy(sources, batch, o, prefixes, max_length, out);
   return beam_search(sources, batch, o, prefixes, max_length, out);

@@ -29,12 +29,19 @@ Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const Dec
     s.inputs[i] = model_->bos_id();
   }
   size_t remaining = batch;
+  // Attention capture: each sentence's matrix is written in place, one row per step.
+  const float* attention = s.attention_floats > 0 ? model_->last_attention() : nullptr;
+  const size_t attention_matrix = s.max_steps * s.attention_floats;
   for (size_t t = 0; t < max_length && remaining > 0; ++t) {
     model_->step(s.inputs, batch, t, s.log_probs);
     for (size_t i = 0; i < batch; ++i) {
       if (s.done[i]) {
         s.inputs[i] = eos;  // a finished sentence's row still runs; its output is ignored
         continue;
+      }
+      if (attention != nullptr) {
+        float* dst = s.hypothesis_attention + i * s.max_n_best * attention_matrix + t * s.attention_floats;
+        s.copy_attention(attention, i, sources ? sources->length(i) : 0, dst);
       }
       float* row = s.log_probs + i * vocab;
       const size_t prefix_len = prefixes ? prefixes->length(i) : 0;
@@ -69,6 +76,7 @@ Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const Dec
     h.finished_with_eos = s.with_eos[i] != 0;
     h.token_log_probs = lps + i * stride;
     h.num_log_probs = h.length + (h.finished_with_eos ? 1 : 0);
+    h.attention = attention != nullptr ? s.hypothesis_attention + i * s.max_n_best * attention_matrix : nullptr;
     // log_prob counts every token; the score only those after the forced prefix, over the whole
     // length (decoding.h), as CTranslate2 scores a translation with a target prefix.
     const size_t prefix_len = prefixes ? std::min(prefixes->length(i), h.num_log_probs) : 0;

@@ -51,6 +51,9 @@ class RnnSeq2Seq final : public StepModel {
 
   // The last step's attention weights of row r over its source (valid until the next step).
   const float* attention(size_t row) const;
+  // Capture costs nothing here: the alignment vectors already live in the arena ([rows, S]).
+  size_t attention_panels() const override { return limits_.capture_attention ? 1 : 0; }
+  const float* last_attention() const override { return limits_.capture_attention ? weights_.ptr : nullptr; }
   const ArenaReport& arena_report() const { return report_; }
 
  private:

@@ -170,6 +170,10 @@ void TransformerEncoderDecoder::plan(ArenaPlanner* p) {
   dec_qscales_.id = p->request("decoder.quantized_scales", m(R, f), kStep, kStep);
   dec_scores_.id = p->request("decoder.scores", m(threads_, (T > S ? T : S), f), kStep, kStep);
 
+  // Attention capture: written by step(), read by the decoding engine before reorder().
+  cross_attention_.id = p->request("decoder.cross_attention",
+      limits_.capture_attention ? m(R, dc.num_layers, dc.num_heads, S, f) : 0, kStep, kAll);
+
   // Beam reorder: one layer's K (or V) cache at a time is gathered here, then copied back.
   reorder_scratch_.id = p->request("reorder_scratch", m(R, T, dc.kv_dim(), f), kReorder, kReorder);
 }
@@ -179,7 +183,7 @@ void TransformerEncoderDecoder::bind(const ArenaPlanner& p) {
   for (Buf* buf : {&source_offsets_, &enc_positions_, &dec_positions_, &enc_x_, &enc_h_, &enc_qkv_,
                    &enc_ctx_, &enc_ffn_, &enc_gate_, &enc_q_, &enc_qscales_, &enc_scores_, &dec_x_,
                    &dec_h_, &dec_qkv_, &dec_ctx_, &dec_ffn_, &dec_gate_, &dec_q_, &dec_qscales_,
-                   &dec_scores_, &reorder_scratch_}) {
+                   &dec_scores_, &reorder_scratch_, &cross_attention_}) {
     b(*buf);
   }
   for (auto* v : {&cross_kv_, &self_k_, &self_v_}) {
@@ -386,6 +390,8 @@ void TransformerEncoderDecoder::step(const int32_t* input_ids, size_t rows, size
   const size_t scores_len = limits_.max_target_len > limits_.max_source_len ? limits_.max_target_len
                                                                             : limits_.max_source_len;
   const size_t heads = c.num_heads;
+  float* captured = limits_.capture_attention ? static_cast<float*>(cross_attention_.ptr) : nullptr;
+  const size_t S = limits_.max_source_len;
   const size_t* offsets = static_cast<const size_t*>(source_offsets_.ptr);
   const layers::QuantScratch q{static_cast<int8_t*>(dec_q_.ptr), static_cast<float*>(dec_qscales_.ptr),
                                dec_rows_, c.max_linear_input()};
@@ -459,6 +465,11 @@ void TransformerEncoderDecoder::step(const int32_t* input_ids, size_t rows, size
         a.head_dim = hd;
         a.scale = scale;
         layers::attend(*k_, a, scores, ctx + r * qd + head * hd);
+        if (captured != nullptr) {
+          // attend() leaves the softmax probabilities in `scores`.
+          float* panel = captured + ((r * decoder_.layers.size() + li) * c.num_heads + head) * S;
+          std::memcpy(panel, scores, a.length * sizeof(float));
+        }
       }
     });
     l.cross_out.forward(*k_, ctx, rows, qd, x, d, kernels::Activation::kNone, true, q, pool_.get());
@@ -475,6 +486,14 @@ void TransformerEncoderDecoder::step(const int32_t* input_ids, size_t rows, size
   output_.forward(*k_, last, rows, d, log_probs, V, kernels::Activation::kNone, false, q, pool_.get());
   for (size_t r = 0; r < rows; ++r) k_->log_softmax(log_probs + r * V, V);
   cache_length_ = step + 1;
+}
+
+size_t TransformerEncoderDecoder::attention_panels() const {
+  return limits_.capture_attention ? decoder_.layers.size() * decoder_.config.num_heads : 0;
+}
+
+const float* TransformerEncoderDecoder::last_attention() const {
+  return limits_.capture_attention ? static_cast<const float*>(cross_attention_.ptr) : nullptr;
 }
 
 void TransformerEncoderDecoder::reorder(const int32_t* parents, size_t rows) {

@@ -43,6 +43,12 @@ class TransformerEncoderDecoder final : public StepModel {
   // they are.
   void reorder(const int32_t* parents, size_t rows) override;
 
+  // With limits.capture_attention: every decoder layer's cross-attention probabilities per head,
+  // copied out of the attention scratch during step() (panel = layer * num_heads + head).
+  size_t attention_panels() const override;
+  size_t attention_heads() const override { return decoder_.config.num_heads; }
+  const float* last_attention() const override;
+
   const ArenaReport& arena_report() const { return report_; }
 
  private:
@@ -80,6 +86,7 @@ class TransformerEncoderDecoder final : public StepModel {
   Buf enc_x_, enc_h_, enc_qkv_, enc_ctx_, enc_ffn_, enc_gate_, enc_q_, enc_qscales_, enc_scores_;
   Buf dec_x_, dec_h_, dec_qkv_, dec_ctx_, dec_ffn_, dec_gate_, dec_q_, dec_qscales_, dec_scores_;
   Buf reorder_scratch_;
+  Buf cross_attention_;  // [R, layers * heads, S] when capturing attention, else empty
   std::vector<Buf> cross_kv_, self_k_, self_v_;  // one per decoder layer
 
   // Batch state set by start().

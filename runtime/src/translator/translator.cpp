@@ -199,6 +199,18 @@ Status Translator::translate_tokens(const std::vector<std::vector<std::string>>&
         t.token_log_probs.assign(h.token_log_probs, h.token_log_probs + h.num_log_probs);
         t.score = h.score;
         t.log_prob = h.log_prob;
+        if (h.attention != nullptr && result.attention_panels > 0) {
+          // Compacted from the engine's max_source_len stride to this source's length.
+          const size_t panels = result.attention_panels, stride = result.attention_stride;
+          const size_t len = std::min(sv.length(i - begin), stride);
+          t.attention_panels = panels;
+          t.attention_heads = step_model_->attention_heads();
+          t.attention_source_len = len;
+          t.attention.resize(h.num_log_probs * panels * len);
+          for (size_t row = 0; row < h.num_log_probs * panels; ++row) {
+            std::copy(h.attention + row * stride, h.attention + row * stride + len, t.attention.begin() + row * len);
+          }
+        }
         hyps.push_back(std::move(t));
       }
     }
