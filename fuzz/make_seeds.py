@@ -10,7 +10,14 @@ Writes OUT/<target>/ for each fuzz target:
   fuzz_ct2_convert     whole model folders in fuzz_support.h's multi-file format
   fuzz_heed_loader     .heed files converted from those folders (fuzz/convert_seed.cpp: int8, int8 per group,
   fuzz_heed_inspect    float16, float32)
-and OUT/ct2-dirs/ with the tiny model folders themselves. Only the Python standard library is used.
+  fuzz_safetensors     safetensors files of every dtype, the Marian fixture's, shrunk RNN fixtures'
+  fuzz_llama2c_convert tiny llama2.c checkpoints (both header versions) with tokenizers, multi-part
+  fuzz_torch_seq2seq_convert  RNN fixtures (tests/fixtures/rnn) shrunk 8x, the Marian fixture, multi-part
+  fuzz_sentencepiece_model    the Marian source.spm and small models cut from it
+  fuzz_text_input      text: several scripts, invalid UTF-8, control bytes, a 40 KB line
+and OUT/ct2-dirs/ with the tiny model folders themselves, OUT/models/ with the .heed models
+fuzz_text_input loads (aren-transliteration, the Marian fixture, stories260K; int8). Only the Python
+standard library is used.
 """
 import argparse
 import json
@@ -229,6 +236,198 @@ def write(path, data):
         f.write(data)
 
 
+# ---- Readers of later rounds: safetensors, llama2.c, PyTorch RNN seq2seq, Marian, SentencePiece, text.
+
+LLAMA2C_FILE_NAMES = ["model.bin", "tokenizer.bin", "tok512.bin", "tok32.bin"]  # fuzz_llama2c_convert.cpp
+SEQ2SEQ_FILE_NAMES = ["config.json", "model.safetensors", "vocab.json", "source.spm", "target.spm",
+                      "target_vocab.json", "generation_config.json", "tokenizer_config.json"]  # fuzz_torch_seq2seq_convert.cpp
+
+
+def bundle_named(files, names):
+    return PART_SEPARATOR.join(bytes([names.index(n)]) + d for n, d in files.items())
+
+
+def safetensors(tensors, metadata=None):
+    """tensors: [(name, dtype, shape, bytes)] -> a safetensors file."""
+    header, data = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape, raw in tensors:
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(header).encode()
+    return struct.pack("<Q", len(h)) + h + data
+
+
+def safetensors_header(data):
+    n = struct.unpack("<Q", data[:8])[0]
+    return json.loads(data[8:8 + n]), data[8 + n:]
+
+
+def synthetic_safetensors():
+    rng = random.Random(7)
+    f32 = lambda n: struct.pack("<%df" % n, *[rng.uniform(-1, 1) for _ in range(n)])
+    return {
+        "dtypes.safetensors": safetensors([
+            ("f32", "F32", [2, 3], f32(6)), ("f16", "F16", [3], struct.pack("<3e", 0.5, -2, 65504)),
+            ("bf16", "BF16", [2], b"\x80\x3f\x00\xc0"), ("f64", "F64", [1], struct.pack("<d", 1e300)),
+            ("i64", "I64", [2], struct.pack("<2q", -1, 7)), ("i8", "I8", [2], b"\x80\x7f"),
+            ("u8", "U8", [1, 1], b"\xff"), ("bool", "BOOL", [2], b"\x00\x01"), ("i32", "I32", [], struct.pack("<i", 5)),
+            ("empty", "F32", [0, 4], b"")], {"format": "pt", "note": "tiny"}),
+        "one.safetensors": safetensors([("weight", "F32", [4], f32(4))]),
+        "empty.safetensors": safetensors([]),
+    }
+
+
+# The RNN fixtures' dimensions (embedding 48, hidden 80 or 96, attention 48 to 96, and their sums,
+# halves and gate multiples) are all multiples of 8 and their vocabularies (71, 31) are not: dividing
+# every multiple of 8 by 8 keeps the model consistent in a few KB (config.json lists the vocabularies).
+def rnn_shrink(d):
+    return d // 8 if d % 8 == 0 else d
+
+
+def shrunk_rnn_folder(folder):
+    config = json.loads(read(os.path.join(folder, "config.json")))
+    for key in ("embedding_dim", "hidden_dim", "attention_dim"):
+        config[key] = rnn_shrink(config[key])
+    header, _ = safetensors_header(read(os.path.join(folder, "model.safetensors")))
+    rng = random.Random(len(header))
+    tensors = []
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        shape = [rnn_shrink(d) for d in t["shape"]]
+        n = math.prod(shape)
+        tensors.append((name, "F32", shape, struct.pack("<%df" % n, *[rng.uniform(-0.3, 0.3) for _ in range(n)])))
+    return {"config.json": json.dumps(config).encode(), "model.safetensors": safetensors(tensors)}
+
+
+def llama2c_checkpoint(seed, dim, hidden, layers, heads, kv_heads, vocab, seq_len, version, shared=True):
+    """A llama2.c checkpoint with random weights (converter/llama2c/checkpoint.h's layouts)."""
+    rng = random.Random(seed)
+    head = dim // heads
+    kv = kv_heads * head
+
+    def arr(n, fill=None):
+        return struct.pack("<%df" % n, *([fill] * n if fill is not None else [rng.uniform(-0.3, 0.3) for _ in range(n)]))
+
+    emb, att_norm, ffn_norm, final = arr(vocab * dim), arr(layers * dim, 1.0), arr(layers * dim, 1.0), arr(dim, 1.0)
+    wq, wk, wv, wo = arr(layers * dim * dim), arr(layers * kv * dim), arr(layers * kv * dim), arr(layers * dim * dim)
+    w1, w2, w3 = arr(layers * hidden * dim), arr(layers * dim * hidden), arr(layers * hidden * dim)
+    cls = b"" if shared else arr(vocab * dim)
+    if version == 0:
+        out = struct.pack("<7i", dim, hidden, layers, heads, kv_heads, vocab if shared else -vocab, seq_len)
+        out += emb + att_norm + wq + wk + wv + wo + ffn_norm + w1 + w2 + w3 + final
+        out += arr(seq_len * head // 2) * 2 + cls
+    else:
+        h = struct.pack("<Ii7iB", 0x616b3432, 1, dim, hidden, layers, heads, kv_heads, vocab, seq_len, 1 if shared else 0)
+        out = h + b"\0" * (256 - len(h))
+        out += att_norm + ffn_norm + final + emb + wq + wk + wv + wo + w1 + w2 + w3 + cls
+    return out
+
+
+def llama2c_tokenizer(vocab):
+    """A tokenizer.bin: <unk>, <s>, </s>, the 256 byte tokens when they fit, then merged pieces."""
+    tokens = [b"<unk>", b"\n<s>\n", b"\n</s>\n"]
+    if vocab >= 259 + 8:
+        tokens += [b"<0x%02X>" % i for i in range(256)]
+    words = [b" ", b"e", b"t", b"a", b" t", b"he", b" the", b"o", b"n", b" a", b"in", b"s", b"\xc3\xa9", b"!"]
+    i = 0
+    while len(tokens) < vocab:
+        tokens.append(words[i % len(words)] + (b"" if i < len(words) else b"%d" % i))
+        i += 1
+    out = struct.pack("<i", max(len(t) for t in tokens))
+    for k, t in enumerate(tokens[:vocab]):
+        out += struct.pack("<fi", -float(k), len(t)) + t
+    return out
+
+
+def varint(v):
+    out = b""
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def proto_fields(data):
+    """Top-level protobuf fields: [(number, wire type, value bytes or int)]."""
+    i, out = 0, []
+    while i < len(data):
+        key, shift = 0, 0
+        while True:
+            c = data[i]; i += 1; key |= (c & 0x7F) << shift; shift += 7
+            if c < 0x80:
+                break
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            v, shift = 0, 0
+            while True:
+                c = data[i]; i += 1; v |= (c & 0x7F) << shift; shift += 7
+                if c < 0x80:
+                    break
+            out.append((number, wire, v))
+        elif wire == 2:
+            n, shift = 0, 0
+            while True:
+                c = data[i]; i += 1; n |= (c & 0x7F) << shift; shift += 7
+                if c < 0x80:
+                    break
+            out.append((number, wire, data[i:i + n])); i += n
+        elif wire == 5:
+            out.append((number, wire, data[i:i + 4])); i += 4
+        elif wire == 1:
+            out.append((number, wire, data[i:i + 8])); i += 8
+        else:
+            raise ValueError("protobuf wire type %d" % wire)
+    return out
+
+
+def proto_encode(fields):
+    out = b""
+    for number, wire, v in fields:
+        out += varint(number << 3 | wire)
+        if wire == 0:
+            out += varint(v)
+        elif wire == 2:
+            out += varint(len(v)) + v
+        else:
+            out += v
+    return out
+
+
+def small_sentencepiece_models(spm):
+    """SentencePiece models cut from a real one: its pieces and trainer spec with an identity
+    normalizer (no 240 KB NFKC table), as unigram, BPE, word and char models."""
+    fields = proto_fields(spm)
+    pieces = [f for f in fields if f[0] == 1]
+    trainer = next(f[2] for f in fields if f[0] == 2)
+    normalizer = proto_encode([(1, 2, b"identity"), (3, 0, 1), (4, 0, 1), (5, 0, 1)])
+    models = {}
+    for type_id, label in ((1, "unigram"), (2, "bpe"), (3, "word"), (4, "char")):
+        t = [f for f in proto_fields(trainer) if f[0] != 3] + [(3, 0, type_id)]
+        models["small-%s.spm" % label] = proto_encode(pieces + [(2, 2, proto_encode(t)), (3, 2, normalizer)])
+    return models
+
+
+TEXT_SEEDS = {
+    "en.txt": b"The cat sat on the mat, and then it slept.",
+    "de-tag.txt": b">>de<< Hello world! How are you?",
+    "ar.txt": "مرحبا بالعالم".encode(),
+    "aren-chars.txt": "م ر ح ب ا".encode(),
+    "story.txt": b"Once upon a time, there was a little girl named Lily.",
+    "mixed.txt": "caf\u00e9 \u00fcber na\u00efve \U0001F600 \u4e2d\u6587".encode(),
+    "invalid-utf8.txt": b"bad \xff\xfe\xc3 \xe2\x82 \xf0\x9f\x98 \xed\xa0\x80 end",
+    "controls.txt": b"tab\there\x00nul\x1b[31mred\r\nline two\n\n",
+    "long-line.txt": b"the quick brown fox " * 2048,
+    "spaces.txt": b"   \t  \n ",
+    "empty.txt": b"",
+}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", required=True, help="the shared data folder (../shared)")
@@ -238,7 +437,8 @@ def main():
 
     out = args.out
     for target in ("fuzz_ct2_model_bin", "fuzz_ct2_text_files", "fuzz_ct2_convert", "fuzz_heed_loader",
-                   "fuzz_heed_inspect", "ct2-dirs"):
+                   "fuzz_heed_inspect", "ct2-dirs", "fuzz_safetensors", "fuzz_llama2c_convert",
+                   "fuzz_torch_seq2seq_convert", "fuzz_sentencepiece_model", "fuzz_text_input", "models"):
         shutil.rmtree(os.path.join(out, target), ignore_errors=True)
 
     folders = {}
@@ -304,10 +504,77 @@ def main():
                     sys.exit("make_seeds.py: %s failed: %s" % (" ".join(cmd), r.stderr.strip()))
         shutil.copytree(heed_dir, os.path.join(out, "fuzz_heed_inspect"))
 
+    later_round_seeds(args, out)
+
     for target in sorted(os.listdir(out)):
         if target.startswith("fuzz_"):
             n = len(os.listdir(os.path.join(out, target)))
             print("make_seeds.py: %-22s %3d seeds" % (target, n))
+
+
+def later_round_seeds(args, out):
+    """Seeds of fuzz_safetensors, fuzz_llama2c_convert, fuzz_torch_seq2seq_convert,
+    fuzz_sentencepiece_model and fuzz_text_input, and the .heed models fuzz_text_input loads."""
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+    marian_dir = os.path.join(fixtures, "marian", "tiny-en-de")
+    marian = {f: read(os.path.join(marian_dir, f)) for f in SEQ2SEQ_FILE_NAMES
+              if os.path.isfile(os.path.join(marian_dir, f))}
+
+    seeds = {t: {} for t in ("fuzz_safetensors", "fuzz_llama2c_convert", "fuzz_torch_seq2seq_convert",
+                             "fuzz_sentencepiece_model", "fuzz_text_input")}
+    seeds["fuzz_safetensors"].update(synthetic_safetensors())
+    seeds["fuzz_safetensors"]["marian-tiny.safetensors"] = marian["model.safetensors"]
+
+    # RNN seq2seq: a few fixtures shrunk to a few KB; Marian with small SentencePiece models (the
+    # reader only copies those bytes; fuzz_sentencepiece_model fuzzes them).
+    for variant in ("luong_general_no_feeding", "bahdanau_gru_additive", "bilstm_2layer_general", "luong_local_p",
+                    "luong_mlp"):
+        files = shrunk_rnn_folder(os.path.join(fixtures, "rnn", variant))
+        seeds["fuzz_safetensors"]["rnn-%s.safetensors" % variant] = files["model.safetensors"]
+        seeds["fuzz_torch_seq2seq_convert"]["rnn-%s.bundle" % variant] = bundle_named(files, SEQ2SEQ_FILE_NAMES)
+    small_spm = small_sentencepiece_models(marian["source.spm"])
+    marian_small = dict(marian, **{"source.spm": small_spm["small-unigram.spm"],
+                                   "target.spm": small_sentencepiece_models(marian["target.spm"])["small-unigram.spm"]})
+    seeds["fuzz_torch_seq2seq_convert"]["marian-tiny.bundle"] = bundle_named(marian_small, SEQ2SEQ_FILE_NAMES)
+
+    # SentencePiece: the real source model once (its NFKC table is 240 KB), the small cuts.
+    seeds["fuzz_sentencepiece_model"]["marian-source.spm"] = marian["source.spm"]
+    seeds["fuzz_sentencepiece_model"].update(small_spm)
+
+    # llama2.c: tiny checkpoints of both header versions, shared and separate classifiers,
+    # grouped-query attention, with synthetic tokenizers and stories260K's real tok512.bin (the
+    # 1 MB checkpoint itself is too large a seed; it is converted for fuzz_text_input below).
+    stories = os.path.join(args.shared, "models", "llama2c", "stories260k")
+    tok512 = read(os.path.join(stories, "tok512.bin"))
+    l2 = seeds["fuzz_llama2c_convert"]
+    l2["legacy-shared.bundle"] = bundle_named({"model.bin": llama2c_checkpoint(1, 8, 16, 1, 2, 2, 32, 8, 0),
+                                               "tok32.bin": llama2c_tokenizer(32)}, LLAMA2C_FILE_NAMES)
+    l2["legacy-unshared-gqa.bundle"] = bundle_named(
+        {"model.bin": llama2c_checkpoint(2, 8, 12, 2, 4, 2, 32, 4, 0, shared=False),
+         "tokenizer.bin": llama2c_tokenizer(32)}, LLAMA2C_FILE_NAMES)
+    l2["v1-tok512.bundle"] = bundle_named({"model.bin": llama2c_checkpoint(3, 4, 8, 1, 1, 1, 512, 4, 1),
+                                           "tok512.bin": tok512}, LLAMA2C_FILE_NAMES)
+    l2["v1-unshared-bytes.bundle"] = bundle_named(
+        {"model.bin": llama2c_checkpoint(4, 8, 8, 1, 2, 1, 270, 4, 1, shared=False),
+         "tokenizer.bin": llama2c_tokenizer(270)}, LLAMA2C_FILE_NAMES)
+
+    seeds["fuzz_text_input"].update(TEXT_SEEDS)
+    for target, files in seeds.items():
+        for fname, data in files.items():
+            write(os.path.join(out, target, fname), data)
+
+    # fuzz_text_input's models (int8, like `heed convert`'s default).
+    if args.convert:
+        models = os.path.join(out, "models")
+        os.makedirs(models, exist_ok=True)
+        for fmt, src, name in (("ct2", os.path.join(args.shared, "models", "ct2", "aren-transliteration"),
+                                "aren-transliteration-int8.heed"),
+                               ("hf-marian", marian_dir, "marian-tiny-en-de-int8.heed"),
+                               ("llama2c", os.path.join(stories, "stories260K.bin"), "stories260k-int8.heed")):
+            cmd = [args.convert, "--from", fmt, src, os.path.join(models, name), "int8"]
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                sys.exit("make_seeds.py: %s failed: %s" % (" ".join(cmd), r.stderr.strip()))
 
 
 if __name__ == "__main__":

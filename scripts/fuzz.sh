@@ -18,7 +18,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${HEED_FUZZ_BUILD:-$root/build/fuzz}
 shared=${HEED_SHARED_DIR:-$root/../shared}
 corpus=$root/build/fuzz-corpus
-all_targets="fuzz_heed_loader fuzz_heed_inspect fuzz_ct2_model_bin fuzz_ct2_text_files fuzz_ct2_convert"
+all_targets="fuzz_heed_loader fuzz_heed_inspect fuzz_ct2_model_bin fuzz_ct2_text_files fuzz_ct2_convert
+  fuzz_safetensors fuzz_llama2c_convert fuzz_torch_seq2seq_convert fuzz_sentencepiece_model fuzz_text_input"
 targets=${*:-$all_targets}
 
 case $seconds in
@@ -51,13 +52,13 @@ for t in $targets; do
   # only serve as dictionaries of valid structure there.
   case $t in
     fuzz_heed_*) max_len=65536 ;;
-    fuzz_ct2_text_files) max_len=262144 ;;
+    fuzz_ct2_text_files|fuzz_safetensors|fuzz_sentencepiece_model) max_len=262144 ;;
     *) max_len=1048576 ;;
   esac
   echo "scripts/fuzz.sh: $t for ${seconds}s (log: $log)"
   rc=0
   # New inputs go to the first folder (kept between runs); the seeds are read only.
-  ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} \
+  ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} HEED_FUZZ_MODELS=$corpus/seeds/models \
     nice -n 19 "$build/$t" "$work" "$corpus/seeds/$t" -max_total_time="$seconds" -max_len=$max_len -timeout=30 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$corpus/crashes/$t-" >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -26,6 +26,18 @@ if command -v python3 >/dev/null 2>&1; then
   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/json" || fail "--json output is not valid JSON"
 fi
 
+# Control bytes from the file never reach the terminal raw in the text report: the only control
+# byte left is the newline ending each line, and each hostile string shows escaped.
+$emu "$heed" inspect "$dir/hostile_names.heed" >"$dir/out" 2>"$dir/err"
+[ $? -eq 0 ] || fail "hostile_names.heed: exit code, stderr: $(cat "$dir/err")"
+LC_ALL=C tr -d '\n' <"$dir/out" | LC_ALL=C grep -q '[[:cntrl:]]' && fail "hostile_names.heed: raw control bytes in the report"
+LC_ALL=C grep -q "$(printf '\233')" "$dir/out" && fail "hostile_names.heed: a raw C1 control (alone or UTF-8) in the report"
+for want in 'source_name              evil\x1B[2J\x0Dname\x0A' 'note\x1B]0;title\x07' \
+            'fake\x0Aline \x9B31m \xC2\x9B \x5C café' 'zz.\x1B[31mred\x7F '; do
+  grep -qF "$want" "$dir/out" || fail "hostile_names.heed: '$want' missing from the report"
+done
+[ "$(grep -c 'fake' "$dir/out")" -eq 1 ] || fail "hostile_names.heed: the metadata value spans several lines"
+
 count=0
 for f in "$dir"/corrupt_*.heed; do
   count=$((count + 1))

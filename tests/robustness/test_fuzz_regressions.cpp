@@ -2,6 +2,8 @@
 // smallest input that shows the problem, with the result heed must give for it now.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -9,11 +11,56 @@
 #include "ct2/model_bin.h"
 #include "ct2/one_line.h"
 #include "ct2/reader.h"
+#include "heed/tokenizer.h"
+#include "tokenizer/byte_bpe.h"
 
 namespace heed::test {
 namespace {
 
 namespace fx = heed::test::ct2;
+
+// Protocol-buffer encoding, enough to write SentencePiece ModelProto bytes by hand.
+std::string varint(uint64_t v) {
+  std::string out;
+  do {
+    out += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  return out;
+}
+std::string field(int number, const std::string& bytes) { return varint(number << 3 | 2) + varint(bytes.size()) + bytes; }
+std::string field(int number, uint64_t value) { return varint(number << 3) + varint(value); }
+std::string float_field(int number, float value) {
+  std::string out = varint(number << 3 | 5);
+  out.append(reinterpret_cast<const char*>(&value), 4);  // little-endian hosts and targets only
+  return out;
+}
+// ModelProto.pieces (1) {piece (1), score (2), type (3)}.
+std::string sp_piece(const std::string& piece, float score, int type = 1) {
+  return field(1, field(1, piece) + float_field(2, score) + field(3, static_cast<uint64_t>(type)));
+}
+
+// llama2.c's merge loop (run.c encode), the specification ByteBpe's heap must match: rescan all
+// pairs, merge the best-scoring one (the first on ties), until none is a piece.
+std::vector<int32_t> llama2c_merges(std::vector<int32_t> t, const std::vector<std::string>& tokens,
+                                    const std::vector<float>& scores) {
+  while (true) {
+    float best = 0;
+    int best_id = -1;
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      const std::string pair = tokens[static_cast<size_t>(t[i])] + tokens[static_cast<size_t>(t[i + 1])];
+      for (size_t id = 0; id < tokens.size(); ++id) {
+        if (tokens[id] != pair) continue;
+        if (best_id < 0 || scores[id] > best) best = scores[id], best_id = static_cast<int>(id), at = i;
+        break;  // the first id of a piece, like the tokenizer's lookup
+      }
+    }
+    if (best_id < 0) return t;
+    t[at] = best_id;
+    t.erase(t.begin() + static_cast<std::ptrdiff_t>(at) + 1);
+  }
+}
 
 bool has_control_bytes(const std::string& s) {
   for (unsigned char c : s) {
@@ -61,6 +108,79 @@ TEST_CASE("fuzz: a 60 KiB variable name gives a bounded message", "[robustness][
   CHECK(s.message().size() == convert::ct2::kMaxMessageBytes + 3);
   CHECK(s.message().compare(s.message().size() - 3, 3, "...") == 0);
   CHECK(s.message().rfind("model.bin is corrupt at offset ", 0) == 0);
+}
+
+// fuzz_sentencepiece_model, first seconds: a SentencePiece model with a piece that starts with a
+// NUL byte (not empty, so the library's own check passes, but zero-length as a C string) made its
+// trie builder throw Darts::Details::Exception out of create_sentencepiece_tokenizer, terminating
+// the process: a crafted .heed file with such a tokenizer killed `heed translate`.
+TEST_CASE("fuzz: a SentencePiece piece starting with NUL is refused, not thrown", "[robustness][fuzz]") {
+  const std::string model = sp_piece("<unk>", 0, 2) + sp_piece(std::string("\0a", 2), -1) + sp_piece("a", -2) +
+                            field(2, field(3, uint64_t{1})) +  // trainer_spec.model_type: unigram
+                            field(3, field(1, std::string("identity")));  // normalizer_spec.name
+  std::unique_ptr<Tokenizer> tokenizer;
+  const Status s = create_sentencepiece_tokenizer(model.data(), model.size(), {"<unk>", "a"}, TokenizerOptions{}, &tokenizer);
+  INFO(s.message());
+  CHECK(s.code() == StatusCode::kInvalidFile);
+  CHECK(s.message().rfind("the embedded SentencePiece model is unusable: ", 0) == 0);
+  CHECK(s.message().find("zero-length key") != std::string::npos);
+  CHECK(!has_control_bytes(s.message()));
+  CHECK(tokenizer == nullptr);
+}
+
+// fuzz_text_input, first seconds: a 40 KB prompt did not finish encoding within libFuzzer's 30 s,
+// because the byte BPE merge loop (llama2.c's) rescans every pair after each merge: quadratic in
+// the text length. The heap-based merge must give exactly llama2.c's merges; random vocabularies
+// with many tied scores, checked against the rescanning loop above.
+TEST_CASE("fuzz: byte BPE merges like llama2.c's loop, long text included", "[robustness][fuzz]") {
+  std::mt19937 rng(20261122);
+  for (int vocab_round = 0; vocab_round < 20; ++vocab_round) {
+    std::vector<std::string> tokens = {"<unk>", "<s>", "</s>", " ", "a", "b", "c"};
+    const char alphabet[] = " abc";
+    for (int i = 0; i < 60; ++i) {
+      std::string piece;
+      const int length = 2 + static_cast<int>(rng() % 4);
+      for (int k = 0; k < length; ++k) piece += alphabet[rng() % 4];
+      tokens.push_back(piece);  // duplicates allowed: the first id wins in both
+    }
+    std::vector<float> scores(tokens.size());
+    for (float& f : scores) f = -static_cast<float>(rng() % 5);  // ties are common
+    tokenizer::ByteBpe bpe;
+    REQUIRE(tokenizer::ByteBpe::create(tokens, scores, 0, 1, 2, &bpe).is_ok());
+    for (int text_round = 0; text_round < 20; ++text_round) {
+      std::string text;
+      const size_t length = rng() % 120;
+      for (size_t k = 0; k < length; ++k) text += alphabet[rng() % 4];
+      std::vector<int32_t> ids;
+      REQUIRE(bpe.encode(text, false, false, &ids).is_ok());
+      std::vector<int32_t> start;
+      if (!text.empty()) start.push_back(3);
+      for (char ch : text) start.push_back(ch == ' ' ? 3 : 4 + (ch - 'a'));
+      INFO("text '" << text << "'");
+      CHECK(ids == llama2c_merges(start, tokens, scores));
+    }
+  }
+  // A 1 MiB line (the fuzzer's largest input) encodes; the old loop took hours on it.
+  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>", " ", "a", "b", "ab", " ab", "abab", "ba"};
+  tokenizer::ByteBpe bpe;
+  REQUIRE(tokenizer::ByteBpe::create(tokens, {0, 0, 0, 0, 0, 0, -1, -2, -3, -1}, 0, 1, 2, &bpe).is_ok());
+  std::string text;
+  while (text.size() < (1u << 20)) text += "ab";
+  std::vector<int32_t> ids;
+  REQUIRE(bpe.encode(text, false, false, &ids).is_ok());
+  // " ab ab ab ...": "ab" pairs first (all at -1, left to right), then " ab" at the front (-2), then
+  // "abab" (-3) pairs the remaining "ab"s left to right: " ab", then (2^19 - 1) / 2 "abab" and one "ab".
+  REQUIRE(ids.size() == 1 + (text.size() / 2 - 1) / 2 + 1);
+  CHECK(ids.front() == 7);
+  CHECK(ids[1] == 8);
+  CHECK(ids.back() == 6);
+  // NaN scores are refused: with them "the best pair" depends on the order pairs are visited.
+  std::vector<float> nan_scores(tokens.size(), 0.0f);
+  nan_scores[6] = std::nanf("");
+  tokenizer::ByteBpe bad;
+  const Status s = tokenizer::ByteBpe::create(tokens, nan_scores, 0, 1, 2, &bad);
+  CHECK(s.code() == StatusCode::kInvalidFile);
+  CHECK(s.message() == "byte BPE tokenizer: token 6 has a NaN merge score");
 }
 
 TEST_CASE("one_line keeps printable text and UTF-8 as they are", "[robustness][fuzz]") {

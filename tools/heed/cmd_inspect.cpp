@@ -158,9 +158,55 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
+// Length of the valid UTF-8 sequence at s[i] that is not a C1 control (U+0080..U+009F); 0 if none.
+size_t printable_utf8_length(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  size_t n = 0;
+  uint32_t cp = 0;
+  if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = cp << 6 | (byte(i + k) & 0x3F);
+  }
+  const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp <= 0x9F) return 0;
+  return n;
+}
+
+// Names and metadata come from the file: in the text report, control bytes (C0, DEL, C1), bytes
+// that are not UTF-8 and the backslash itself become \xNN, so a crafted file cannot move the
+// cursor, recolour or clear the terminal, or fake extra report lines.
+std::string text_escaped(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (const size_t n = c >= 0x80 ? printable_utf8_length(s, i) : 0; n > 0) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02X", c);
+      out += esc;
+      ++i;
+    }
+  }
+  return out;
+}
+
 void print_text_section(const Section& s) {
   std::printf("%s\n", s.title.c_str());
-  for (const Entry& e : s.entries) std::printf("  %-24s %s\n", e.key.c_str(), e.value.c_str());
+  for (const Entry& e : s.entries) {
+    std::printf("  %-24s %s\n", text_escaped(e.key).c_str(), text_escaped(e.value).c_str());
+  }
 }
 
 // Sections, then the tensor table, then the last section (the totals) under it.
@@ -169,9 +215,8 @@ void print_text(const std::vector<Section>& sections, const Model& model) {
   std::printf("tensors\n  %-52s %-5s %-14s %-10s %-18s %12s\n", "name", "dtype", "quantization", "layout", "shape",
               "bytes");
   for (const TensorView& t : model.tensors()) {
-    std::printf("  %-52.*s %-5s %-14s %-10s %-18s %12" PRIu64 "\n", static_cast<int>(t.name.size()), t.name.data(),
-                dtype_name(t.dtype), quantization_text(t).c_str(), fb::EnumNameLayout(t.layout),
-                shape_text(t.shape).c_str(), t.size_bytes);
+    std::printf("  %-52s %-5s %-14s %-10s %-18s %12" PRIu64 "\n", text_escaped(t.name).c_str(), dtype_name(t.dtype),
+                quantization_text(t).c_str(), fb::EnumNameLayout(t.layout), shape_text(t.shape).c_str(), t.size_bytes);
   }
   if (!sections.empty()) print_text_section(sections.back());
 }

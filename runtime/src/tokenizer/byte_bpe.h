@@ -6,7 +6,8 @@
 //   2. each UTF-8 character (a lead byte and its continuation bytes, at most 4) becomes its piece
 //      when the vocabulary has it, else one byte piece per byte (<unk> when even that is missing);
 //   3. repeatedly, the adjacent pair whose concatenation is a piece with the highest score is
-//      merged (the leftmost pair on ties), until no pair concatenates to a piece;
+//      merged (the leftmost pair on ties), until no pair concatenates to a piece (the same merges
+//      as llama2.c's rescanning loop, found with a heap in O(n log n): long text stays fast);
 //   4. optional EOS.
 // Decoding: a piece is its bytes, a byte piece "<0xXX>" is that byte, and a piece following BOS
 // loses one leading space (the dummy prefix).
@@ -56,6 +57,9 @@ class ByteBpe {
   int32_t id(std::string_view piece) const;
 
  private:
+  // Step 3 of encoding, in place.
+  void merge(std::vector<int32_t>* tokens) const;
+
   std::vector<std::string> tokens_;
   std::vector<float> scores_;
   std::unordered_map<std::string_view, int32_t> ids_;  // views into tokens_ (first id of a piece)

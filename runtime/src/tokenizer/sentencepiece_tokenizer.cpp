@@ -2,7 +2,10 @@
 // text into pieces and detokenize them; the file's vocabulary maps pieces to the model's ids.
 #include <sentencepiece_processor.h>
 
+#include <exception>
+
 #include "heed/tokenizer.h"
+#include "loader/validate.h"
 #include "tokenizer/language_code.h"
 
 namespace heed {
@@ -19,9 +22,17 @@ class SentencePieceTokenizer final : public Tokenizer {
       : Tokenizer(std::move(tokens), options), language_code_prefix_(options.language_code_prefix) {}
 
   Status load(const void* bytes, size_t size) {
-    const auto status =
-        processor_.LoadFromSerializedProto(std::string_view(static_cast<const char*>(bytes), size));
-    if (!status.ok()) return invalid_file(std::string("the embedded SentencePiece model is unusable: ") + status.message());
+    // The library reports most bad models as a status, but its trie builder (Darts) throws on some
+    // (a piece of zero length, found by fuzz_sentencepiece_model): a C++ exception out of a
+    // model file must not terminate the caller.
+    try {
+      const auto status =
+          processor_.LoadFromSerializedProto(std::string_view(static_cast<const char*>(bytes), size));
+      // The library's messages may quote pieces of the model: printable() keeps them one line.
+      if (!status.ok()) return invalid_file("the embedded SentencePiece model is unusable: " + loader::printable(status.message()));
+    } catch (const std::exception& e) {
+      return invalid_file("the embedded SentencePiece model is unusable: " + loader::printable(e.what()));
+    }
     return Status::ok();
   }
 
@@ -36,7 +47,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     }
     std::vector<std::string> split;
     const auto status = processor_.Encode(text, &split);
-    if (!status.ok()) return invalid_argument(std::string("SentencePiece cannot encode the text: ") + status.message());
+    if (!status.ok()) return invalid_argument("SentencePiece cannot encode the text: " + loader::printable(status.message()));
     pieces->insert(pieces->end(), std::make_move_iterator(split.begin()), std::make_move_iterator(split.end()));
     return Status::ok();
   }
@@ -44,7 +55,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   Status decode_pieces(const std::vector<std::string>& pieces, std::string* text) const override {
     std::string decoded;
     const auto status = processor_.Decode(pieces, &decoded);
-    if (!status.ok()) return invalid_argument(std::string("SentencePiece cannot decode the pieces: ") + status.message());
+    if (!status.ok()) return invalid_argument("SentencePiece cannot decode the pieces: " + loader::printable(status.message()));
     // Pieces the model does not know keep their boundary marks; they read as spaces.
     std::string out;
     out.reserve(decoded.size());
