@@ -6,6 +6,21 @@
 
 #include <pthreadpool.h>
 
+// ThreadSanitizer cannot see the synchronization inside libpthreadpool (not instrumented): without
+// these annotations it reports the hand-over of every job (the caller writes the task's closure,
+// a worker reads it) as a race. The annotations state the real order: everything the caller did
+// before parallelize happens before each task, and every task happens before parallelize returns.
+#if defined(__SANITIZE_THREAD__)
+#define HEED_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HEED_TSAN 1
+#endif
+#endif
+#ifdef HEED_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace heed::threading {
 
 namespace {
@@ -50,7 +65,25 @@ void ThreadPool::run_raw(size_t tasks, void (*task_fn)(void*, size_t), void* con
   // thread. YIELD_WORKERS: workers sleep right after the job instead of spinning; on a machine
   // whose cores are shared with other processes (a Pi running other things, CI) spinning workers
   // steal the CPU the caller needs, which measured several times slower (docs/benchmarks.md).
+#ifdef HEED_TSAN
+  struct Job {
+    void (*task_fn)(void*, size_t);
+    void* context;
+  } job{task_fn, context};
+  __tsan_release(&job);
+  pthreadpool_parallelize_1d(
+      pool_,
+      [](void* j, size_t task) {
+        Job* job = static_cast<Job*>(j);
+        __tsan_acquire(job);
+        job->task_fn(job->context, task);
+        __tsan_release(job);
+      },
+      &job, tasks, PTHREADPOOL_FLAG_YIELD_WORKERS);
+  __tsan_acquire(&job);
+#else
   pthreadpool_parallelize_1d(pool_, task_fn, context, tasks, PTHREADPOOL_FLAG_YIELD_WORKERS);
+#endif
 }
 
 }  // namespace heed::threading
