@@ -8,7 +8,8 @@
 #
 # Environment: HEED_FUZZ_BUILD (build folder, default build/fuzz), HEED_SHARED_DIR (default ../shared),
 # HEED_FUZZ_STRICT=1 (fuzz_ct2_convert also stops on models the reader accepts but the writer refuses),
-# HEED_FUZZ_NO_BUILD=1 (run the fuzzers already built, e.g. while other parts of the tree are mid-edit).
+# HEED_FUZZ_NO_BUILD=1 (run the fuzzers already built, e.g. while other parts of the tree are mid-edit),
+# HEED_FUZZ_SEED=N (libFuzzer's -seed: the same mutations every run, as the CI wants; default random).
 # Replay one input: build/fuzz/fuzz_ct2_convert FILE (any fuzzer runs the files it is given).
 set -eu
 
@@ -60,7 +61,7 @@ for t in $targets; do
   # New inputs go to the first folder (kept between runs); the seeds are read only.
   ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1} HEED_FUZZ_MODELS=$corpus/seeds/models \
     nice -n 19 "$build/$t" "$work" "$corpus/seeds/$t" -max_total_time="$seconds" -max_len=$max_len -timeout=30 \
-    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$corpus/crashes/$t-" >"$log" 2>&1 || rc=$?
+    -rss_limit_mb=2048 ${HEED_FUZZ_SEED:+-seed=$HEED_FUZZ_SEED} -print_final_stats=1 -artifact_prefix="$corpus/crashes/$t-" >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
@@ -68,6 +69,9 @@ for t in $targets; do
   if [ "$rc" -ne 0 ]; then
     status=1
     verdict="CRASH (exit $rc; see $log and $corpus/crashes/)"
+    # What libFuzzer said (the finding, its stack top, the reproducer's path), for logs seen remotely.
+    grep -E '==ERROR|ERROR: libFuzzer|SUMMARY|runtime error|out-of-memory|timeout after|Test unit written|^ +#[0-9] ' "$log" |
+      head -30 | sed "s/^/$t: /"
   else
     verdict="ok"
   fi

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "args.h"
@@ -37,6 +38,9 @@ constexpr const char* kDescription =
     "until the end token (at most 256). Language models (decoder-only) generate --length tokens\n"
     "greedily from the start token, --sentences times per pass (--batch and --beam do not apply).\n"
     "\n"
+    "--threads splits each GEMM and attention over the session's worker threads (the output is the\n"
+    "same for any count).\n"
+    "\n"
     "Counted tokens are decoder steps: the end token counts, forced steps do not exist here.\n"
     "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
 
@@ -51,6 +55,7 @@ std::vector<OptionSpec> specs() {
       {"length", 'l', true, "N", "target tokens per sentence, end token included (default 32; 0: free)"},
       {"repeat", 'r', true, "N", "timed passes (default 5)"},
       {"warmup", 'w', true, "N", "untimed passes first (default 1)"},
+      {"threads", 't', true, "N", "worker threads of the session (default 1; 0: one per core)"},
       {"json", 0, false, "", "print one JSON object instead of the table"},
   };
 }
@@ -78,7 +83,7 @@ double percentile(std::vector<double> values, double p) {
 }
 
 struct Settings {
-  size_t batch = 1, beam = 1, sentences = 16, source_len = 32, length = 32, repeat = 5, warmup = 1;
+  size_t batch = 1, beam = 1, sentences = 16, source_len = 32, length = 32, repeat = 5, warmup = 1, threads = 1;
 };
 
 struct Result {
@@ -118,6 +123,7 @@ Status read_token_lines(const std::string& path, std::vector<std::vector<std::st
 Status bench_translation(const std::string& path, const Settings& s, const std::string& input, Clock::time_point t0,
                          Result* r) {
   TranslatorOptions options;
+  options.threads = s.threads;
   options.limits.max_batch = s.batch;
   options.limits.max_beam = s.beam;
   options.limits.max_target_len = s.length == 0 ? 256 : s.length;
@@ -190,7 +196,9 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
 Status bench_generation(const std::string& path, const Settings& s, Clock::time_point t0, Result* r) {
   const auto open_start = Clock::now();
   std::unique_ptr<Generator> generator;
-  HEED_RETURN_IF_ERROR(Generator::open(path, GeneratorOptions(), &generator));
+  GeneratorOptions generator_options;
+  generator_options.threads = s.threads;
+  HEED_RETURN_IF_ERROR(Generator::open(path, generator_options, &generator));
   r->open_ms = ms_since(open_start);
   GenerateOptions options;
   options.max_new_tokens = s.length == 0 ? 256 : s.length;
@@ -229,7 +237,8 @@ int run_bench(const std::vector<std::string>& argv) {
   const auto length = args.get_int("length", 32, 0, 1 << 16);
   const auto repeat = args.get_int("repeat", 5, 1, 1 << 20);
   const auto warmup = args.get_int("warmup", 1, 0, 1 << 20);
-  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup) return kExitUsage;
+  const auto threads = args.get_int("threads", 1, 0, 256);
+  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup || !threads) return kExitUsage;
   Settings s;
   s.batch = static_cast<size_t>(*batch);
   s.beam = static_cast<size_t>(*beam);
@@ -238,6 +247,7 @@ int run_bench(const std::vector<std::string>& argv) {
   s.length = static_cast<size_t>(*length);
   s.repeat = static_cast<size_t>(*repeat);
   s.warmup = static_cast<size_t>(*warmup);
+  s.threads = *threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<size_t>(*threads);
   const std::string path = args.get("model");
 
   // The family decides the workload; reading the index maps the file (cheap) and checks it.
@@ -270,17 +280,17 @@ int run_bench(const std::vector<std::string>& argv) {
   const char* unit = family == fb::ModelConfig::TransformerDecoderOnly ? "generation" : "batch";
   if (args.has("json")) {
     std::printf("{\"model\": \"%s\", \"family\": \"%s\", \"file_mib\": %.2f, \"kernels\": \"%s\", \"batch\": %zu, "
-                "\"beam\": %zu, \"length\": %zu, \"open_ms\": %.2f, \"first_result_ms\": %.2f, "
+                "\"beam\": %zu, \"length\": %zu, \"threads\": %zu, \"open_ms\": %.2f, \"first_result_ms\": %.2f, "
                 "\"tokens_per_s\": %.2f, \"tokens_per_s_min\": %.2f, \"tokens_per_s_max\": %.2f, "
                 "\"latency_ms_p50\": %.3f, \"latency_ms_p90\": %.3f, \"latency_ms_p99\": %.3f, "
                 "\"tokens_per_pass\": %zu, \"peak_rss_mib\": %.2f}\n",
-                path.c_str(), fb::EnumNameModelConfig(family), file_mib, isa, s.batch, s.beam, s.length, r.open_ms,
+                path.c_str(), fb::EnumNameModelConfig(family), file_mib, isa, s.batch, s.beam, s.length, s.threads, r.open_ms,
                 r.first_ms, median, lo, hi, percentile(r.batch_ms, 50), percentile(r.batch_ms, 90),
                 percentile(r.batch_ms, 99), r.tokens_per_pass, peak_rss_mib());
     return kExitOk;
   }
   std::printf("model         %s (%.1f MiB, %s)\n", path.c_str(), file_mib, fb::EnumNameModelConfig(family));
-  std::printf("kernels       %s\n", isa);
+  std::printf("kernels       %s, %zu thread%s\n", isa, s.threads, s.threads == 1 ? "" : "s");
   std::printf("open          %.1f ms (map, check, create the session)\n", r.open_ms);
   std::printf("first result  %.1f ms after the command started\n", r.first_ms);
   std::printf("speed         %.1f target tokens/s (median of %zu passes of %zu tokens; min %.1f, max %.1f)\n", median,
