@@ -1,94 +1,19 @@
 // Generation performs no heap allocation per call or per token once the Generator (its session
-// and decoding engine) exists: this program replaces the global allocation functions with
-// counting versions (as tests/transformer/test_no_allocation.cpp does) and checks that the count
-// stays still across whole generate() calls, streaming callback included. Under AddressSanitizer
-// the sanitizer owns malloc, so the test is skipped there (it says so).
+// and decoding engine) exists: the program links the counting allocator
+// (tests/support/allocation_counter.h) and checks that the count stays still across whole
+// generate() calls, streaming callback included. Under AddressSanitizer the sanitizer owns
+// malloc, so the test is skipped there (it says so).
 #include <cstddef>
-#include <cstdlib>
-#include <new>
 #include <string_view>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "allocation_counter.h"
 #include "generate_fixture.h"
 #include "heed/generator.h"
 #include "threading/thread_pool.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define HEED_COUNT_ALLOCATIONS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HEED_COUNT_ALLOCATIONS 0
-#endif
-#endif
-#ifndef HEED_COUNT_ALLOCATIONS
-#if defined(__GLIBC__)
-#define HEED_COUNT_ALLOCATIONS 1
-#else
-#define HEED_COUNT_ALLOCATIONS 0
-#endif
-#endif
-
-namespace {
-volatile size_t g_allocations = 0;
-}
-
-#if HEED_COUNT_ALLOCATIONS
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void __libc_free(void*);
-void* __libc_memalign(size_t, size_t);
-
-void* malloc(size_t n) {
-  g_allocations = g_allocations + 1;
-  return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t size) {
-  g_allocations = g_allocations + 1;
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, size_t n) {
-  g_allocations = g_allocations + 1;
-  return __libc_realloc(p, n);
-}
-void free(void* p) { __libc_free(p); }
-}
-
-void* operator new(size_t n) {
-  g_allocations = g_allocations + 1;
-  void* p = __libc_malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void* operator new[](size_t n) { return operator new(n); }
-void* operator new(size_t n, const std::nothrow_t&) noexcept {
-  g_allocations = g_allocations + 1;
-  return __libc_malloc(n == 0 ? 1 : n);
-}
-void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
-void* operator new(size_t n, std::align_val_t a) {
-  g_allocations = g_allocations + 1;
-  void* p = __libc_memalign(static_cast<size_t>(a), n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void* operator new[](size_t n, std::align_val_t a) { return operator new(n, a); }
-void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  g_allocations = g_allocations + 1;
-  return __libc_memalign(static_cast<size_t>(a), n == 0 ? 1 : n);
-}
-void operator delete(void* p) noexcept { __libc_free(p); }
-void operator delete[](void* p) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t) noexcept { __libc_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-#endif
 
 namespace heed::test {
 namespace {
@@ -121,10 +46,10 @@ void generate_without_allocating(const std::string& path, const std::string& pro
   sampling.seed = 3;
   Counter counter;
   Generation out;
-  const size_t before = g_allocations;
+  const size_t before = heed::test::allocation_count();
   const Status a = g->generate(prompt.data(), prompt.size(), greedy, &on_token, &counter, &out);
   const Status b = g->generate(prompt.data(), prompt.size(), sampling, &on_token, &counter, &out);
-  const size_t after = g_allocations;
+  const size_t after = heed::test::allocation_count();
   REQUIRE(a.is_ok());
   REQUIRE(b.is_ok());
   CHECK(counter.tokens > 10);
@@ -136,9 +61,7 @@ TEST_CASE("generation performs no heap allocation per token") {
 #if !HEED_COUNT_ALLOCATIONS
   WARN("allocation counting is unavailable in this build (sanitizer or non-glibc): skipped");
 #else
-  const size_t probe = g_allocations;
-  delete new int(1);
-  REQUIRE(g_allocations == probe + 1);  // the counter works
+  REQUIRE(heed::test::allocation_counter_works());
   SECTION("stories260K float32") { generate_without_allocating(stories260k_heed(convert::WeightType::kFloat32), "Once upon"); }
   SECTION("stories260K int8") { generate_without_allocating(stories260k_heed(convert::WeightType::kInt8), ""); }
   SECTION("onmt-lm") { generate_without_allocating(onmt_lm_heed(), "However , in an interview , Bloom has said"); }

@@ -1,67 +1,20 @@
-// After an RNN session is created, start()/step()/reorder() must not allocate: malloc and
-// operator new are replaced by counting versions (glibc, not under AddressSanitizer, which owns
-// malloc: there the test says it is skipped).
+// After an RNN session is created, start()/step()/reorder() must not allocate: the program links
+// the counting allocator (tests/support/allocation_counter.h; glibc, not under AddressSanitizer,
+// which owns malloc: there the test says it is skipped).
 #include <cstddef>
-#include <cstdlib>
-#include <new>
 #include <vector>
 
+#include "allocation_counter.h"
 #include "heed/decoding.h"
 #include "heed/transformer.h"
 #include "threading/thread_pool.h"
 #include "zoo_fixture.h"
 
-#if defined(__SANITIZE_ADDRESS__) || !defined(__GLIBC__)
-#define HEED_RNN_COUNT 0
-#else
-#define HEED_RNN_COUNT 1
-#endif
-
-namespace {
-volatile size_t g_count = 0;
-}
-
-#if HEED_RNN_COUNT
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void __libc_free(void*);
-void* __libc_memalign(size_t, size_t);
-void* malloc(size_t n) { g_count = g_count + 1; return __libc_malloc(n); }
-void* calloc(size_t n, size_t s) { g_count = g_count + 1; return __libc_calloc(n, s); }
-void* realloc(void* p, size_t n) { g_count = g_count + 1; return __libc_realloc(p, n); }
-void free(void* p) { __libc_free(p); }
-}
-void* operator new(size_t n) {
-  g_count = g_count + 1;
-  if (void* p = __libc_malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t n) { return operator new(n); }
-void* operator new(size_t n, std::align_val_t a) {
-  g_count = g_count + 1;
-  if (void* p = __libc_memalign(static_cast<size_t>(a), n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t n, std::align_val_t a) { return operator new(n, a); }
-void operator delete(void* p) noexcept { __libc_free(p); }
-void operator delete[](void* p) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t) noexcept { __libc_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-#endif
-
 TEST_CASE("RNN sessions: start, step and reorder perform no heap allocation") {
-#if !HEED_RNN_COUNT
+#if !HEED_COUNT_ALLOCATIONS
   WARN("allocation counting is off in this build (AddressSanitizer or not glibc): skipped");
 #else
-  const size_t probe = g_count;
-  delete new int(1);
-  REQUIRE(g_count == probe + 1);
+  REQUIRE(heed::test::allocation_counter_works());
   heed::threading::set_min_task_work(1);  // with threads, every GEMM of the small models is split
   for (size_t threads : {1, 2, 3}) {
     for (const char* variant : {"luong_general", "bahdanau_gru_additive", "luong_local_p"}) {
@@ -76,14 +29,14 @@ TEST_CASE("RNN sessions: start, step and reorder perform no heap allocation") {
         std::vector<float> lp(rows * m->vocab_size());
         std::vector<int32_t> ids(rows, m->bos_id());
         const std::vector<int32_t> parents = {1, 0, 0, 5, 3, 3};
-        const size_t before = g_count;
+        const size_t before = heed::test::allocation_count();
         const heed::Status s = m->start(&b, 2, 3);
         for (size_t t = 0; t < 10; ++t) {
           m->step(ids.data(), rows, t, lp.data());
           m->reorder(parents.data(), rows);
           for (size_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>(4 + (t * 7 + r * 3) % 20);
         }
-        const size_t after = g_count;
+        const size_t after = heed::test::allocation_count();
         REQUIRE(s.is_ok());
         CHECK(after == before);
       }
@@ -94,7 +47,7 @@ TEST_CASE("RNN sessions: start, step and reorder perform no heap allocation") {
 }
 
 TEST_CASE("RNN decoding with attention capture performs no heap allocation") {
-#if !HEED_RNN_COUNT
+#if !HEED_COUNT_ALLOCATIONS
   WARN("allocation counting is off in this build (AddressSanitizer or not glibc): skipped");
 #else
   const heed::test::ZooModel z = heed::test::load_zoo("luong_general");
@@ -111,9 +64,9 @@ TEST_CASE("RNN decoding with attention capture performs no heap allocation") {
     o.beam_size = beam;
     o.n_best = beam > 1 ? 2 : 1;
     heed::DecodeOutput out;
-    const size_t before = g_count;
+    const size_t before = heed::test::allocation_count();
     const heed::Status s = engine->decode(&b, 2, o, nullptr, &out);
-    const size_t after = g_count;
+    const size_t after = heed::test::allocation_count();
     REQUIRE(s.is_ok());
     CHECK(after == before);
     REQUIRE(out.at(0, 0).attention != nullptr);

@@ -1,93 +1,17 @@
-// After session creation, start()/step()/reorder() must not allocate. This program replaces the
-// global allocation functions (operator new/delete and malloc/calloc/realloc, through glibc's
-// __libc_* entry points) with counting versions and checks the count stays still while running.
-// Under AddressSanitizer the sanitizer owns malloc, so the test is skipped there (it says so).
+// After session creation, start()/step()/reorder() must not allocate. The program links the
+// counting allocator (tests/support/allocation_counter.h) and checks the count stays still while
+// running. Under AddressSanitizer the sanitizer owns malloc, so the test is skipped there (it says so).
 #include <cstddef>
-#include <cstdlib>
-#include <new>
 #include <random>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "allocation_counter.h"
 #include "session_helpers.h"
 #include "threading/thread_pool.h"
 #include "tiny_model.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define HEED_COUNT_ALLOCATIONS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HEED_COUNT_ALLOCATIONS 0
-#endif
-#endif
-#ifndef HEED_COUNT_ALLOCATIONS
-#if defined(__GLIBC__)
-#define HEED_COUNT_ALLOCATIONS 1
-#else
-#define HEED_COUNT_ALLOCATIONS 0
-#endif
-#endif
-
-namespace {
-volatile size_t g_allocations = 0;
-}
-
-#if HEED_COUNT_ALLOCATIONS
-extern "C" {
-void* __libc_malloc(size_t);
-void* __libc_calloc(size_t, size_t);
-void* __libc_realloc(void*, size_t);
-void __libc_free(void*);
-void* __libc_memalign(size_t, size_t);
-
-void* malloc(size_t n) {
-  g_allocations = g_allocations + 1;
-  return __libc_malloc(n);
-}
-void* calloc(size_t n, size_t size) {
-  g_allocations = g_allocations + 1;
-  return __libc_calloc(n, size);
-}
-void* realloc(void* p, size_t n) {
-  g_allocations = g_allocations + 1;
-  return __libc_realloc(p, n);
-}
-void free(void* p) { __libc_free(p); }
-}
-
-void* operator new(size_t n) {
-  g_allocations = g_allocations + 1;
-  void* p = __libc_malloc(n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void* operator new[](size_t n) { return operator new(n); }
-void* operator new(size_t n, const std::nothrow_t&) noexcept {
-  g_allocations = g_allocations + 1;
-  return __libc_malloc(n == 0 ? 1 : n);
-}
-void* operator new[](size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
-void* operator new(size_t n, std::align_val_t a) {
-  g_allocations = g_allocations + 1;
-  void* p = __libc_memalign(static_cast<size_t>(a), n == 0 ? 1 : n);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-void* operator new[](size_t n, std::align_val_t a) { return operator new(n, a); }
-void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-  g_allocations = g_allocations + 1;
-  return __libc_memalign(static_cast<size_t>(a), n == 0 ? 1 : n);
-}
-void operator delete(void* p) noexcept { __libc_free(p); }
-void operator delete[](void* p) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t) noexcept { __libc_free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { __libc_free(p); }
-#endif
 
 namespace heed::test {
 namespace {
@@ -107,14 +31,14 @@ void run_without_allocating(const TinyOptions& options, size_t threads, bool cap
   std::vector<int32_t> ids(rows, 1);
   const std::vector<int32_t> parents = {1, 0, 0, 5, 3, 3};
 
-  const size_t before = g_allocations;
+  const size_t before = heed::test::allocation_count();
   Status s = session->start(&batch, 2, 3);  // Status::ok() carries an empty string: no allocation
   for (size_t t = 0; t < 8; ++t) {
     session->step(ids.data(), rows, t, log_probs.data());
     session->reorder(parents.data(), rows);
     for (size_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>((t * 7 + r * 3) % V);
   }
-  const size_t after = g_allocations;
+  const size_t after = heed::test::allocation_count();
   REQUIRE(s.is_ok());
   CHECK(after - before == 0);
 }
@@ -125,9 +49,7 @@ TEST_CASE("start, step and reorder perform no heap allocation") {
   WARN("allocation counting is off in this build (AddressSanitizer owns malloc, or not glibc): skipped");
   return;
 #else
-  const size_t probe = g_allocations;
-  delete new int(1);
-  REQUIRE(g_allocations == probe + 1);  // the counter works
+  REQUIRE(heed::test::allocation_counter_works());
   TinyOptions f32;
   TinyOptions i8;
   i8.quantize = true;
