@@ -4,7 +4,7 @@
 #   host (release), host with ASan+UBSan (debug), the multi-threaded tests with ThreadSanitizer,
 #   every libFuzzer target for HEED_FUZZ_SECONDS (default 20) each, aarch64 under qemu as three
 #   CPUs (max: dotprod+i8mm, cortex-a76: dotprod, cortex-a72: neither) and armv7 under qemu
-#   (cortex-a7).
+#   (cortex-a7); then the arm64 and armhf Debian packages (cpack) of those builds.
 # Exits non-zero when any test fails; the last line sums the tests of every run (a fuzz target
 # counts as one test).
 set -euo pipefail
@@ -69,6 +69,31 @@ run_fuzz() {
   if [ "$rc" -ne 0 ] || [ "$ok" -eq 0 ]; then failed_runs+=("fuzz"); fi
 }
 
+# run_package PRESET ARCH: the built preset's Debian package (cpack); checks its architecture and
+# that it holds the program, the library and the C header. Counts as one test.
+run_package() {
+  local preset=$1 arch=$2 log="$log_dir/package-$1.log" ok=1 deb
+  echo "=== package: $preset ($arch .deb) ==="
+  rm -f build/"$preset"/heed_*.deb
+  if (cd build/"$preset" && cpack -G DEB) >"$log" 2>&1; then
+    deb=$(ls build/"$preset"/heed_*_"$arch".deb 2>/dev/null | head -1 || true)
+    if [ -z "$deb" ]; then
+      echo "FAIL: no heed_*_$arch.deb in build/$preset" | tee -a "$log"; ok=0
+    else
+      dpkg-deb --info "$deb" >>"$log" 2>&1
+      dpkg-deb --contents "$deb" >"$log.contents" 2>&1
+      grep -q "^ Architecture: $arch$" "$log" || { echo "FAIL: $deb: architecture is not $arch" | tee -a "$log"; ok=0; }
+      for f in ./usr/bin/heed ./usr/include/heed/heed.h libheed_runtime.a; do
+        grep -q "$f" "$log.contents" || { echo "FAIL: $deb lacks $f" | tee -a "$log"; ok=0; }
+      done
+      [ "$ok" -eq 1 ] && echo "package $deb: ok"
+    fi
+  else
+    tail -5 "$log"; echo "FAIL: cpack -G DEB failed in build/$preset" | tee -a "$log"; ok=0
+  fi
+  if [ "$ok" -eq 1 ]; then total_pass=$((total_pass + 1)); else total_fail=$((total_fail + 1)); failed_runs+=("package-$preset"); fi
+}
+
 build() {
   local preset=$1
   echo "=== build: $preset ==="
@@ -87,8 +112,10 @@ build rpi-arm64
 run_ctest aarch64-max rpi-arm64 QEMU_CPU=max
 run_ctest aarch64-cortex-a76 rpi-arm64 QEMU_CPU=cortex-a76
 run_ctest aarch64-cortex-a72 rpi-arm64 QEMU_CPU=cortex-a72
+run_package rpi-arm64 arm64
 build rpi-armv7
 run_ctest armv7-cortex-a7 rpi-armv7 QEMU_CPU=cortex-a7
+run_package rpi-armv7 armhf
 
 echo
 if [ "${#failed_runs[@]}" -ne 0 ]; then
