@@ -6,17 +6,14 @@
 //   - fp32: greedy exact match on the whole validation set (../shared/data/morph) equals PyTorch's
 //     (within one sentence, for a near tie);
 //   - int8, one scale per row (the converter's default) and one scale per group of 32 weights: greedy
-//     exact match within 3 sentences of fp32 either way. Quantization noise flips sentences whose
-//     best two words are nearly tied, and which ones flip depends on each ISA's summation order:
-//     on x86-64 the worst case is 2 of 196 (luong_concat per row), armv7 NEON also loses 2 on
-//     luong_mlp per group; a broken kernel or scale costs tens of points.
+//     exact match within 1 point of fp32 either way (issue bound; one sentence is 0.51 points), and
+//     so beam 5 where it runs. Quantization noise flips sentences whose best two words are nearly
+//     tied (which ones depends on each ISA's summation order; the trained models flip at most one
+//     on x86-64 and under qemu); a broken kernel or scale costs tens of points.
 // Variants with a "hard" reference are also converted with hard attention and checked the same way.
 // One line per variant ("zoo: ...") reports accuracies and decoding speed for docs/attention.md.
 // Beam search over the whole set only feeds that report (its kernels are the greedy ones), so
 // builds whose tests run under an emulator (HEED_TEST_EMULATED) skip it: it was most of the time.
-// 32-bit ARM: readdir/stat fail with EOVERFLOW on 64-bit inode numbers unless the large-file
-// interfaces are used.
-#define _FILE_OFFSET_BITS 64
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -241,8 +238,13 @@ void check_variant(const std::string& name, const std::string& dir, const json& 
               greedy_g.exact, greedy.tokens_per_s, greedy8.tokens_per_s);
   const double one_sentence = 100.0 / 196 + 1e-9;
   CHECK(std::fabs(greedy.exact - torch_greedy) <= one_sentence);
-  CHECK(std::fabs(greedy8.exact - greedy.exact) <= 3 * one_sentence);
-  CHECK(std::fabs(greedy_g.exact - greedy.exact) <= 3 * one_sentence);
+  const double int8_bound = 1.0;  // points of exact match
+  CHECK(std::fabs(greedy8.exact - greedy.exact) <= int8_bound);
+  CHECK(std::fabs(greedy_g.exact - greedy.exact) <= int8_bound);
+  if (beam.exact >= 0) {  // not run under emulation
+    CHECK(std::fabs(beam.exact - torch_beam) <= one_sentence);
+    CHECK(std::fabs(beam8.exact - beam.exact) <= int8_bound);
+  }
 }
 
 }  // namespace
