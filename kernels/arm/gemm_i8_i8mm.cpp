@@ -18,10 +18,33 @@ struct Dot2x4 {
     // acc01 = [a0.b0, a0.b1, a1.b0, a1.b1], acc23 likewise with b2, b3.
     int32x4_t acc01 = vdupq_n_s32(0), acc23 = acc01;
     size_t k = 0;
-    for (; k + 8 <= len; k += 8) {
+    if (len >= 16) {
+      // 16 k at a time: one 16-byte load per row, ZIP1 / ZIP2 on 64-bit lanes pair the rows' k
+      // 0-7 and k 8-15 into SMMLA operands (no 64-bit loads and inserts). The k 8-15 products go
+      // to their own accumulators, so four SMMLA chains run side by side.
+      int32x4_t hi01 = vdupq_n_s32(0), hi23 = hi01;
+      for (; k + 16 <= len; k += 16) {
+        const int64x2_t a0 = vreinterpretq_s64_s8(vld1q_s8(a[0] + k));
+        const int64x2_t a1 = vreinterpretq_s64_s8(vld1q_s8(a[1] + k));
+        const int64x2_t b0 = vreinterpretq_s64_s8(vld1q_s8(b[0] + k));
+        const int64x2_t b1 = vreinterpretq_s64_s8(vld1q_s8(b[1] + k));
+        const int64x2_t b2 = vreinterpretq_s64_s8(vld1q_s8(b[2] + k));
+        const int64x2_t b3 = vreinterpretq_s64_s8(vld1q_s8(b[3] + k));
+        const int8x16_t va_lo = vreinterpretq_s8_s64(vzip1q_s64(a0, a1));
+        const int8x16_t va_hi = vreinterpretq_s8_s64(vzip2q_s64(a0, a1));
+        acc01 = vmmlaq_s32(acc01, va_lo, vreinterpretq_s8_s64(vzip1q_s64(b0, b1)));
+        acc23 = vmmlaq_s32(acc23, va_lo, vreinterpretq_s8_s64(vzip1q_s64(b2, b3)));
+        hi01 = vmmlaq_s32(hi01, va_hi, vreinterpretq_s8_s64(vzip2q_s64(b0, b1)));
+        hi23 = vmmlaq_s32(hi23, va_hi, vreinterpretq_s8_s64(vzip2q_s64(b2, b3)));
+      }
+      acc01 = vaddq_s32(acc01, hi01);
+      acc23 = vaddq_s32(acc23, hi23);
+    }
+    if (k + 8 <= len) {  // 8 of the last 15 k
       const int8x16_t va = vcombine_s8(vld1_s8(a[0] + k), vld1_s8(a[1] + k));
       acc01 = vmmlaq_s32(acc01, va, vcombine_s8(vld1_s8(b[0] + k), vld1_s8(b[1] + k)));
       acc23 = vmmlaq_s32(acc23, va, vcombine_s8(vld1_s8(b[2] + k), vld1_s8(b[3] + k)));
+      k += 8;
     }
     if (k < len) {  // tail zero-padded to 8 bytes per row
       int8_t ta[2][8] = {}, tb[4][8] = {};

@@ -23,4 +23,5 @@ set(HEED_KERNEL_NEONDOT_SOURCES
 )
 set(HEED_KERNEL_I8MM_SOURCES
   arm/gemm_i8_i8mm.cpp
+  arm/gemm_i8_packed_i8mm.cpp
 )

@@ -1,5 +1,5 @@
 // The loop structure shared by the gemm_i8_packed variants that multiply signed A directly (NEON,
-// NEON dotprod, armv7, AVX2; the avx512vnni variant has its own, with the a + 128 shift). A
+// NEON dotprod, i8mm, armv7, AVX2; the avx512vnni variant has its own, with the a + 128 shift). A
 // variant supplies only its integer micro-kernel, a class template over the tile size:
 //
 //   template <size_t R, size_t NB> struct Kernel {
@@ -16,6 +16,11 @@
 // With kAbsCopy each chunk row is followed by |a| (as unsigned bytes) of the same row: the kernel
 // gets lda = 2 * (K rounded to 16) and finds |a| at a + lda / 2 (the AVX2 sign trick then
 // broadcasts both from memory instead of taking VPABSB per row and group).
+// With kPairRows (the i8mm kernel: SMMLA wants 8 k of two rows of A in one register) rows 2i and
+// 2i + 1 of the chunk are interleaved 8 bytes at a time over 2 * row_bytes: row 2i's k 0-7, row
+// 2i + 1's k 0-7, row 2i's k 8-15, ... The kernel finds pair i at a + 2 * i * lda and loads each
+// SMMLA operand of A with one 16-byte load. A chunk with an odd row count gets an all-zero partner
+// for its last row, so an odd tile (M odd) reads zeros, never stale or unwritten bytes.
 // The epilogue is the reference's own (gemm_store of gemm_i8_dequant_row), so results are equal.
 //
 // Everything here is `static` and instantiated with a micro-kernel that lives in an anonymous
@@ -52,12 +57,15 @@ static inline void packed_tile(size_t r, size_t nb, Args... args) {
 }
 
 template <template <size_t, size_t> class Kernel, size_t MR, size_t NB, size_t NB_GEMV,
-          bool kAbsCopy = false>
+          bool kAbsCopy = false, bool kPairRows = false>
 static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
+  static_assert(!(kAbsCopy && kPairRows), "one chunk layout at a time");
+  static_assert(!kPairRows || MR % 2 == 0, "pairs of rows: tiles start on even rows");
   if (p.m == 0 || p.n == 0) return;
   const size_t k4 = (p.k + 3) / 4 * 4, k16 = (p.k + 15) / 16 * 16;
   const size_t row_bytes = kAbsCopy ? 2 * k16 : k16;  // one row of A in the chunk
-  if (k4 == 0 || row_bytes > kPackedAChunkBytes) {  // not even one row fits: the reference's loop
+  const size_t min_rows = kPairRows ? 2 : 1;          // what the chunk must hold at least
+  if (k4 == 0 || min_rows * row_bytes > kPackedAChunkBytes) {  // too long: the reference's loop
     ref::gemm_i8_packed(p);
     return;
   }
@@ -67,15 +75,28 @@ static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
   alignas(64) int32_t sums[MR * kCols];
   size_t chunk_rows = kPackedAChunkBytes / row_bytes;
   if (chunk_rows >= MR) chunk_rows -= chunk_rows % MR;
+  if (kPairRows) chunk_rows -= chunk_rows % 2;  // room for the zero partner of an odd last row
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
-    for (size_t r = 0; r < rows; ++r) {
-      int8_t* row = chunk + r * row_bytes;
-      std::memcpy(row, p.a + (mc + r) * p.lda, p.k);
-      std::memset(row + p.k, 0, k16 - p.k);
-      if (kAbsCopy) {
-        for (size_t i = 0; i < k16; ++i)  // |-128| = 128 as an unsigned byte
-          row[k16 + i] = static_cast<int8_t>(static_cast<uint8_t>(row[i] < 0 ? -row[i] : row[i]));
+    if (kPairRows) {
+      for (size_t r = 0; r < rows + rows % 2; ++r) {  // the odd last row's partner: zeros
+        int8_t* piece = chunk + (r - r % 2) * row_bytes + 8 * (r % 2);
+        const int8_t* src = r < rows ? p.a + (mc + r) * p.lda : nullptr;
+        for (size_t k0 = 0; k0 < k16; k0 += 8, piece += 16) {
+          const size_t n = src != nullptr && k0 < p.k ? (p.k - k0 < 8 ? p.k - k0 : 8) : 0;
+          if (n > 0) std::memcpy(piece, src + k0, n);
+          std::memset(piece + n, 0, 8 - n);
+        }
+      }
+    } else {
+      for (size_t r = 0; r < rows; ++r) {
+        int8_t* row = chunk + r * row_bytes;
+        std::memcpy(row, p.a + (mc + r) * p.lda, p.k);
+        std::memset(row + p.k, 0, k16 - p.k);
+        if (kAbsCopy) {
+          for (size_t i = 0; i < k16; ++i)  // |-128| = 128 as an unsigned byte
+            row[k16 + i] = static_cast<int8_t>(static_cast<uint8_t>(row[i] < 0 ? -row[i] : row[i]));
+        }
       }
     }
     const size_t nb_step = rows == 1 ? NB_GEMV : NB;

@@ -127,6 +127,7 @@ HEED_KERNEL_DECLARE_GEMM_I8_PACKED;
 // aarch64 + SMMLA (kernels/arm/*_i8mm.cpp).
 namespace i8mm {
 HEED_KERNEL_DECLARE_GEMM_I8;
+HEED_KERNEL_DECLARE_GEMM_I8_PACKED;
 }  // namespace i8mm
 
 // 32-bit ARM NEON (kernels/arm/*_armv7.cpp).

@@ -6,6 +6,10 @@
 #include <cstring>
 #include <string>
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
 #include "kernel_test_util.h"
 
 using namespace heed::kernels;
@@ -81,4 +85,34 @@ TEST_CASE("best() is the most capable available table, capped by HEED_ISA", "[di
     CHECK(is_ancestor_or_self(chosen, cap));
     if (for_isa(cap) != nullptr) CHECK(chosen == cap);
   }
+}
+
+TEST_CASE("each ARM table carries its own GEMM kernels, and i8mm only where the CPU has it",
+          "[dispatch]") {
+  const KernelTable* neon = for_isa(Isa::kNeon);
+  const KernelTable* dot = for_isa(Isa::kNeonDotprod);
+  const KernelTable* mm = for_isa(Isa::kNeonI8mm);
+  // The chain needs its parents: no i8mm without dotprod, no dotprod without NEON.
+  if (mm != nullptr) REQUIRE(dot != nullptr);
+  if (dot != nullptr) REQUIRE(neon != nullptr);
+  // A table whose variant has its own kernel for a slot must not fall back to the parent's:
+  // dotprod's gemm_i8 / gemm_i8_packed are SDOT, i8mm's are SMMLA (not the dotprod code).
+  if (dot != nullptr) {
+    CHECK(dot->gemm_i8 != neon->gemm_i8);
+    CHECK(dot->gemm_i8_packed != neon->gemm_i8_packed);
+  }
+  if (mm != nullptr) {
+    CHECK(mm->gemm_i8 != dot->gemm_i8);
+    CHECK(mm->gemm_i8_packed != dot->gemm_i8_packed);
+  }
+#if defined(__aarch64__) && defined(__linux__)
+  // The CPU's own report (qemu fills it from the -cpu model): -cpu max has I8MM, cortex-a76 has
+  // dotprod only and cortex-a72 neither, so SMMLA is never reached where it would be SIGILL.
+  const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+  const bool has_dot = (hwcap & (1ul << 20)) != 0;     // HWCAP_ASIMDDP
+  const bool has_i8mm = (hwcap2 & (1ul << 13)) != 0;  // HWCAP2_I8MM
+  INFO("HWCAP asimddp " << has_dot << " HWCAP2 i8mm " << has_i8mm);
+  CHECK((dot != nullptr) == has_dot);
+  CHECK((mm != nullptr) == (has_dot && has_i8mm));
+#endif
 }

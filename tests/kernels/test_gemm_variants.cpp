@@ -380,6 +380,23 @@ TEST_CASE("gemm_i8_packed variants over M (GEMV and tile edges), odd N and K tai
   }
 }
 
+TEST_CASE("gemm_i8_packed variants: every tile height, odd group counts, A chunk edges",
+          "[variants][gemm_i8_packed]") {
+  // M 1-17: every edge of the 4-row (dotprod, avx2), 2-row (neon) and 8-row (i8mm: 4 pairs of
+  // rows, an odd M pairs its last row with zeros) tiles. K: 1-8 groups of 4 (i8mm takes groups two
+  // at a time, an odd count ends with a half step), and not a multiple of 4.
+  for (const KernelTable* t : packed_tables()) {
+    for (size_t m = 1; m <= 17; ++m)
+      for (size_t k : {4, 8, 12, 20, 23, 28, 32})
+        check_packed(*t, PackedCase{m, 21, k});
+    // A chunk holding few rows (16384 and 5000 bytes each): M = chunk rows + 1 leaves a chunk of
+    // one row; 2 (k = 16384) and 6 (k = 5000) rows per chunk are under the 8-row tile.
+    check_packed(*t, PackedCase{3, 17, 16384});
+    check_packed(*t, PackedCase{7, 17, 5000});
+    check_packed(*t, PackedCase{13, 17, 5000});
+  }
+}
+
 TEST_CASE("gemm_i8_packed variants: epilogue (bias, activations, accumulate), strides, zero rows",
           "[variants][gemm_i8_packed]") {
   for (const KernelTable* t : packed_tables()) {
