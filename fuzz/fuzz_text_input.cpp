@@ -2,7 +2,9 @@
 // through every text path heed has, with real models loaded once in LLVMFuzzerInitialize:
 // - the whitespace tokenizer and a Translator of aren-transliteration (CTranslate2, int8);
 // - the SentencePiece tokenizers and a Translator of the tiny Marian fixture (OPUS-MT layout);
-// - the llama2.c byte BPE tokenizer of stories260K and its Generator's encode().
+// - the llama2.c byte BPE tokenizer of stories260K and its Generator's encode();
+// - the sentence splitter (heed/sentence_splitter.h): sentences are non-empty, in order, inside the
+//   text and never overlapping.
 // Each tokenizer encodes the text, every id must lie inside its vocabulary, and the ids decode;
 // the Translators translate the tokens (greedy, at most 3 steps) when they fit the session, the way
 // `heed translate` does. Every refusal must be one line.
@@ -19,6 +21,7 @@
 
 #include "heed/generator.h"
 #include "heed/model.h"
+#include "heed/sentence_splitter.h"
 #include "heed/tokenizer.h"
 #include "heed/translator.h"
 
@@ -139,6 +142,15 @@ extern "C" int LLVMFuzzerInitialize(int*, char*** argv) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  heed::SentenceSplitter splitter(text);
+  std::string_view sentence;
+  const char* previous_end = text.data();
+  while (splitter.next(&sentence)) {
+    if (sentence.empty() || sentence.data() < previous_end || sentence.data() + sentence.size() > text.data() + size) {
+      fail("invariant broken: a sentence is empty, out of order or outside the text");
+    }
+    previous_end = sentence.data() + sentence.size();
+  }
   translate(aren, text);
   translate(marian, text);
 

@@ -28,6 +28,8 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthreadpool-dev
   libcpuinfo-dev libflatbuffers-dev flatbuffers-compiler catch2 libsentencepiece-dev
   libbenchmark-dev nlohmann-json3-dev python3-numpy)
+# The JDK (javac, java, jni.h) builds and runs the Android JNI sample's host test (tests/jni/).
+host_pkgs+=(default-jdk-headless)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 

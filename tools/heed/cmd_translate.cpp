@@ -1,16 +1,19 @@
-// `heed translate`: translates stdin to stdout, one sentence per line, in batches.
+// `heed translate`: translates stdin to stdout, one output line per input line. Plain-text lines
+// (paragraphs) are split into sentences; sentences are translated in batches of similar length.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "args.h"
 #include "attention_view.h"
 #include "command.h"
 #include "heed_writer.h"
+#include "heed/sentence_splitter.h"
 #include "heed/tokenizer.h"
 #include "heed/translator.h"
 
@@ -18,9 +21,19 @@ namespace heed::cli {
 namespace {
 
 constexpr const char* kDescription =
-    "Reads sentences from stdin, one per line, and writes their translations to stdout in the same\n"
-    "order, one per line. With --n-best N > 1 (or --with-scores) every hypothesis is a line\n"
+    "Reads text from stdin, one paragraph per line, and writes its translation to stdout in the same\n"
+    "order, one line per input line. With --n-best N > 1 (or --with-scores) every hypothesis is a line\n"
     "'I ||| HYPOTHESIS ||| SCORE' where I is the 0-based input line index, best first.\n"
+    "\n"
+    "Paragraphs: plain text (a model with a SentencePiece tokenizer, no --tokens) is split into\n"
+    "sentences, since models are trained on sentences: a sentence ends after . ! ? or an ellipsis\n"
+    "(closing quotes and brackets included) followed by a space and an uppercase letter, digit or\n"
+    "opening quote, and after the CJK full stops; common abbreviations (Mr., e.g., No. 5, initials)\n"
+    "do not end one. The line's output is its sentences' translations joined by one space. --no-split\n"
+    "translates every line as one sentence, as do --n-best above 1, --with-scores, --prefix-file,\n"
+    "--attention and --attention-json (their output is per line). Up to 8 x --batch sentences are\n"
+    "read ahead and translated shortest first, in batches of --batch, so batches hold sentences of\n"
+    "similar length (the output does not depend on --batch, except when sampling).\n"
     "\n"
     "Input and output are plain UTF-8 text: a model with a SentencePiece tokenizer splits each line\n"
     "with its source model (adding the end token when the model was trained so) and its best\n"
@@ -29,7 +42,7 @@ constexpr const char* kDescription =
     "output space-separated tokens for every model (unknown tokens map to the unknown token).\n"
     "\n"
     "An empty input line gives an empty output line (n-best: one line 'I |||  ||| 0').\n"
-    "A line with more tokens than --max-source-len is an error naming the line (exit 1): nothing is\n"
+    "A sentence with more tokens than --max-source-len is an error naming the line (exit 1): nothing is\n"
     "truncated silently. Decoding: --beam 1 is greedy search (or sampling with --sampling-topk).\n"
     "The defaults are CTranslate2's translate defaults (beam 2, length penalty 1, min length 1,\n"
     "max length 256, patience 1) and beam search is CTranslate2's algorithm, so outputs match it.\n"
@@ -67,15 +80,22 @@ std::vector<OptionSpec> specs() {
       {"seed", 0, true, "N", "random seed for sampling (default 0)"},
       {"with-scores", 0, false, "", "print 'I ||| HYPOTHESIS ||| SCORE' lines even for one hypothesis"},
       {"tokens", 0, false, "", "input and output are space-separated tokens"},
+      {"no-split", 0, false, "", "translate each input line as one sentence (no sentence splitting)"},
       {"attention", 0, true, "FILE.svg", "write the attention heatmaps of the best hypotheses as SVG"},
       {"attention-json", 0, true, "FILE", "write the attention matrices as JSON lines"},
   };
 }
 
+// One sentence to translate.
 struct Pending {
   size_t line_index;
   std::vector<std::string> tokens;
   std::vector<std::string> prefix;
+};
+
+// One input line of the read-ahead window: its sentences are pending[first, first + count).
+struct WindowLine {
+  size_t first = 0, count = 0;
 };
 
 std::string join(const std::vector<std::string>& tokens) {
@@ -209,50 +229,92 @@ int run_translate(const std::vector<std::string>& argv) {
     return Status::ok();
   };
 
-  // Lines are read and answered in batches, so output follows input even on a pipe.
-  std::vector<std::string> outputs;  // per input line of the current batch, in order
-  std::vector<Pending> pending;
-  size_t first_line = 0;  // index of outputs[0]
+  // Paragraph lines become sentences only where each line has one output line (see --help).
+  const bool split = text_mode && !args.has("no-split") && !scored_lines && !use_prefixes && !capture;
+  // Lines are read ahead by windows of whole lines: the window's sentences are translated together
+  // (Translator::translate_tokens batches them shortest first), then its lines are written in
+  // order, so output follows input even on a pipe.
+  const size_t window = static_cast<size_t>(*batch) * 8;
+  std::vector<WindowLine> lines;  // the window's input lines, in order
+  std::vector<Pending> pending;   // their sentences
+  size_t first_line = 0;          // index of lines[0]
   auto flush = [&]() -> int {
+    std::vector<std::vector<TranslationHypothesis>> results;
+    std::vector<std::vector<std::string>> sources, prefixes;
     if (!pending.empty()) {
-      std::vector<std::vector<std::string>> sources, prefixes;
       for (auto& p : pending) {
         sources.push_back(std::move(p.tokens));
         prefixes.push_back(std::move(p.prefix));
       }
-      std::vector<std::vector<TranslationHypothesis>> results;
       Status s = translator->translate_tokens(sources, dopts, use_prefixes ? &prefixes : nullptr, &results);
       if (!s) {
         return fail("lines " + std::to_string(pending.front().line_index + 1) + "-" +
                     std::to_string(pending.back().line_index + 1) + ": " + s.message());
       }
-      std::string hypothesis;
-      for (size_t i = 0; i < pending.size(); ++i) {
-        const size_t line = pending[i].line_index;
-        std::string& text = outputs[line - first_line];
+    }
+    std::string text, hypothesis;
+    std::vector<std::string> sentences;
+    for (size_t l = 0; l < lines.size(); ++l) {
+      const size_t line = first_line + l;
+      const WindowLine& w = lines[l];
+      text.clear();
+      if (w.count == 0) {  // nothing to translate: an empty line (scored: an empty hypothesis)
+        text = scored_lines ? std::to_string(line) + " |||  ||| 0\n" : "\n";
+      } else if (!scored_lines) {
+        // The best hypothesis of each sentence, joined into the line.
+        sentences.clear();
+        for (size_t i = w.first; i < w.first + w.count; ++i) {
+          if (results[i].empty()) continue;
+          if (capture) {
+            Status a = record_attention(line, sources[i], results[i][0]);
+            if (!a) return fail("line " + std::to_string(line + 1) + ": " + a.message());
+          }
+          Status r = render(results[i][0], &hypothesis);
+          if (!r) return fail("line " + std::to_string(line + 1) + ": " + r.message());
+          sentences.push_back(hypothesis);
+        }
+        text = join_sentences(sentences) + "\n";
+      } else {
+        // Scored lines: the line is one sentence (no splitting), each hypothesis on its own line.
+        const size_t i = w.first;
         if (capture && !results[i].empty()) {
           Status a = record_attention(line, sources[i], results[i][0]);
           if (!a) return fail("line " + std::to_string(line + 1) + ": " + a.message());
         }
-        for (size_t k = 0; k < results[i].size(); ++k) {
-          const TranslationHypothesis& h = results[i][k];
+        for (const TranslationHypothesis& h : results[i]) {
           Status r = render(h, &hypothesis);
           if (!r) return fail("line " + std::to_string(line + 1) + ": " + r.message());
-          if (scored_lines) {
-            char score[64];
-            std::snprintf(score, sizeof score, "%.6f", h.score);
-            text += std::to_string(line) + " ||| " + hypothesis + " ||| " + score + "\n";
-          } else {
-            text += hypothesis + "\n";
-          }
+          char score[64];
+          std::snprintf(score, sizeof score, "%.6f", h.score);
+          text += std::to_string(line) + " ||| " + hypothesis + " ||| " + score + "\n";
         }
       }
+      std::fputs(text.c_str(), stdout);
     }
-    for (const auto& text : outputs) std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
-    first_line += outputs.size();
-    outputs.clear();
+    first_line += lines.size();
+    lines.clear();
     pending.clear();
+    return kExitOk;
+  };
+
+  // Adds one sentence (or unsplit line) of line `index` to the window (nonzero: the exit code).
+  auto add_sentence = [&](size_t index, std::string_view sentence, std::vector<std::string> prefix) -> int {
+    std::vector<std::string> tokens;
+    if (text_mode) {
+      Status p = source_tokenizer->encode_pieces(sentence, &tokens);
+      if (!p) return fail("line " + std::to_string(index + 1) + ": " + p.message());
+    } else {
+      tokens = Translator::split_tokens(sentence);
+    }
+    if (tokens.size() > max_tokens) {
+      return fail("line " + std::to_string(index + 1) + (split ? " has a sentence of " : " has ") +
+                  std::to_string(tokens.size()) + " tokens, more than --max-source-len allows (" +
+                  std::to_string(max_tokens) + ")");
+    }
+    if (tokens.empty()) return kExitOk;  // nothing the model reads: contributes no output
+    pending.push_back(Pending{index, std::move(tokens), std::move(prefix)});
+    ++lines.back().count;
     return kExitOk;
   };
 
@@ -271,29 +333,22 @@ int run_translate(const std::vector<std::string>& argv) {
         prefix = Translator::split_tokens(prefix_line);
       }
     }
-    std::vector<std::string> tokens;
-    if (text_mode) {
-      Status p = source_tokenizer->encode_pieces(line, &tokens);
-      if (!p) return fail("line " + std::to_string(index + 1) + ": " + p.message());
-    } else {
-      tokens = Translator::split_tokens(line);
-    }
-    if (tokens.size() > max_tokens) {
-      return fail("line " + std::to_string(index + 1) + " has " + std::to_string(tokens.size()) +
-                  " tokens, more than --max-source-len allows (" + std::to_string(max_tokens) + ")");
-    }
     if (prefix.size() > dopts.max_length) {
       return fail("prefix of line " + std::to_string(index + 1) + " has " + std::to_string(prefix.size()) +
                   " tokens, more than --max-len " + std::to_string(dopts.max_length));
     }
-    if (tokens.empty()) {
-      outputs.push_back(scored_lines ? std::to_string(index) + " |||  ||| 0\n" : "\n");
+    lines.push_back(WindowLine{pending.size(), 0});
+    if (split) {
+      SentenceSplitter splitter(line);
+      std::string_view sentence;
+      while (splitter.next(&sentence)) {
+        if (int rc = add_sentence(index, sentence, {})) return rc;
+      }
     } else {
-      outputs.emplace_back();
-      pending.push_back(Pending{index, std::move(tokens), std::move(prefix)});
+      if (int rc = add_sentence(index, line, std::move(prefix))) return rc;
     }
     ++index;
-    if (pending.size() == static_cast<size_t>(*batch)) {
+    if (pending.size() >= window || lines.size() >= window) {
       if (int rc = flush()) return rc;
     }
   }

@@ -62,9 +62,12 @@ typedef struct heed_translator_options {
   /* Worker threads of the translator's session (1 after heed_translator_options_init; 0: one per
    * core; at most 256). Results are the same for every thread count. */
   size_t threads;
+  /* 0 (the default): heed_translate_text splits text into sentences (heed/sentence_splitter.h) and
+   * translates them; nonzero: the text is translated as one sentence. */
+  int no_sentence_split;
 } heed_translator_options;
 
-/* Fills *options with the defaults (threads 1, every other field 0 / NULL). */
+/* Fills *options with the defaults (threads 1, every other field 0 / NULL: sentences are split). */
 void heed_translator_options_init(heed_translator_options* options);
 /* The session memory a translator with these options needs, in bytes. */
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size);
@@ -77,11 +80,16 @@ const char* heed_translator_last_error(const heed_translator* translator);
 /* NULL is accepted. */
 void heed_translator_free(heed_translator* translator);
 
-/* Translates one sentence of UTF-8 text through the model's tokenizers with beam size `beam`
- * (1: greedy) and writes the best translation, NUL-terminated, to out. *out_length receives the
- * translation's length in bytes (without the NUL) on success and on HEED_BUFFER_TOO_SMALL, when
- * out_capacity < *out_length + 1 (nothing useful is then written to out). Models whose tokenizer is
- * 'whitespace' read and write space-separated tokens. */
+/* Translates UTF-8 text through the model's tokenizers with beam size `beam` (1: greedy) and writes
+ * the best translation, NUL-terminated, to out. Each line of the text is a paragraph: it is split
+ * into sentences (unless the options' no_sentence_split is set), which are translated in batches of
+ * similar length (max_batch at a time, so text with more sentences takes several passes), and the
+ * line's translation is its sentences' translations joined by one space; line breaks ('\n') are
+ * kept, an empty or blank line stays empty. *out_length receives the translation's length in bytes
+ * (without the NUL) on success and on HEED_BUFFER_TOO_SMALL, when out_capacity < *out_length + 1
+ * (nothing useful is then written to out). A sentence longer than max_source_length tokens is
+ * HEED_LIMIT_EXCEEDED. Models whose tokenizer is 'whitespace' read and write space-separated tokens
+ * (the text is one sentence: tokens are not prose). */
 heed_status heed_translate_text(heed_translator* translator, const char* text, size_t beam, char* out,
                                 size_t out_capacity, size_t* out_length);
 

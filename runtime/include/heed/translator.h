@@ -6,7 +6,9 @@
 //   the next call on the same Translator;
 // - token strings (translate_tokens(), score_tokens()): maps whitespace tokens to ids with the
 //   model's vocabularies (unknown tokens -> unk_id) and ids back to tokens (stopping at EOS,
-//   skipping BOS/EOS), splits work into batches of the session's max_batch. Allocates, for tools.
+//   skipping BOS/EOS), splits work into batches of the session's max_batch, shortest sources first
+//   (less padding; results come back in the callers' order). Allocates, for tools. Paragraphs of
+//   plain text are split into sentences before tokenizing with heed/sentence_splitter.h.
 //
 // Source special tokens: when the model's metadata says add_source_bos / add_source_eos = "true"
 // (converters set them for models trained that way), the token layer adds BOS / EOS around each

@@ -3,14 +3,17 @@
 // (std::bad_alloc: HEED_OUT_OF_MEMORY). Messages live in the handles, never in globals.
 #include "heed/heed.h"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heed/model.h"
+#include "heed/sentence_splitter.h"
 #include "heed/status.h"
 #include "heed/tokenizer.h"
 #include "heed/transformer.h"
@@ -26,6 +29,7 @@ struct heed_translator {
   std::unique_ptr<heed::Tokenizer> source, target;  // null: the model reads whitespace tokens
   std::string last_error;
   std::string text;  // the last translation, reused between calls
+  bool split = true;  // split text into sentences (heed_translator_options.no_sentence_split == 0)
 };
 
 namespace {
@@ -144,7 +148,7 @@ const char* heed_model_last_error(const heed_model* model) { return model ? mode
 void heed_model_free(heed_model* model) { delete model; }
 
 void heed_translator_options_init(heed_translator_options* options) {
-  if (options) *options = heed_translator_options{0, 0, 0, 0, nullptr, 0, 1};
+  if (options) *options = heed_translator_options{0, 0, 0, 0, nullptr, 0, 1, 0};
 }
 
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size) {
@@ -173,6 +177,7 @@ heed_status heed_translator_create(heed_model* model, const heed_translator_opti
     heed_status s = record(heed::Translator::create(*model->model, translator_options(options), &handle->translator),
                            &model->last_error);
     if (s != HEED_OK) return s;
+    handle->split = options == nullptr || options->no_sentence_split == 0;
     if (handle->translator->conventions().kind != heed::fb::TokenizerKind::Whitespace) {
       s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kSource, &handle->source), &model->last_error);
       if (s != HEED_OK) return s;
@@ -202,31 +207,70 @@ heed_status heed_translate_text(heed_translator* translator, const char* text, s
     heed::Translator& t = *translator->translator;
     heed_status s = check_beam(t, beam, err);
     if (s != HEED_OK) return s;
-    std::vector<std::string> pieces;
-    if (translator->source) {
-      s = record(translator->source->encode_pieces(text, &pieces), err);
-      if (s != HEED_OK) return s;
+    // The sentences: per line when splitting plain text, else the whole text as one.
+    std::vector<std::vector<std::string>> sentences;
+    std::vector<size_t> line_ends;  // sentences[.. line_ends[k]) belong to lines 0..k
+    const std::string_view all(text);
+    const bool split = translator->split && translator->source;
+    auto add = [&](std::string_view sentence) -> heed_status {
+      std::vector<std::string> pieces;
+      if (translator->source) {
+        heed_status e = record(translator->source->encode_pieces(sentence, &pieces), err);
+        if (e != HEED_OK) return e;
+      } else {
+        pieces = heed::Translator::split_tokens(sentence);
+      }
+      if (pieces.size() > t.max_source_tokens()) {
+        *err = (split ? "a sentence of the text has " : "the text has ") + std::to_string(pieces.size()) +
+               " tokens, more than the translator accepts (" + std::to_string(t.max_source_tokens()) + ")";
+        return HEED_LIMIT_EXCEEDED;
+      }
+      if (!pieces.empty()) sentences.push_back(std::move(pieces));  // an empty one translates to nothing
+      return HEED_OK;
+    };
+    if (split) {
+      for (size_t begin = 0;;) {
+        const size_t end = std::min(all.find('\n', begin), all.size());
+        heed::SentenceSplitter splitter(all.substr(begin, end - begin));
+        std::string_view sentence;
+        while (splitter.next(&sentence)) {
+          s = add(sentence);
+          if (s != HEED_OK) return s;
+        }
+        line_ends.push_back(sentences.size());
+        if (end == all.size()) break;
+        begin = end + 1;
+      }
     } else {
-      pieces = heed::Translator::split_tokens(text);
+      s = add(all);
+      if (s != HEED_OK) return s;
+      line_ends.push_back(sentences.size());
+    }
+    // translate_tokens batches the sentences by length, max_batch at a time.
+    std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
+    if (!sentences.empty()) {
+      s = record(t.translate_tokens(sentences, decode_options(t, beam), nullptr, &hypotheses), err);
+      if (s != HEED_OK) return s;
     }
     std::string& result = translator->text;
     result.clear();
-    if (!pieces.empty()) {  // an empty sentence translates to empty text, as the CLI does
-      if (pieces.size() > t.max_source_tokens()) {
-        *err = "the text has " + std::to_string(pieces.size()) + " tokens, more than the translator accepts (" +
-               std::to_string(t.max_source_tokens()) + ")";
-        return HEED_LIMIT_EXCEEDED;
+    std::vector<std::string> line;
+    std::string sentence_text;
+    for (size_t k = 0, i = 0; k < line_ends.size(); ++k) {
+      line.clear();
+      for (; i < line_ends[k]; ++i) {
+        const heed::TranslationHypothesis& best = hypotheses.at(i).at(0);
+        sentence_text.clear();
+        if (translator->target) {
+          s = record(translator->target->decode(best.ids.data(), best.ids.size(), &sentence_text), err);
+          if (s != HEED_OK) return s;
+        } else {
+          for (size_t j = 0; j < best.tokens.size(); ++j) sentence_text += (j ? " " : "") + best.tokens[j];
+        }
+        line.push_back(sentence_text);
       }
-      std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
-      s = record(t.translate_tokens({pieces}, decode_options(t, beam), nullptr, &hypotheses), err);
-      if (s != HEED_OK) return s;
-      const heed::TranslationHypothesis& best = hypotheses.at(0).at(0);
-      if (translator->target) {
-        s = record(translator->target->decode(best.ids.data(), best.ids.size(), &result), err);
-        if (s != HEED_OK) return s;
-      } else {
-        for (size_t i = 0; i < best.tokens.size(); ++i) result += (i ? " " : "") + best.tokens[i];
-      }
+      if (k) result += '\n';
+      result += heed::join_sentences(line);
     }
     *out_length = result.size();
     if (out_capacity < result.size() + 1) {

@@ -174,11 +174,19 @@ Status Translator::translate_tokens(const std::vector<std::vector<std::string>>&
   }
   out->assign(sources.size(), {});
   const size_t max_batch = limits().max_batch;
+  // Batches of sources of similar length waste less work on padding: sources are taken shortest
+  // first (a stable order, so equal lengths keep theirs) and results go back to their positions.
+  // Batch composition does not change a sentence's result.
+  std::vector<size_t> order(sources.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
   std::vector<int32_t> ids;
   for (size_t begin = 0; begin < sources.size(); begin += max_batch) {
     const size_t end = std::min(sources.size(), begin + max_batch);
     FlatBatch src, pre;
-    for (size_t i = begin; i < end; ++i) {
+    for (size_t n = begin; n < end; ++n) {
+      const size_t i = order[n];
       HEED_RETURN_IF_ERROR(source_ids(sources[i], &ids));
       src.add(ids);
       if (prefixes) {
@@ -189,10 +197,10 @@ Status Translator::translate_tokens(const std::vector<std::vector<std::string>>&
     const TokenBatch sv = src.view(), pv = pre.view();
     DecodeOutput result;
     HEED_RETURN_IF_ERROR(translate(sv, options, prefixes ? &pv : nullptr, &result));
-    for (size_t i = begin; i < end; ++i) {
-      auto& hyps = (*out)[i];
-      for (size_t k = 0; k < result.count(i - begin); ++k) {
-        const Hypothesis& h = result.at(i - begin, k);
+    for (size_t n = begin; n < end; ++n) {
+      auto& hyps = (*out)[order[n]];
+      for (size_t k = 0; k < result.count(n - begin); ++k) {
+        const Hypothesis& h = result.at(n - begin, k);
         TranslationHypothesis t;
         t.ids.assign(h.ids, h.ids + h.length);
         t.tokens = target_tokens(h.ids, h.length);
@@ -202,7 +210,7 @@ Status Translator::translate_tokens(const std::vector<std::vector<std::string>>&
         if (h.attention != nullptr && result.attention_panels > 0) {
           // Compacted from the engine's max_source_len stride to this source's length.
           const size_t panels = result.attention_panels, stride = result.attention_stride;
-          const size_t len = std::min(sv.length(i - begin), stride);
+          const size_t len = std::min(sv.length(n - begin), stride);
           t.attention_panels = panels;
           t.attention_heads = step_model_->attention_heads();
           t.attention_source_len = len;
