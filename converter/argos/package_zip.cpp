@@ -6,10 +6,12 @@
 #include <unistd.h>
 #include <unzip.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <vector>
 
 namespace heed::convert::argos {
 namespace {
