@@ -23,6 +23,8 @@ add_library(heed::pthreadpool INTERFACE IMPORTED)
 target_link_libraries(heed::pthreadpool INTERFACE ${PTHREADPOOL_LIBRARY} Threads::Threads)
 
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
+# minizip (zlib's contrib, Debian's libminizip-dev): Argos Translate packages are zip files.
+pkg_check_modules(MINIZIP REQUIRED IMPORTED_TARGET minizip)
 find_package(nlohmann_json 3 REQUIRED)
 
 if(HEED_BUILD_TESTS)

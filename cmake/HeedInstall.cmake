@@ -61,6 +61,6 @@ endif()
 # The shared libraries the CLI links (dpkg-shlibdeps cannot inspect foreign-architecture binaries,
 # so they are listed); programs built on the static libraries also need the -dev packages.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "libc6, libstdc++6, libgcc-s1, libsentencepiece0, libcpuinfo0, libpthreadpool0")
+    "libc6, libstdc++6, libgcc-s1, libsentencepiece0, libcpuinfo0, libpthreadpool0, libminizip1")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libflatbuffers-dev, libsentencepiece-dev, libcpuinfo-dev, libpthreadpool-dev")
 include(CPack)

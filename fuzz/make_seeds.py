@@ -15,6 +15,7 @@ Writes OUT/<target>/ for each fuzz target:
   fuzz_torch_seq2seq_convert  RNN fixtures (tests/fixtures/rnn) shrunk 8x, the Marian fixture, multi-part
   fuzz_sentencepiece_model    the Marian source.spm and small models cut from it
   fuzz_text_input      text: several scripts, invalid UTF-8, control bytes, a 40 KB line
+  fuzz_argos_convert   tests/fixtures/argos' package: deflated, stored, without its top folder
 and OUT/ct2-dirs/ with the tiny model folders themselves, OUT/models/ with the .heed models
 fuzz_text_input loads (aren-transliteration, the Marian fixture, stories260K; int8). Only the Python
 standard library is used.
@@ -438,7 +439,8 @@ def main():
     out = args.out
     for target in ("fuzz_ct2_model_bin", "fuzz_ct2_text_files", "fuzz_ct2_convert", "fuzz_heed_loader",
                    "fuzz_heed_inspect", "ct2-dirs", "fuzz_safetensors", "fuzz_llama2c_convert",
-                   "fuzz_torch_seq2seq_convert", "fuzz_sentencepiece_model", "fuzz_text_input", "models"):
+                   "fuzz_torch_seq2seq_convert", "fuzz_sentencepiece_model", "fuzz_text_input", "models",
+                   "fuzz_argos_convert"):
         shutil.rmtree(os.path.join(out, target), ignore_errors=True)
 
     folders = {}
@@ -505,11 +507,29 @@ def main():
         shutil.copytree(heed_dir, os.path.join(out, "fuzz_heed_inspect"))
 
     later_round_seeds(args, out)
+    argos_seeds(out)
 
     for target in sorted(os.listdir(out)):
         if target.startswith("fuzz_"):
             n = len(os.listdir(os.path.join(out, target)))
             print("make_seeds.py: %-22s %3d seeds" % (target, n))
+
+
+def argos_seeds(out):
+    """fuzz_argos_convert: the fixture package as published (deflated), stored (the fuzzer's
+    mutations then reach the files' bytes, not only the deflate stream) and flat (no top folder)."""
+    import zipfile
+    package = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "argos",
+                           "tiny-en-de.argosmodel")
+    dst = os.path.join(out, "fuzz_argos_convert")
+    write(os.path.join(dst, "tiny-en-de.argosmodel"), read(package))
+    with zipfile.ZipFile(package) as z:
+        files = [(i.filename, z.read(i)) for i in z.infolist() if not i.is_dir()]
+    for label, strip in (("stored", False), ("stored-flat", True)):
+        path = os.path.join(dst, "tiny-en-de-%s.argosmodel" % label)
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
+            for name, data in files:
+                z.writestr(name.split("/", 1)[1] if strip else name, data)
 
 
 def later_round_seeds(args, out):

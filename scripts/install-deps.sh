@@ -27,7 +27,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
 host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthreadpool-dev
   libcpuinfo-dev libflatbuffers-dev flatbuffers-compiler catch2 libsentencepiece-dev
-  libbenchmark-dev nlohmann-json3-dev python3-numpy)
+  libbenchmark-dev nlohmann-json3-dev python3-numpy libminizip-dev)
 # The JDK (javac, java, jni.h) builds and runs the Android JNI sample's host test (tests/jni/).
 host_pkgs+=(default-jdk-headless)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
@@ -68,7 +68,10 @@ fi
 
 # ARM sysroots: libraries heed links against, unpacked (not installed) per architecture.
 sysroot_libs=(libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev libcpuinfo0
-  libcpuinfo-dev libflatbuffers2 libflatbuffers-dev libsentencepiece0 libsentencepiece-dev catch2)
+  libcpuinfo-dev libflatbuffers2 libflatbuffers-dev libsentencepiece0 libsentencepiece-dev catch2
+  libminizip1 libminizip-dev zlib1g zlib1g-dev)
+# (zlib1g unpacks libz.so.1 into <sysroot>/lib/<triple>, not usr/lib: targets/cross-common.cmake
+# adds that folder to the linker's and qemu's library paths.)
 sysroot_all=(nlohmann-json3-dev)  # architecture-independent headers
 for arch in arm64 armhf; do
   root="$here/build-deps/sysroot-$arch"

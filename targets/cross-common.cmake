@@ -20,10 +20,12 @@ set(CMAKE_LIBRARY_ARCHITECTURE ${HEED_TRIPLE})
 set(ENV{PKG_CONFIG_LIBDIR} "${HEED_SYSROOT}/usr/lib/${HEED_TRIPLE}/pkgconfig:${HEED_SYSROOT}/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_SYSROOT_DIR} "${HEED_SYSROOT}")
 
-# The sysroot's shared libraries link against each other (XNNPACK -> cpuinfo, pthreadpool).
-set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,-rpath-link,${HEED_SYSROOT}/usr/lib/${HEED_TRIPLE}")
-set(CMAKE_SHARED_LINKER_FLAGS_INIT "-Wl,-rpath-link,${HEED_SYSROOT}/usr/lib/${HEED_TRIPLE}")
+# The sysroot's shared libraries link against each other (XNNPACK -> cpuinfo, pthreadpool;
+# minizip -> zlib, whose package puts libz.so.1 into /lib/<triple>, not /usr/lib/<triple>).
+set(HEED_SYSROOT_LIBS "${HEED_SYSROOT}/usr/lib/${HEED_TRIPLE}:${HEED_SYSROOT}/lib/${HEED_TRIPLE}")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-Wl,-rpath-link,${HEED_SYSROOT_LIBS}")
+set(CMAKE_SHARED_LINKER_FLAGS_INIT "-Wl,-rpath-link,${HEED_SYSROOT_LIBS}")
 
 # /usr/<triple>/lib first: a glibc from another package version makes pthread_create hang.
 set(CMAKE_CROSSCOMPILING_EMULATOR
-    "${HEED_QEMU};-L;/usr/${HEED_TRIPLE};-E;LD_LIBRARY_PATH=/usr/${HEED_TRIPLE}/lib:${HEED_SYSROOT}/usr/lib/${HEED_TRIPLE}")
+    "${HEED_QEMU};-L;/usr/${HEED_TRIPLE};-E;LD_LIBRARY_PATH=/usr/${HEED_TRIPLE}/lib:${HEED_SYSROOT_LIBS}")

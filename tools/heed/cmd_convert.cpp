@@ -1,4 +1,4 @@
-// `heed convert`: a trained model (a CTranslate2 folder) -> one .heed file, quantized.
+// `heed convert`: a trained model (a CTranslate2 folder, an Argos package, ...) -> one .heed file, quantized.
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "args.h"
+#include "argos/reader.h"
 #include "command.h"
 #include "ct2/reader.h"
 #include "heed_writer.h"
@@ -34,6 +35,7 @@ const std::vector<SourceFormat>& source_formats() {
       {"llama2c", "llama2.c checkpoint (legacy or version 1 float32) with tok<VOCAB>.bin or tokenizer.bin beside it", &convert::llama2c::looks_like_model, &convert::llama2c::read_model},
       {"hf-marian", "Hugging Face Marian (OPUS-MT) folder: config.json, model.safetensors, source/target.spm, vocab.json", &convert::marian::looks_like_model, &convert::marian::read_model},
       {"torch-seq2seq", "PyTorch RNN seq2seq with attention: model.safetensors (state_dict) + config.json (docs/torch-seq2seq.md)", &convert::torch_seq2seq::looks_like_model, &convert::torch_seq2seq::read_model},
+      {"argos", "Argos Translate package (.argosmodel zip: CTranslate2 model + sentencepiece.model + metadata.json)", &convert::argos::looks_like_package, &convert::argos::read_model},
   };
   return formats;
 }
@@ -89,6 +91,11 @@ int run_convert(const std::vector<std::string>& argv) {
             "           tokenizer beside it (tok<VOCAB>.bin, else tokenizer.bin); run with `heed generate`.\n"
             "  torch-seq2seq  RNN encoder-decoder with attention: model.safetensors + config.json\n"
             "           (docs/torch-seq2seq.md lists the expected names and keys).\n"
+            "  argos    Argos Translate package: the .argosmodel zip file (a CTranslate2 model in model/,\n"
+            "           sentencepiece.model, metadata.json). Unpacked with size and path checks into a\n"
+            "           temporary folder that is always removed; the SentencePiece model goes into the\n"
+            "           file (plain text in and out) and the languages into its metadata. Detected for\n"
+            "           files named *.argosmodel or starting like a zip file.\n"
             "The format is detected from SOURCE's files when --from is not given.\n\n"
             "Weights (--quantize):\n"
             "  int8     (default) symmetric int8, one scale per output row (or per group of N values with\n"
@@ -160,7 +167,7 @@ int run_convert(const std::vector<std::string>& argv) {
       if (f.detect(source)) format = &f;
     }
     if (!format) {
-      return fail(invalid_argument("cannot tell the format of '" + source + "' (no model.bin); pass --from (" +
+      return fail(invalid_argument("cannot tell the format of '" + source + "' (no model.bin, not a zip file); pass --from (" +
                                    format_names() + ")"));
     }
   }
@@ -211,7 +218,7 @@ int run_convert(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2, Marian, llama2.c, PyTorch seq2seq) into a .heed file", 10,
+HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2, Marian, Argos, llama2.c, PyTorch seq2seq) into a .heed file", 10,
                       &run_convert);
 
 }  // namespace heed::cli
