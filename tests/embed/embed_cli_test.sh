@@ -3,9 +3,10 @@
 # line per input line, values within 1e-4 of transformers (reference.json), --pooling cls,
 # --normalize (unit length), batching that does not change results, usage errors (exit 2) and
 # runtime errors (exit 1, one line), a translation model refused.
-# usage: embed_cli_test.sh "EMULATOR" HEED FIXTURE_DIR FOLDER   (EMULATOR may be empty)
+# The C API program (embed_c.c) embeds the same lines and must agree with the library too.
+# usage: embed_cli_test.sh "EMULATOR" HEED FIXTURE_DIR FOLDER C_PROGRAM SHARED_DIR   (EMULATOR may be empty)
 set -u
-emu=$1 heed=$2 fixture=$3 dir=$4
+emu=$1 heed=$2 fixture=$3 dir=$4 cprog=$5 shared=$6
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -50,6 +51,20 @@ awk -v d="$d" 'BEGIN {exit !(d < 1e-5)}' || fail "--batch 1 differs from batches
 # int8 weights run too (their precision is held by heed_embed_test).
 $emu "$heed" embed -m "$dir/i8.heed" <"$dir/in.txt" >"$dir/i8.jsonl" 2>"$dir/err" || fail "embed int8: $(cat "$dir/err")"
 [ "$(wc -l <"$dir/i8.jsonl")" -eq 3 ] || fail "int8: expected 3 lines"
+
+# The C API: same values as the library, and its own error checks (exit 0).
+$emu "$cprog" "$dir/f32.heed" <"$dir/in.txt" >"$dir/c.jsonl" 2>"$dir/err" || fail "C API: $(cat "$dir/err")"
+numbers 1 "$dir/c.jsonl" >"$dir/got"
+reference mean >"$dir/want"
+d=$(maxdiff "$dir/got" "$dir/want")
+awk -v d="$d" 'BEGIN {exit !(d < 1e-4)}' || fail "C API mean pooling differs from transformers by $d"
+[ "$(wc -l <"$dir/c.jsonl")" -eq 3 ] || fail "C API: expected 3 lines"
+
+# A translation model is refused with a clear message.
+$emu "$heed" convert "$shared/models/ct2/aren-transliteration" -o "$dir/aren.heed" --quiet 2>"$dir/err" ||
+  fail "convert aren: $(cat "$dir/err")"
+$emu "$heed" embed -m "$dir/aren.heed" <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'not an encoder-only' "$dir/err" || fail "translation model: exit $rc, $(cat "$dir/err")"
 
 # Errors: usage (exit 2), runtime (exit 1, one line).
 $emu "$heed" embed <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
