@@ -1,6 +1,7 @@
 // WordPiece tokenization against Hugging Face's BertTokenizer: the ids it gave for the fixture's
 // sentences (accents, punctuation, CJK, unknown and over-long words, control characters), for
 // the uncased rules the model was converted with and for the cased ones, and truncation.
+#include <cmath>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -95,6 +96,50 @@ TEST_CASE("WordPiece: greedy longest match, unknown words, decoding, bad input")
   CHECK(bad.message().find("UTF-8") != std::string::npos);
   std::unique_ptr<Tokenizer> none;
   CHECK_FALSE(tokenizer::create_wordpiece_tokenizer({"a", "b"}, wp, options, &none).is_ok());
+}
+
+}  // namespace
+}  // namespace heed::test
+
+namespace heed::test {
+namespace {
+
+// Arbitrary bytes (ASCII, multi-byte characters, combining marks, CJK, invalid sequences, NULs)
+// through the converted model's tokenizer and the Embedder: either ids inside the vocabulary that
+// embed to finite numbers, or a one-line error. Seeded, so every target sees the same inputs.
+TEST_CASE("arbitrary bytes: valid ids or a one-line error, never a crash") {
+  auto e = open_embedder(bert_heed(convert::WeightType::kInt8), 2);
+  const char* fragments[] = {"a", "Z", " ", "\t", "\n", ".", "##", "[UNK]", "\xC3\xA9", "e\xCC\x81", "\xE4\xB8\xAD",
+                             "\xF0\x9F\x99\x82", "\xC3", "\xFF", "\xED\xA0\x80", "" /* a NUL byte */,
+                             "\xE2\x80\xA8", "\xC2\xA0", "\xEF\xBF\xBD", "\xCE\xA3"};
+  uint64_t state = 12345;
+  const auto next = [&]() {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  std::vector<int32_t> ids;
+  std::vector<float> out;
+  for (int round = 0; round < 400; ++round) {
+    std::string text;
+    const size_t n = next() % 40;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t f = next() % (sizeof(fragments) / sizeof(fragments[0]));
+      if (f == 15) {
+        text.push_back('\0');
+      } else {
+        text += fragments[f];
+      }
+    }
+    const Status s = e->encode(text, &ids);
+    if (!s.is_ok()) {
+      CHECK(s.message().find('\n') == std::string::npos);
+      CHECK(s.message().find("UTF-8") != std::string::npos);
+      continue;
+    }
+    REQUIRE(ids.size() <= e->max_length());
+    REQUIRE(e->embed_text({text}, Pooling::kMean, true, &out).is_ok());
+    for (float x : out) REQUIRE(std::isfinite(x));
+  }
 }
 
 }  // namespace
