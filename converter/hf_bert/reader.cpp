@@ -345,6 +345,18 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   HEED_RETURN_IF_ERROR(special("cls_token", "[CLS]", &tok.bos_id));
   HEED_RETURN_IF_ERROR(special("sep_token", "[SEP]", &tok.eos_id));
   HEED_RETURN_IF_ERROR(special("pad_token", "[PAD]", &tok.pad_id));
+  // BertTokenizer keeps its special tokens whole when the text contains them.
+  std::string never_split;
+  for (const char* key : {"unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
+    const char* fallback = std::string(key) == "unk_token"   ? "[UNK]"
+                           : std::string(key) == "sep_token" ? "[SEP]"
+                           : std::string(key) == "pad_token" ? "[PAD]"
+                           : std::string(key) == "cls_token" ? "[CLS]"
+                                                             : "[MASK]";
+    const std::string token = get_string(tc, key, fallback);
+    if (find_token(vocab, token) < 0 || token.find(' ') != std::string::npos) continue;
+    never_split += (never_split.empty() ? "" : " ") + token;
+  }
   tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
   tok.target_vocabulary->tokens = std::move(vocab);
 
@@ -360,6 +372,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   if (tc.contains("strip_accents") && tc["strip_accents"].is_boolean()) {
     model.metadata.emplace_back("tokenizer.strip_accents", tc["strip_accents"].get<bool>() ? "true" : "false");
   }
+  if (!never_split.empty()) model.metadata.emplace_back("tokenizer.never_split", never_split);
   if (!pooling.empty()) model.metadata.emplace_back("embedding.pooling", pooling);
   model.metadata.emplace_back("hf.hidden_act", c.hidden_act);
   *out = std::move(model);

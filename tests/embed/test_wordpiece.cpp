@@ -39,6 +39,7 @@ TEST_CASE("WordPiece ids equal BertTokenizer's (uncased and cased rules)") {
     tokenizer::WordPieceOptions wp;
     wp.lowercase = !cased;
     wp.strip_accents = !cased;
+    wp.never_split = {"[UNK]", "[SEP]", "[PAD]", "[CLS]", "[MASK]"};  // BertTokenizer's special tokens
     TokenizerOptions options;
     options.unk_id = 1;
     std::unique_ptr<Tokenizer> t;

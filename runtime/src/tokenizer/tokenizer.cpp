@@ -40,6 +40,19 @@ Status create_wordpiece(const fb::Model& index, std::vector<std::string> tokens,
     return invalid_file("the WordPiece tokenizer has no unknown token (unk_id)");
   }
   wp.unk_token = tokens[static_cast<size_t>(options.unk_id)];
+  // Space-separated special tokens that text may contain verbatim ([CLS], [MASK], ...).
+  if (index.metadata()) {
+    for (const auto* kv : *index.metadata()) {
+      if (kv->key()->str() != "tokenizer.never_split" || !kv->value()) continue;
+      const std::string list = kv->value()->str();
+      size_t i = 0;
+      while (i < list.size()) {
+        const size_t j = std::min(list.find(' ', i), list.size());
+        if (j > i) wp.never_split.push_back(list.substr(i, j - i));
+        i = j + 1;
+      }
+    }
+  }
   return tokenizer::create_wordpiece_tokenizer(std::move(tokens), wp, options, out);
 }
 

@@ -11,6 +11,9 @@
 //      accents only when strip_accents is true;
 //   5. every punctuation character (ASCII non-alphanumeric symbols, Unicode category P*) is a word
 //      of its own.
+// Special tokens (never_split: [CLS], [SEP], [MASK], ... as BertTokenizer's added tokens) written
+// in the text are matched first, exactly (case-sensitive), and kept as one piece each; the text
+// between them goes through the steps above.
 // Then each word becomes pieces greedily, longest match first: the longest vocabulary entry that
 // starts the word, then the longest "##"-prefixed entry that starts the rest, and so on. A word
 // with no such split, or longer than max_chars_per_word characters, is the unknown token.
@@ -34,6 +37,7 @@ struct WordPieceOptions {
   size_t max_chars_per_word = 100;
   std::string unk_token = "[UNK]";
   std::string continuation = "##";
+  std::vector<std::string> never_split;  // special tokens kept whole when the text contains them
 };
 
 // `vocabulary` is vocab.txt in id order; `options.unk_token` must be in it.

@@ -120,10 +120,27 @@ class WordPieceTokenizer final : public Tokenizer {
       : Tokenizer(std::move(tokens), std::move(options)), wp_(std::move(wordpiece)) {}
 
   Status encode_pieces(std::string_view text, std::vector<std::string>* pieces) const override {
-    std::vector<std::string> words;
-    HEED_RETURN_IF_ERROR(basic_tokenize(text, wp_, &words));
     pieces->clear();
-    for (const std::string& word : words) split_word(word, pieces);
+    std::vector<std::string> words;
+    size_t begin = 0;
+    while (begin <= text.size()) {
+      // The next special token in the text (leftmost, then longest); the text before it is plain.
+      size_t at = std::string_view::npos, length = 0;
+      for (const std::string& special : wp_.never_split) {
+        if (special.empty()) continue;
+        const size_t p = text.find(special, begin);
+        if (p != std::string_view::npos && (p < at || (p == at && special.size() > length))) {
+          at = p;
+          length = special.size();
+        }
+      }
+      const size_t end = at == std::string_view::npos ? text.size() : at;
+      HEED_RETURN_IF_ERROR(basic_tokenize(text.substr(begin, end - begin), wp_, &words));
+      for (const std::string& word : words) split_word(word, pieces);
+      if (at == std::string_view::npos) break;
+      pieces->emplace_back(text.substr(at, length));
+      begin = at + length;
+    }
     return Status::ok();
   }
 
