@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kDescription =
     "Reads sentences from stdin, one per line, and writes one embedding per line to stdout as\n"
-    "JSON lines: {\"embedding\":[x0,x1,...]} with dimension() numbers each (printed with 9\n"
+    "JSON lines: {\"embedding\":[x0,x1,...]} with d_model numbers each (printed with 9\n"
     "significant digits, enough to read back the same float32). Line i of the output belongs to\n"
     "line i of the input; an empty line is embedded too ([CLS] [SEP] alone).\n"
     "\n"
