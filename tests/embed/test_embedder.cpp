@@ -1,6 +1,6 @@
 // The encoder-only session against transformers' BertModel (tests/fixtures/hf-bert): last hidden
 // states and mean/CLS pooled, L2-normalized embeddings. float32 within 1e-4 of the library; int8
-// weights within the measured cosine-similarity bound below; a batch of mixed lengths gives what
+// weights within the measured cosine-similarity bound below (>= 0.999); a batch of mixed lengths gives what
 // each sentence gives alone; any thread count gives the same bits; bad calls are clear errors.
 #include <cmath>
 #include <string>
@@ -88,8 +88,9 @@ TEST_CASE("int8 BERT: embeddings within the measured cosine bound of transformer
       const double cs = cosine(out.data() + i * e->dimension(), ref[c.key][i].get<std::vector<float>>());
       worst = std::min(worst, cs);
       INFO(c.key << ": " << texts[i]);
-      // Measured 0.998 at worst on x86-64 (AVX2/VNNI), aarch64 (dotprod, i8mm, none) and armv7.
-      CHECK(cs >= 0.99);
+      // Measured 0.99958 at worst on x86-64 (best ISA and HEED_ISA=scalar) and under qemu aarch64
+      // (cpus max, cortex-a76, cortex-a72); the bound leaves 2.4x that error as margin.
+      CHECK(cs >= 0.999);
     }
   }
   WARN("int8: lowest cosine similarity to transformers' float32 embeddings: " << worst);
