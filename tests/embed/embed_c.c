@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
       for (i = 0; i < dim; ++i) CHECK(v[i] == w[i], "ids and text differ");
       CHECK(heed_embed_ids(embedder, ids, offsets, 1, HEED_POOLING_CLS, 1, w, dim - 1) == HEED_BUFFER_TOO_SMALL,
             "small buffer");
-      CHECK(heed_embed_ids(embedder, ids, offsets, 1, (heed_pooling)7, 1, w, 1024) == HEED_INVALID_ARGUMENT,
+      CHECK(heed_embed_ids(embedder, ids, offsets, 1, 7, 1, w, 1024) == HEED_INVALID_ARGUMENT,
             "bad pooling");
       ids[1] = 1 << 30;
       CHECK(heed_embed_ids(embedder, ids, offsets, 1, HEED_POOLING_MEAN, 0, w, 1024) == HEED_INVALID_ARGUMENT,

@@ -122,16 +122,17 @@ void heed_embedder_free(heed_embedder* embedder);
 /* Numbers per embedding (the model's d_model); 0 for NULL. */
 size_t heed_embedder_dimension(const heed_embedder* embedder);
 
-/* Embeds one sentence of UTF-8 text (BERT WordPiece tokenization, [CLS] ... [SEP], truncated to
+/* `pooling` is a heed_pooling value (an int, so that any value a caller passes is defined).
+ * Embeds one sentence of UTF-8 text (BERT WordPiece tokenization, [CLS] ... [SEP], truncated to
  * max_length) into out[0 .. dimension). normalize != 0 divides it by its L2 norm.
  * HEED_BUFFER_TOO_SMALL when out_capacity < dimension. Tokenizing allocates; the session does not. */
-heed_status heed_embed_text(heed_embedder* embedder, const char* text, heed_pooling pooling, int normalize,
+heed_status heed_embed_text(heed_embedder* embedder, const char* text, int pooling, int normalize,
                             float* out, size_t out_capacity);
 /* Token-id level, no allocation: sentence i is ids[offsets[i] .. offsets[i+1]) ([CLS] and [SEP]
  * included); writes batch x dimension floats to out (HEED_BUFFER_TOO_SMALL when out_capacity is
  * smaller). */
 heed_status heed_embed_ids(heed_embedder* embedder, const int32_t* ids, const size_t* offsets, size_t batch,
-                           heed_pooling pooling, int normalize, float* out, size_t out_capacity);
+                           int pooling, int normalize, float* out, size_t out_capacity);
 
 #ifdef __cplusplus
 }

@@ -290,13 +290,13 @@ struct heed_embedder {
 
 namespace {
 
-heed::Pooling to_pooling(const heed::Embedder& e, heed_pooling p) {
+heed::Pooling to_pooling(const heed::Embedder& e, int p) {
   if (p == HEED_POOLING_MEAN) return heed::Pooling::kMean;
   if (p == HEED_POOLING_CLS) return heed::Pooling::kCls;
   return e.default_pooling();
 }
 
-bool known_pooling(heed_pooling p) {
+bool known_pooling(int p) {
   return p == HEED_POOLING_DEFAULT || p == HEED_POOLING_MEAN || p == HEED_POOLING_CLS;
 }
 
@@ -344,7 +344,7 @@ size_t heed_embedder_dimension(const heed_embedder* embedder) {
   return embedder && embedder->embedder ? embedder->embedder->dimension() : 0;
 }
 
-heed_status heed_embed_text(heed_embedder* embedder, const char* text, heed_pooling pooling, int normalize,
+heed_status heed_embed_text(heed_embedder* embedder, const char* text, int pooling, int normalize,
                             float* out, size_t out_capacity) {
   if (!embedder) return HEED_INVALID_ARGUMENT;
   return guarded(&embedder->last_error, [&]() -> heed_status {
@@ -367,7 +367,7 @@ heed_status heed_embed_text(heed_embedder* embedder, const char* text, heed_pool
 }
 
 heed_status heed_embed_ids(heed_embedder* embedder, const int32_t* ids, const size_t* offsets, size_t batch,
-                           heed_pooling pooling, int normalize, float* out, size_t out_capacity) {
+                           int pooling, int normalize, float* out, size_t out_capacity) {
   if (!embedder) return HEED_INVALID_ARGUMENT;
   return guarded(&embedder->last_error, [&]() -> heed_status {
     if (!ids || !offsets || !out) {
