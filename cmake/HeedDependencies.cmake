@@ -25,6 +25,8 @@ target_link_libraries(heed::pthreadpool INTERFACE ${PTHREADPOOL_LIBRARY} Threads
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 # minizip (zlib's contrib, Debian's libminizip-dev): Argos Translate packages are zip files.
 pkg_check_modules(MINIZIP REQUIRED IMPORTED_TARGET minizip)
+# utf8proc: Unicode normalization, case folding and categories for the WordPiece (BERT) tokenizer.
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 find_package(nlohmann_json 3 REQUIRED)
 
 if(HEED_BUILD_TESTS)

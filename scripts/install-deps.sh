@@ -30,6 +30,7 @@ host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthrea
   libbenchmark-dev nlohmann-json3-dev python3-numpy libminizip-dev)
 # The JDK (javac, java, jni.h) builds and runs the Android JNI sample's host test (tests/jni/).
 host_pkgs+=(default-jdk-headless)
+host_pkgs+=(libutf8proc-dev)  # WordPiece (BERT) tokenizer: NFD, case folding, categories
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 
@@ -72,6 +73,7 @@ sysroot_libs=(libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev libc
   libminizip1 libminizip-dev zlib1g zlib1g-dev)
 # (zlib1g unpacks libz.so.1 into <sysroot>/lib/<triple>, not usr/lib: targets/cross-common.cmake
 # adds that folder to the linker's and qemu's library paths.)
+sysroot_libs+=(libutf8proc2 libutf8proc-dev)  # WordPiece (BERT) tokenizer
 sysroot_all=(nlohmann-json3-dev)  # architecture-independent headers
 for arch in arm64 armhf; do
   root="$here/build-deps/sysroot-$arch"

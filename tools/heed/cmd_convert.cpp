@@ -11,6 +11,7 @@
 #include "ct2/reader.h"
 #include "heed_writer.h"
 #include "marian/reader.h"
+#include "hf_bert/reader.h"
 #include "llama2c/reader.h"
 #include "pack.h"
 #include "progress.h"
@@ -34,6 +35,7 @@ const std::vector<SourceFormat>& source_formats() {
        &convert::ct2::read_model},
       {"llama2c", "llama2.c checkpoint (legacy or version 1 float32) with tok<VOCAB>.bin or tokenizer.bin beside it", &convert::llama2c::looks_like_model, &convert::llama2c::read_model},
       {"hf-marian", "Hugging Face Marian (OPUS-MT) folder: config.json, model.safetensors, source/target.spm, vocab.json", &convert::marian::looks_like_model, &convert::marian::read_model},
+      {"hf-bert", "Hugging Face BERT-family folder (BERT, MiniLM): config.json, model.safetensors, vocab.txt", &convert::hf_bert::looks_like_model, &convert::hf_bert::read_model},
       {"torch-seq2seq", "PyTorch RNN seq2seq with attention: model.safetensors (state_dict) + config.json (docs/torch-seq2seq.md)", &convert::torch_seq2seq::looks_like_model, &convert::torch_seq2seq::read_model},
       {"argos", "Argos Translate package (.argosmodel zip: CTranslate2 model + sentencepiece.model + metadata.json)", &convert::argos::looks_like_package, &convert::argos::read_model},
   };
@@ -87,6 +89,9 @@ int run_convert(const std::vector<std::string>& argv) {
             "  hf-marian  Hugging Face Marian (OPUS-MT) folder: config.json, model.safetensors,\n"
             "           source.spm, target.spm, vocab.json. The SentencePiece models go into the file,\n"
             "           so `heed translate` reads and writes plain text.\n"
+            "  hf-bert  Hugging Face BERT-family folder (BERT, MiniLM; model_type bert): config.json,\n"
+            "           model.safetensors, vocab.txt [, tokenizer_config.json, 1_Pooling/config.json].\n"
+            "           An encoder for sentence embeddings: run with `heed embed`.\n"
             "  llama2c  llama2.c checkpoint (legacy or version 1 .bin, or a folder holding one) with its\n"
             "           tokenizer beside it (tok<VOCAB>.bin, else tokenizer.bin); run with `heed generate`.\n"
             "  torch-seq2seq  RNN encoder-decoder with attention: model.safetensors + config.json\n"
@@ -218,7 +223,7 @@ int run_convert(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2, Marian, Argos, llama2.c, PyTorch seq2seq) into a .heed file", 10,
+HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2, Marian, Argos, BERT, llama2.c, PyTorch seq2seq) into a .heed file", 10,
                       &run_convert);
 
 }  // namespace heed::cli

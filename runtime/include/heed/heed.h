@@ -1,5 +1,6 @@
-/* The heed C API: open a .heed translation model and translate text or token ids from C (or any
- * language with a C foreign-function interface).
+/* The heed C API: open a .heed translation model and translate text or token ids, or an
+ * encoder-only model and embed sentences, from C (or any language with a C foreign-function
+ * interface).
  *
  * - Handles are opaque; no C++ type crosses this boundary.
  * - Every function returns a heed_status; HEED_OK is 0.
@@ -100,6 +101,46 @@ heed_status heed_translate_text(heed_translator* translator, const char* text, s
  * all (out_offsets[batch] then gives the number needed). */
 heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, const size_t* offsets, size_t batch,
                                size_t beam, int32_t* out_ids, size_t out_capacity, size_t* out_offsets);
+
+/* ---- sentence embeddings (encoder-only models: `heed convert --from hf-bert`) ---------------- */
+
+typedef struct heed_embedder heed_embedder;
+
+typedef enum heed_pooling {
+  HEED_POOLING_DEFAULT = 0,  /* the model's (metadata embedding.pooling), else mean */
+  HEED_POOLING_MEAN = 1,     /* average of the last hidden states over the sentence's tokens */
+  HEED_POOLING_CLS = 2       /* the [CLS] token's last hidden state */
+} heed_pooling;
+
+typedef struct heed_embedder_options {
+  size_t max_batch;   /* sentences per heed_embed_ids call (0: 8) */
+  size_t max_length;  /* tokens per sentence, [CLS] and [SEP] included (0: the model's position table) */
+  void* arena;        /* optional caller-provided session memory, as for translators */
+  size_t arena_size;
+  size_t threads;     /* 1 after heed_embedder_options_init; 0: one per core */
+} heed_embedder_options;
+
+void heed_embedder_options_init(heed_embedder_options* options);
+/* Builds an embedder over `model` (which must outlive it); options may be NULL. A model that is
+ * not an encoder-only Transformer is refused (HEED_INVALID_ARGUMENT, message in the model). */
+heed_status heed_embedder_create(heed_model* model, const heed_embedder_options* options,
+                                 heed_embedder** out_embedder);
+const char* heed_embedder_last_error(const heed_embedder* embedder);
+void heed_embedder_free(heed_embedder* embedder);
+/* Numbers per embedding (the model's d_model); 0 for NULL. */
+size_t heed_embedder_dimension(const heed_embedder* embedder);
+
+/* `pooling` is a heed_pooling value (an int, so that any value a caller passes is defined).
+ * Embeds one sentence of UTF-8 text (BERT WordPiece tokenization, [CLS] ... [SEP], truncated to
+ * max_length) into out[0 .. dimension). normalize != 0 divides it by its L2 norm.
+ * HEED_BUFFER_TOO_SMALL when out_capacity < dimension. Tokenizing allocates; the session does not. */
+heed_status heed_embed_text(heed_embedder* embedder, const char* text, int pooling, int normalize,
+                            float* out, size_t out_capacity);
+/* Token-id level, no allocation: sentence i is ids[offsets[i] .. offsets[i+1]) ([CLS] and [SEP]
+ * included); writes batch x dimension floats to out (HEED_BUFFER_TOO_SMALL when out_capacity is
+ * smaller). */
+heed_status heed_embed_ids(heed_embedder* embedder, const int32_t* ids, const size_t* offsets, size_t batch,
+                           int pooling, int normalize, float* out, size_t out_capacity);
 
 #ifdef __cplusplus
 }

@@ -322,3 +322,112 @@ heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, 
 }
 
 }  // extern "C"
+
+// ---- sentence embeddings -----------------------------------------------------------------------
+
+#include "heed/embedder.h"
+
+struct heed_embedder {
+  std::unique_ptr<heed::Embedder> embedder;
+  std::string last_error;
+};
+
+namespace {
+
+heed::Pooling to_pooling(const heed::Embedder& e, int p) {
+  if (p == HEED_POOLING_MEAN) return heed::Pooling::kMean;
+  if (p == HEED_POOLING_CLS) return heed::Pooling::kCls;
+  return e.default_pooling();
+}
+
+bool known_pooling(int p) {
+  return p == HEED_POOLING_DEFAULT || p == HEED_POOLING_MEAN || p == HEED_POOLING_CLS;
+}
+
+}  // namespace
+
+extern "C" {
+
+void heed_embedder_options_init(heed_embedder_options* options) {
+  if (!options) return;
+  *options = heed_embedder_options{};
+  options->threads = 1;
+}
+
+heed_status heed_embedder_create(heed_model* model, const heed_embedder_options* options,
+                                 heed_embedder** out_embedder) {
+  if (!model) return HEED_INVALID_ARGUMENT;
+  return guarded(&model->last_error, [&]() -> heed_status {
+    model->last_error.clear();
+    if (!out_embedder) return fail(HEED_INVALID_ARGUMENT, "heed_embedder_create: out_embedder is null", &model->last_error);
+    *out_embedder = nullptr;
+    heed::EmbedderOptions o;
+    o.threads = 1;
+    if (options) {
+      if (options->max_batch) o.max_batch = options->max_batch;
+      o.max_length = options->max_length;
+      o.arena.buffer = options->arena;
+      o.arena.size = options->arena_size;
+      o.threads = options->threads;
+    }
+    std::unique_ptr<heed_embedder> e(new heed_embedder());
+    const heed_status st = record(heed::Embedder::create(*model->model, o, &e->embedder), &model->last_error);
+    if (st != HEED_OK) return st;
+    *out_embedder = e.release();
+    return HEED_OK;
+  });
+}
+
+const char* heed_embedder_last_error(const heed_embedder* embedder) {
+  return embedder ? embedder->last_error.c_str() : "";
+}
+
+void heed_embedder_free(heed_embedder* embedder) { delete embedder; }
+
+size_t heed_embedder_dimension(const heed_embedder* embedder) {
+  return embedder && embedder->embedder ? embedder->embedder->dimension() : 0;
+}
+
+heed_status heed_embed_text(heed_embedder* embedder, const char* text, int pooling, int normalize,
+                            float* out, size_t out_capacity) {
+  if (!embedder) return HEED_INVALID_ARGUMENT;
+  return guarded(&embedder->last_error, [&]() -> heed_status {
+    embedder->last_error.clear();
+    if (!text || !out) return fail(HEED_INVALID_ARGUMENT, "heed_embed_text: text or out is null", &embedder->last_error);
+    if (!known_pooling(pooling)) return fail(HEED_INVALID_ARGUMENT, "heed_embed_text: unknown pooling", &embedder->last_error);
+    heed::Embedder& e = *embedder->embedder;
+    if (out_capacity < e.dimension()) {
+      embedder->last_error = "the output holds " + std::to_string(out_capacity) + " floats, the embedding has " +
+                             std::to_string(e.dimension());
+      return HEED_BUFFER_TOO_SMALL;
+    }
+    std::vector<int32_t> ids;
+    heed_status st = record(e.encode(text, &ids), &embedder->last_error);
+    if (st != HEED_OK) return st;
+    const size_t offsets[] = {0, ids.size()};
+    return record(e.embed_ids(heed::TokenBatch{ids.data(), offsets, 1}, to_pooling(e, pooling), normalize != 0, out),
+                  &embedder->last_error);
+  });
+}
+
+heed_status heed_embed_ids(heed_embedder* embedder, const int32_t* ids, const size_t* offsets, size_t batch,
+                           int pooling, int normalize, float* out, size_t out_capacity) {
+  if (!embedder) return HEED_INVALID_ARGUMENT;
+  return guarded(&embedder->last_error, [&]() -> heed_status {
+    if (!ids || !offsets || !out) {
+      return fail(HEED_INVALID_ARGUMENT, "heed_embed_ids: ids, offsets or out is null", &embedder->last_error);
+    }
+    if (!known_pooling(pooling)) return fail(HEED_INVALID_ARGUMENT, "heed_embed_ids: unknown pooling", &embedder->last_error);
+    embedder->last_error.clear();
+    heed::Embedder& e = *embedder->embedder;
+    // A batch above max_batch is the session's error (kLimitExceeded); check the room otherwise.
+    if (batch <= e.max_batch() && out_capacity / e.dimension() < batch) {
+      return fail(HEED_BUFFER_TOO_SMALL, "heed_embed_ids: out holds fewer than batch x dimension floats",
+                  &embedder->last_error);
+    }
+    return record(e.embed_ids(heed::TokenBatch{ids, offsets, batch}, to_pooling(e, pooling), normalize != 0, out),
+                  &embedder->last_error);
+  });
+}
+
+}  // extern "C"

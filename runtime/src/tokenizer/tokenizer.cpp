@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "tokenizer/byte_bpe.h"
+#include "tokenizer/wordpiece.h"
 
 namespace heed {
 namespace {
@@ -18,6 +19,41 @@ bool metadata_true(const fb::Model& index, const char* key) {
     if (kv->key()->str() == key) return kv->value() && kv->value()->str() == "true";
   }
   return false;
+}
+
+bool metadata_has(const fb::Model& index, const char* key) {
+  if (!index.metadata()) return false;
+  for (const auto* kv : *index.metadata()) {
+    if (kv->key()->str() == key) return true;
+  }
+  return false;
+}
+
+// WordPiece (BERT) models: casing rules from the metadata the hf-bert reader writes.
+Status create_wordpiece(const fb::Model& index, std::vector<std::string> tokens, const TokenizerOptions& options,
+                        std::unique_ptr<Tokenizer>* out) {
+  tokenizer::WordPieceOptions wp;
+  wp.lowercase = metadata_true(index, "tokenizer.do_lower_case");
+  wp.strip_accents = metadata_has(index, "tokenizer.strip_accents") ? metadata_true(index, "tokenizer.strip_accents")
+                                                                    : wp.lowercase;
+  if (options.unk_id < 0 || static_cast<size_t>(options.unk_id) >= tokens.size()) {
+    return invalid_file("the WordPiece tokenizer has no unknown token (unk_id)");
+  }
+  wp.unk_token = tokens[static_cast<size_t>(options.unk_id)];
+  // Space-separated special tokens that text may contain verbatim ([CLS], [MASK], ...).
+  if (index.metadata()) {
+    for (const auto* kv : *index.metadata()) {
+      if (kv->key()->str() != "tokenizer.never_split" || !kv->value()) continue;
+      const std::string list = kv->value()->str();
+      size_t i = 0;
+      while (i < list.size()) {
+        const size_t j = std::min(list.find(' ', i), list.size());
+        if (j > i) wp.never_split.push_back(list.substr(i, j - i));
+        i = j + 1;
+      }
+    }
+  }
+  return tokenizer::create_wordpiece_tokenizer(std::move(tokens), wp, options, out);
 }
 
 std::vector<std::string> tokens_of(const fb::Vocabulary* vocabulary) {
@@ -112,6 +148,8 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
       if (!bytes || bytes->size() == 0) return invalid_file("the SentencePiece tokenizer embeds no model");
       return create_sentencepiece_tokenizer(bytes->data(), bytes->size(), std::move(tokens), options, out);
     }
+    case fb::TokenizerKind::WordPiece:  // BERT-family encoders
+      return create_wordpiece(index, std::move(tokens), options, out);
     case fb::TokenizerKind::ByteBPE:  // decoder-only models: one vocabulary for both sides
       return tokenizer::create_byte_bpe_tokenizer(model, out);
     default:

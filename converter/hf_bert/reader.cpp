@@ -1,0 +1,382 @@
+#include "hf_bert/reader.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "heed/tensor_names.h"
+#include "safetensors.h"
+
+#ifndef HEED_VERSION
+#define HEED_VERSION "unknown"
+#endif
+
+namespace heed::convert::hf_bert {
+namespace {
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string base_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Status read_json(const std::string& path, nlohmann::json* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  *out = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (out->is_discarded() || !out->is_object()) return invalid_file(path + ": not a JSON object");
+  return Status::ok();
+}
+
+Status get_count(const nlohmann::json& j, const std::string& where, const char* key, bool required, uint32_t* out) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) return invalid_file(where + ": missing '" + key + "'");
+    return Status::ok();
+  }
+  if (!it->is_number_unsigned() || it->get<uint64_t>() == 0 || it->get<uint64_t>() >= (1u << 24)) {
+    return invalid_file(where + ": '" + key + "' must be a positive integer below 2^24");
+  }
+  *out = static_cast<uint32_t>(it->get<uint64_t>());
+  return Status::ok();
+}
+
+std::string get_string(const nlohmann::json& j, const char* key, const std::string& fallback) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (it->is_string()) return it->get<std::string>();
+  // Newer tokenizer configs write special tokens as {"content": "[UNK]", ...}.
+  if (it->is_object() && it->contains("content") && (*it)["content"].is_string()) return (*it)["content"].get<std::string>();
+  return fallback;
+}
+
+struct BertConfig {
+  uint32_t vocab_size = 0, hidden_size = 0, layers = 0, heads = 0, intermediate = 0;
+  uint32_t max_positions = 512, type_vocab_size = 2;
+  float layer_norm_eps = 1e-12f;
+  fb::Activation activation = fb::Activation::GELU;
+  std::string hidden_act = "gelu";
+};
+
+Status read_config(const std::string& dir, BertConfig* c) {
+  const std::string path = dir + "/config.json";
+  nlohmann::json j;
+  HEED_RETURN_IF_ERROR(read_json(path, &j));
+  const std::string type = get_string(j, "model_type", "");
+  if (type != "bert") {
+    return unsupported_model(path + ": model_type '" + type + "' is not a BERT model (--from hf-bert reads model_type bert)");
+  }
+  HEED_RETURN_IF_ERROR(get_count(j, path, "vocab_size", true, &c->vocab_size));
+  HEED_RETURN_IF_ERROR(get_count(j, path, "hidden_size", true, &c->hidden_size));
+  HEED_RETURN_IF_ERROR(get_count(j, path, "num_hidden_layers", true, &c->layers));
+  HEED_RETURN_IF_ERROR(get_count(j, path, "num_attention_heads", true, &c->heads));
+  HEED_RETURN_IF_ERROR(get_count(j, path, "intermediate_size", true, &c->intermediate));
+  HEED_RETURN_IF_ERROR(get_count(j, path, "max_position_embeddings", false, &c->max_positions));
+  HEED_RETURN_IF_ERROR(get_count(j, path, "type_vocab_size", false, &c->type_vocab_size));
+  if (c->hidden_size % c->heads != 0) {
+    return invalid_file(path + ": hidden_size " + std::to_string(c->hidden_size) + " is not a multiple of num_attention_heads " +
+                        std::to_string(c->heads));
+  }
+  const auto eps = j.find("layer_norm_eps");
+  if (eps != j.end() && !eps->is_null()) {
+    if (!eps->is_number() || !(eps->get<double>() >= 0.0) || eps->get<double>() > 1.0) {
+      return invalid_file(path + ": 'layer_norm_eps' must be a number in [0, 1]");
+    }
+    c->layer_norm_eps = static_cast<float>(eps->get<double>());
+  }
+  const std::string positions = get_string(j, "position_embedding_type", "absolute");
+  if (positions != "absolute") {
+    return unsupported_model(path + ": position_embedding_type '" + positions + "' is not supported (absolute)");
+  }
+  c->hidden_act = get_string(j, "hidden_act", "gelu");
+  if (c->hidden_act == "gelu") {
+    c->activation = fb::Activation::GELU;
+  } else if (c->hidden_act == "gelu_new" || c->hidden_act == "gelu_pytorch_tanh") {
+    c->activation = fb::Activation::GELUTanh;
+  } else if (c->hidden_act == "relu") {
+    c->activation = fb::Activation::ReLU;
+  } else if (c->hidden_act == "silu" || c->hidden_act == "swish") {
+    c->activation = fb::Activation::SiLU;
+  } else {
+    return unsupported_model(path + ": hidden_act '" + c->hidden_act + "' is not supported (gelu, gelu_new, relu, silu)");
+  }
+  return Status::ok();
+}
+
+// vocab.txt: line i is the entry of id i (BertTokenizer strips only the newline).
+Status read_vocab(const std::string& path, uint32_t vocab_size, std::vector<std::string>* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "' (the model's WordPiece vocabulary)");
+  std::vector<std::string> tokens;
+  std::string line;
+  while (std::getline(in, line)) tokens.push_back(line);
+  if (tokens.size() > vocab_size) {
+    return invalid_file(path + ": " + std::to_string(tokens.size()) + " entries, but the model's embeddings have only " +
+                        std::to_string(vocab_size) + " rows");
+  }
+  // Some models pad their embedding table beyond the vocabulary; those rows get names no text
+  // can produce.
+  for (size_t i = tokens.size(); i < vocab_size; ++i) tokens.push_back("[heed:unused" + std::to_string(i) + "]");
+  *out = std::move(tokens);
+  return Status::ok();
+}
+
+int32_t find_token(const std::vector<std::string>& tokens, const std::string& token) {
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (tokens[i] == token) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+std::string shape_string(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Safetensors names (under an optional "bert." prefix) onto heed's, tracking which were used so
+// that nothing unknown is silently dropped.
+class Mapper {
+ public:
+  Mapper(const SafetensorsFile& file, std::string prefix, NeutralModel* out)
+      : file_(file), prefix_(std::move(prefix)), out_(out) {}
+
+  Status corrupt(const std::string& what) const { return invalid_file(file_.where() + ": " + what); }
+  bool has(const std::string& name) const { return file_.find(prefix_ + name) != nullptr; }
+
+  Status values(const std::string& name, const std::vector<uint64_t>& shape, std::vector<float>* out) {
+    const SafetensorsTensor* t = file_.find(prefix_ + name);
+    if (!t) return corrupt("missing tensor '" + prefix_ + name + "'");
+    used_.insert(t->name);
+    if (t->shape != shape) {
+      return corrupt("tensor '" + t->name + "' has shape " + shape_string(t->shape) + ", expected " + shape_string(shape));
+    }
+    return file_.read_f32(*t, out);
+  }
+
+  void add(const std::string& dst, const std::vector<uint64_t>& shape, const std::vector<float>& v, bool quantizable) {
+    std::vector<uint32_t> s(shape.begin(), shape.end());
+    out_->add_f32(dst, s, v.data()).quantizable = quantizable;
+  }
+
+  Status take(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape, bool quantizable) {
+    std::vector<float> v;
+    HEED_RETURN_IF_ERROR(values(src, shape, &v));
+    add(dst, shape, v, quantizable);
+    return Status::ok();
+  }
+
+  Status take_linear(const std::string& src, const std::string& dst, uint64_t rows, uint64_t cols) {
+    HEED_RETURN_IF_ERROR(take(src + ".weight", dst + ".weight", {rows, cols}, true));
+    return take(src + ".bias", dst + ".bias", {rows}, false);
+  }
+
+  Status take_norm(const std::string& src, const std::string& dst, uint64_t d) {
+    HEED_RETURN_IF_ERROR(take(src + ".weight", dst + ".gamma", {d}, false));
+    return take(src + ".bias", dst + ".beta", {d}, false);
+  }
+
+  // Query, key and value stacked row-wise into heed's one qkv projection.
+  Status take_qkv(const std::string& src, const std::string& dst, uint64_t d) {
+    std::vector<float> weight, bias, v;
+    for (const char* part : {".query", ".key", ".value"}) {
+      HEED_RETURN_IF_ERROR(values(src + part + ".weight", {d, d}, &v));
+      weight.insert(weight.end(), v.begin(), v.end());
+      HEED_RETURN_IF_ERROR(values(src + part + ".bias", {d}, &v));
+      bias.insert(bias.end(), v.begin(), v.end());
+    }
+    add(dst + ".weight", {3 * d, d}, weight, true);
+    add(dst + ".bias", {3 * d}, bias, false);
+    return Status::ok();
+  }
+
+  // Everything must be used, except what sentence embeddings never read: the pooler, task heads
+  // and the position_ids buffer older saves contain.
+  Status check_all_used() const {
+    for (const auto& t : file_.tensors()) {
+      if (used_.count(t.name)) continue;
+      const std::string& n = t.name;
+      const std::string local = n.compare(0, prefix_.size(), prefix_) == 0 ? n.substr(prefix_.size()) : n;
+      if (local.rfind("pooler.", 0) == 0 || n.rfind("cls.", 0) == 0 || n.rfind("classifier.", 0) == 0 ||
+          n.rfind("qa_outputs.", 0) == 0 || local == "embeddings.position_ids") {
+        continue;
+      }
+      return unsupported_model(file_.where() + ": tensor '" + n +
+                               "' is not part of a BERT encoder heed understands; refusing to drop it");
+    }
+    return Status::ok();
+  }
+
+ private:
+  const SafetensorsFile& file_;
+  std::string prefix_;
+  NeutralModel* out_;
+  std::set<std::string> used_;
+};
+
+// sentence-transformers' 1_Pooling/config.json: the pooling the embeddings were trained with.
+Status read_pooling(const std::string& dir, std::string* pooling) {
+  const std::string path = dir + "/1_Pooling/config.json";
+  if (!is_file(path)) return Status::ok();
+  nlohmann::json j;
+  HEED_RETURN_IF_ERROR(read_json(path, &j));
+  const auto flag = [&](const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); };
+  if (flag("pooling_mode_mean_tokens")) {
+    *pooling = "mean";
+  } else if (flag("pooling_mode_cls_token")) {
+    *pooling = "cls";
+  } else {
+    return unsupported_model(path + ": only mean or CLS pooling is supported");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+bool looks_like_model(const std::string& dir) {
+  if (!is_file(dir + "/config.json") || !is_file(dir + "/vocab.txt")) return false;
+  nlohmann::json j;
+  if (!read_json(dir + "/config.json", &j)) return false;
+  return get_string(j, "model_type", "") == "bert";
+}
+
+Status read_model(const std::string& dir, NeutralModel* out) {
+  if (!is_directory(dir)) {
+    return io_error("'" + dir + "' is not a folder (a Hugging Face BERT model is a folder with config.json)");
+  }
+  BertConfig c;
+  HEED_RETURN_IF_ERROR(read_config(dir, &c));
+
+  const std::string weights = dir + "/model.safetensors";
+  if (!is_file(weights)) {
+    if (is_file(dir + "/pytorch_model.bin")) {
+      return unsupported_model(dir + ": only pytorch_model.bin, which heed does not read; re-save the model with "
+                               "model.save_pretrained(folder, safe_serialization=True) to get model.safetensors");
+    }
+    return invalid_argument(dir + ": no model.safetensors");
+  }
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(SafetensorsFile::read(weights, &file));
+  const std::string prefix = file.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
+
+  NeutralModel model;
+  Mapper m(file, prefix, &model);
+  const uint64_t d = c.hidden_size, f = c.intermediate;
+  HEED_RETURN_IF_ERROR(m.take("embeddings.word_embeddings.weight", "encoder.embeddings", {c.vocab_size, d}, true));
+  HEED_RETURN_IF_ERROR(m.take("embeddings.position_embeddings.weight", "encoder.positions", {c.max_positions, d}, false));
+  if (c.type_vocab_size > 0 && m.has("embeddings.token_type_embeddings.weight")) {
+    HEED_RETURN_IF_ERROR(
+        m.take("embeddings.token_type_embeddings.weight", "encoder.token_types", {c.type_vocab_size, d}, false));
+  } else {
+    c.type_vocab_size = 0;
+  }
+  HEED_RETURN_IF_ERROR(m.take_norm("embeddings.LayerNorm", "encoder.embedding_norm", d));
+  for (uint32_t i = 0; i < c.layers; ++i) {
+    const std::string in = "encoder.layer." + std::to_string(i);
+    const std::string o = names::layer("encoder", static_cast<int>(i));
+    HEED_RETURN_IF_ERROR(m.take_qkv(in + ".attention.self", o + ".self_attn.qkv", d));
+    HEED_RETURN_IF_ERROR(m.take_linear(in + ".attention.output.dense", o + ".self_attn.out", d, d));
+    HEED_RETURN_IF_ERROR(m.take_norm(in + ".attention.output.LayerNorm", o + ".self_attn.norm", d));
+    HEED_RETURN_IF_ERROR(m.take_linear(in + ".intermediate.dense", o + ".ffn.in", f, d));
+    HEED_RETURN_IF_ERROR(m.take_linear(in + ".output.dense", o + ".ffn.out", d, f));
+    HEED_RETURN_IF_ERROR(m.take_norm(in + ".output.LayerNorm", o + ".ffn.norm", d));
+  }
+  if (m.has("encoder.layer." + std::to_string(c.layers) + ".output.dense.weight")) {
+    return m.corrupt("the file has more layers than config.json's " + std::to_string(c.layers));
+  }
+  HEED_RETURN_IF_ERROR(m.check_all_used());
+
+  fb::TransformerEncoderOnlyT config;
+  config.encoder = std::make_unique<fb::TransformerStackT>();
+  fb::TransformerStackT& s = *config.encoder;
+  s.num_layers = c.layers;
+  s.d_model = c.hidden_size;
+  s.num_heads = c.heads;
+  s.ffn_dim = c.intermediate;
+  s.activation = c.activation;
+  s.norm = fb::NormKind::LayerNorm;
+  s.norm_epsilon = c.layer_norm_eps;
+  s.pre_norm = false;
+  s.final_norm = false;
+  s.embedding_norm = true;
+  s.position_encoding = fb::PositionEncoding::Learned;
+  s.max_positions = c.max_positions;
+  s.embedding_scale = 1.0f;
+  s.vocab_size = c.vocab_size;
+  config.type_vocab_size = c.type_vocab_size;
+  model.config.Set(std::move(config));
+
+  // Tokenizer: vocab.txt and BertTokenizer's casing rules.
+  nlohmann::json tc = nlohmann::json::object();
+  const std::string tc_path = dir + "/tokenizer_config.json";
+  if (is_file(tc_path)) HEED_RETURN_IF_ERROR(read_json(tc_path, &tc));
+  bool lowercase = true;  // BertTokenizer's default
+  if (tc.contains("do_lower_case") && tc["do_lower_case"].is_boolean()) lowercase = tc["do_lower_case"].get<bool>();
+  if (tc.contains("tokenize_chinese_chars") && tc["tokenize_chinese_chars"].is_boolean() &&
+      !tc["tokenize_chinese_chars"].get<bool>()) {
+    return unsupported_model(tc_path + ": tokenize_chinese_chars false is not supported");
+  }
+  std::vector<std::string> vocab;
+  HEED_RETURN_IF_ERROR(read_vocab(dir + "/vocab.txt", c.vocab_size, &vocab));
+  fb::TokenizerT& tok = model.tokenizer;
+  tok.kind = fb::TokenizerKind::WordPiece;
+  const auto special = [&](const char* key, const char* fallback, int32_t* id) -> Status {
+    const std::string token = get_string(tc, key, fallback);
+    *id = find_token(vocab, token);
+    if (*id < 0) return invalid_file(dir + "/vocab.txt: the special token '" + token + "' (" + key + ") is missing");
+    return Status::ok();
+  };
+  HEED_RETURN_IF_ERROR(special("unk_token", "[UNK]", &tok.unk_id));
+  HEED_RETURN_IF_ERROR(special("cls_token", "[CLS]", &tok.bos_id));
+  HEED_RETURN_IF_ERROR(special("sep_token", "[SEP]", &tok.eos_id));
+  HEED_RETURN_IF_ERROR(special("pad_token", "[PAD]", &tok.pad_id));
+  // BertTokenizer keeps its special tokens whole when the text contains them.
+  std::string never_split;
+  for (const char* key : {"unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
+    const char* fallback = std::string(key) == "unk_token"   ? "[UNK]"
+                           : std::string(key) == "sep_token" ? "[SEP]"
+                           : std::string(key) == "pad_token" ? "[PAD]"
+                           : std::string(key) == "cls_token" ? "[CLS]"
+                                                             : "[MASK]";
+    const std::string token = get_string(tc, key, fallback);
+    if (find_token(vocab, token) < 0 || token.find(' ') != std::string::npos) continue;
+    never_split += (never_split.empty() ? "" : " ") + token;
+  }
+  tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok.target_vocabulary->tokens = std::move(vocab);
+
+  std::string pooling;
+  HEED_RETURN_IF_ERROR(read_pooling(dir, &pooling));
+
+  model.producer.name = "heed convert";
+  model.producer.version = HEED_VERSION;
+  model.producer.source_format = "hf-bert";
+  model.producer.source_name = base_name(dir);
+  model.metadata.emplace_back("source_format", "hf-bert");
+  model.metadata.emplace_back("tokenizer.do_lower_case", lowercase ? "true" : "false");
+  if (tc.contains("strip_accents") && tc["strip_accents"].is_boolean()) {
+    model.metadata.emplace_back("tokenizer.strip_accents", tc["strip_accents"].get<bool>() ? "true" : "false");
+  }
+  if (!never_split.empty()) model.metadata.emplace_back("tokenizer.never_split", never_split);
+  if (!pooling.empty()) model.metadata.emplace_back("embedding.pooling", pooling);
+  model.metadata.emplace_back("hf.hidden_act", c.hidden_act);
+  *out = std::move(model);
+  return Status::ok();
+}
+
+}  // namespace heed::convert::hf_bert

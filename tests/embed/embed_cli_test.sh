@@ -1,0 +1,84 @@
+#!/bin/sh
+# `heed convert --from hf-bert` and `heed embed` end to end on the committed tiny BERT: one JSON
+# line per input line, values within 1e-4 of transformers (reference.json), --pooling cls,
+# --normalize (unit length), batching that does not change results, usage errors (exit 2) and
+# runtime errors (exit 1, one line), a translation model refused.
+# The C API program (embed_c.c) embeds the same lines and must agree with the library too.
+# usage: embed_cli_test.sh "EMULATOR" HEED FIXTURE_DIR FOLDER C_PROGRAM SHARED_DIR   (EMULATOR may be empty)
+set -u
+emu=$1 heed=$2 fixture=$3 dir=$4 cprog=$5 shared=$6
+rm -rf "$dir" && mkdir -p "$dir" || exit 1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+$emu "$heed" convert --from hf-bert "$fixture/model" -o "$dir/f32.heed" -q float32 --quiet 2>"$dir/err" ||
+  fail "convert float32: $(cat "$dir/err")"
+$emu "$heed" convert "$fixture/model" -o "$dir/i8.heed" --quiet 2>"$dir/err" || fail "convert int8 (detected): $(cat "$dir/err")"
+
+# The library's first vector of KEY in reference.json (sentence 0: "Hello, world!"), one number a line.
+reference() { sed "s/.*\"$1\": \[\[\([^]]*\)\].*/\1/" "$fixture/reference.json" | tr ',' '\n' | tr -d ' '; }
+# The numbers of output line N, one a line.
+numbers() { sed -n "${1}p" "$2" | sed 's/^{"embedding":\[\(.*\)\]}$/\1/' | tr ',' '\n'; }
+# Largest absolute difference between two files of numbers.
+maxdiff() { paste "$1" "$2" | awk '{d = $1 - $2; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.3g", m + 0}'; }
+
+printf 'Hello, world!\nThe quick brown fox jumps over the lazy dog.\n\n' >"$dir/in.txt"
+$emu "$heed" embed -m "$dir/f32.heed" <"$dir/in.txt" >"$dir/mean.jsonl" 2>"$dir/err" || fail "embed: $(cat "$dir/err")"
+[ "$(wc -l <"$dir/mean.jsonl")" -eq 3 ] || fail "expected 3 lines, got $(wc -l <"$dir/mean.jsonl")"
+grep -qv '^{"embedding":\[[-0-9.e,]*\]}$' "$dir/mean.jsonl" && fail "malformed line: $(grep -v '^{"embedding":\[[-0-9.e,]*\]}$' "$dir/mean.jsonl" | head -1)"
+numbers 1 "$dir/mean.jsonl" >"$dir/got"
+[ "$(wc -l <"$dir/got")" -eq 64 ] || fail "expected 64 numbers, got $(wc -l <"$dir/got")"
+reference mean >"$dir/want"
+d=$(maxdiff "$dir/got" "$dir/want")
+awk -v d="$d" 'BEGIN {exit !(d < 1e-4)}' || fail "mean pooling differs from transformers by $d"
+
+$emu "$heed" embed -m "$dir/f32.heed" --pooling cls --normalize <"$dir/in.txt" >"$dir/cls.jsonl" 2>"$dir/err" ||
+  fail "embed --pooling cls: $(cat "$dir/err")"
+numbers 1 "$dir/cls.jsonl" >"$dir/got"
+reference cls_normalized >"$dir/want"
+d=$(maxdiff "$dir/got" "$dir/want")
+awk -v d="$d" 'BEGIN {exit !(d < 1e-4)}' || fail "normalized cls pooling differs from transformers by $d"
+norm=$(numbers 2 "$dir/cls.jsonl" | awk '{s += $1 * $1} END {printf "%.6f", sqrt(s)}')
+[ "$norm" = "1.000000" ] || fail "--normalize gave length $norm"
+
+# One sentence per call gives the same lines as batches of 8.
+$emu "$heed" embed -m "$dir/f32.heed" --batch 1 <"$dir/in.txt" >"$dir/b1.jsonl" 2>"$dir/err" || fail "--batch 1: $(cat "$dir/err")"
+numbers 2 "$dir/b1.jsonl" >"$dir/got"
+numbers 2 "$dir/mean.jsonl" >"$dir/want"
+d=$(maxdiff "$dir/got" "$dir/want")
+awk -v d="$d" 'BEGIN {exit !(d < 1e-5)}' || fail "--batch 1 differs from batches of 8 by $d"
+
+# int8 weights run too (their precision is held by heed_embed_test).
+$emu "$heed" embed -m "$dir/i8.heed" <"$dir/in.txt" >"$dir/i8.jsonl" 2>"$dir/err" || fail "embed int8: $(cat "$dir/err")"
+[ "$(wc -l <"$dir/i8.jsonl")" -eq 3 ] || fail "int8: expected 3 lines"
+
+# The C API: same values as the library, and its own error checks (exit 0).
+$emu "$cprog" "$dir/f32.heed" <"$dir/in.txt" >"$dir/c.jsonl" 2>"$dir/err" || fail "C API: $(cat "$dir/err")"
+numbers 1 "$dir/c.jsonl" >"$dir/got"
+reference mean >"$dir/want"
+d=$(maxdiff "$dir/got" "$dir/want")
+awk -v d="$d" 'BEGIN {exit !(d < 1e-4)}' || fail "C API mean pooling differs from transformers by $d"
+[ "$(wc -l <"$dir/c.jsonl")" -eq 3 ] || fail "C API: expected 3 lines"
+
+# A translation model is refused with a clear message.
+$emu "$heed" convert "$shared/models/ct2/aren-transliteration" -o "$dir/aren.heed" --quiet 2>"$dir/err" ||
+  fail "convert aren: $(cat "$dir/err")"
+$emu "$heed" embed -m "$dir/aren.heed" <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'not an encoder-only' "$dir/err" || fail "translation model: exit $rc, $(cat "$dir/err")"
+
+# Errors: usage (exit 2), runtime (exit 1, one line).
+$emu "$heed" embed <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] || fail "missing --model: exit $rc"
+$emu "$heed" embed -m "$dir/f32.heed" --pooling max <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] || fail "--pooling max: exit $rc"
+$emu "$heed" embed -m "$dir/f32.heed" --max-length 65 <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed embed: ' "$dir/err" || fail "--max-length 65: exit $rc, $(cat "$dir/err")"
+printf 'caf\303\n' | $emu "$heed" embed -m "$dir/f32.heed" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'UTF-8' "$dir/err" || fail "invalid UTF-8: exit $rc, $(cat "$dir/err")"
+$emu "$heed" embed -m "$dir/missing.heed" <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] || fail "missing model: exit $rc"
+$emu "$heed" embed --help >"$dir/help" 2>&1 || fail "--help failed"
+grep -q 'pooling' "$dir/help" || fail "--help does not explain pooling"
+
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
+echo "heed embed: all checks passed"

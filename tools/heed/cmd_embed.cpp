@@ -1,0 +1,114 @@
+// `heed embed`: one sentence embedding per input line, from an encoder-only (BERT-family) model.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "heed/embedder.h"
+
+namespace heed::cli {
+namespace {
+
+constexpr const char* kDescription =
+    "Reads sentences from stdin, one per line, and writes one embedding per line to stdout as\n"
+    "JSON lines: {\"embedding\":[x0,x1,...]} with d_model numbers each (printed with 9\n"
+    "significant digits, enough to read back the same float32). Line i of the output belongs to\n"
+    "line i of the input; an empty line is embedded too ([CLS] [SEP] alone).\n"
+    "\n"
+    "The model is an encoder-only Transformer converted with `heed convert --from hf-bert` (BERT,\n"
+    "MiniLM, sentence-transformers models). Each line is tokenized like Hugging Face's\n"
+    "BertTokenizer (the model's vocab.txt and casing), wrapped in [CLS] ... [SEP] and cut to\n"
+    "--max-length tokens.\n"
+    "\n"
+    "Pooling: mean (the average of the last hidden states over the sentence's tokens, [CLS] and\n"
+    "[SEP] included, as sentence-transformers computes it) or cls (the [CLS] token's state). The\n"
+    "default is the pooling recorded by the converter (sentence-transformers folders name it),\n"
+    "else mean. --normalize divides each vector by its L2 norm (cosine similarity is then a dot\n"
+    "product).\n"
+    "\n"
+    "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
+
+std::vector<OptionSpec> specs() {
+  return {
+      {"model", 'm', true, "MODEL.heed", "the model (required)"},
+      {"pooling", 'p', true, "MODE", "mean or cls (default: the model's, else mean)"},
+      {"normalize", 0, false, "", "L2-normalize each embedding"},
+      {"batch", 'b', true, "N", "sentences per encoder call (default 8)"},
+      {"max-length", 0, true, "N", "tokens per sentence, [CLS] and [SEP] included (default: the model's limit)"},
+      {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
+  };
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "heed embed: %s\n", message.c_str());
+  return kExitError;
+}
+
+void print_embedding(const float* v, size_t n) {
+  std::fputs("{\"embedding\":[", stdout);
+  for (size_t i = 0; i < n; ++i) std::printf(i ? ",%.9g" : "%.9g", static_cast<double>(v[i]));
+  std::fputs("]}\n", stdout);
+}
+
+int run_embed(const std::vector<std::string>& argv) {
+  Args args("embed", "-m MODEL.heed [--pooling mean|cls] [--normalize] < sentences.txt", kDescription, specs());
+  if (!args.parse(argv)) return kExitUsage;
+  if (args.help_requested()) return kExitOk;
+  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
+  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  const auto batch = args.get_int("batch", 8, 1, 4096);
+  const auto max_length = args.get_int("max-length", 0, 0, 1 << 20);
+  const auto threads = args.get_int("threads", 1, 0, 256);
+  if (!batch || !max_length || !threads) return kExitUsage;
+  if (*max_length == 1) return args.usage_error("--max-length must be at least 2 ([CLS] and [SEP])");
+  Pooling pooling = Pooling::kMean;
+  if (args.has("pooling") && !parse_pooling(args.get("pooling"), &pooling)) {
+    return args.usage_error("--pooling must be mean or cls, not '" + args.get("pooling") + "'");
+  }
+
+  EmbedderOptions options;
+  options.max_batch = static_cast<size_t>(*batch);
+  options.max_length = static_cast<size_t>(*max_length);
+  options.threads = static_cast<size_t>(*threads);
+  std::unique_ptr<Embedder> embedder;
+  Status st = Embedder::open(args.get("model"), options, &embedder);
+  if (!st) return fail(st.message());
+  if (!args.has("pooling")) pooling = embedder->default_pooling();
+  const bool normalize = args.has("normalize");
+
+  std::vector<std::string> lines;
+  std::vector<float> vectors;
+  std::string line;
+  const size_t dim = embedder->dimension();
+  auto flush = [&]() -> Status {
+    if (lines.empty()) return Status::ok();
+    HEED_RETURN_IF_ERROR(embedder->embed_text(lines, pooling, normalize, &vectors));
+    for (size_t i = 0; i < lines.size(); ++i) print_embedding(vectors.data() + i * dim, dim);
+    std::fflush(stdout);
+    lines.clear();
+    return Status::ok();
+  };
+  size_t number = 0;
+  while (std::getline(std::cin, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+    if (lines.size() == embedder->max_batch()) {
+      st = flush();
+      if (!st) return fail("input around line " + std::to_string(number) + ": " + st.message());
+    }
+  }
+  st = flush();
+  if (!st) return fail("input around line " + std::to_string(number) + ": " + st.message());
+  return kExitOk;
+}
+
+}  // namespace
+
+HEED_REGISTER_COMMAND(embed, "embed", "sentence embeddings (stdin lines -> JSON lines) with a BERT-style encoder", 55,
+                      run_embed);
+
+}  // namespace heed::cli
