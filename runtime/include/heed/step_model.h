@@ -27,6 +27,7 @@ struct TokenBatch {
 //   kAuto:    XNNPACK's fully connected operator for f32 layers when a call has at least 4 rows
 //             (where it measured 1.5-4.9x faster), heed's gemm_f32 below that; heed's kernels
 //             only when heed is built without XNNPACK (HEED_WITH_XNNPACK=OFF).
+//             XNNPACK packs its own copy of the f32 weights at creation (about twice the memory).
 //   kHeed:    heed's kernels for everything.
 //   kXnnpack: XNNPACK for every f32 layer call it can take (any row count); without XNNPACK in
 //             the build, session creation fails with kInvalidArgument.
