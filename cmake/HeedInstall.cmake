@@ -34,6 +34,10 @@ install(FILES ${CMAKE_BINARY_DIR}/heedConfig.cmake ${CMAKE_BINARY_DIR}/heedConfi
 
 # pkg-config: the libraries in link order, then the system libraries they need. The prefix is
 # relative to the .pc file, so the file stays right with `cmake --install --prefix` and in the .deb.
+set(HEED_PC_XNNPACK "")
+if(HEED_WITH_XNNPACK)
+  set(HEED_PC_XNNPACK "-lXNNPACK ")
+endif()
 file(RELATIVE_PATH HEED_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/heed.pc.in ${CMAKE_BINARY_DIR}/heed.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/heed.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
@@ -65,4 +69,8 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libflatbuffers-dev, libsentencepiece-dev, libcpuinfo-dev, libpthreadpool-dev")
 string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libutf8proc2")  # WordPiece (BERT) tokenizer
 string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS ", libutf8proc-dev")
+if(HEED_WITH_XNNPACK)  # the f32 GEMM backend
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libxnnpack0")
+  string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS ", libxnnpack-dev")
+endif()
 include(CPack)

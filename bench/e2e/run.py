@@ -78,10 +78,12 @@ class Engine:
         self.name, self.kind, self.model, self.argv_for = name, kind, model, argv_for
 
 
-def heed_engine(name, heed_bin, model):
+def heed_engine(name, heed_bin, model, backend=None):
+    """backend: None (heed's default, auto) or a `heed translate --backend` value."""
     def argv(threads, batch, beam, length):
         return [heed_bin, "translate", "-m", model, "--tokens", "--threads", str(threads), "--beam", str(beam),
-                "--batch", str(batch), "--max-len", str(length), "--min-len", str(length)]
+                "--batch", str(batch), "--max-len", str(length), "--min-len", str(length)] + (
+                    ["--backend", backend] if backend else [])
     return Engine(name, "heed", model, argv)
 
 
@@ -247,6 +249,9 @@ def main():
     p.add_argument("--sentences", type=int, default=0, help="use the first N input lines (0: all)")
     p.add_argument("--scenarios", default="abcde")
     p.add_argument("--no-fp32", action="store_true", help="skip the float32 comparison")
+    p.add_argument("--fp32-scenarios", default="a",
+                   help="scenarios of the float32 comparison (heed auto, CTranslate2, heed --backend xnnpack, "
+                        "heed --backend heed)")
     p.add_argument("--max-load", type=float, default=0,
                    help="before each run wait until the 1-minute load average is at most this (0: do not wait)")
     p.add_argument("--patience", type=float, default=120, help="longest wait for --max-load, seconds")
@@ -267,14 +272,21 @@ def main():
     row_major = os.path.join(work, "int8-row-major.heed")
     if os.path.exists(row_major):
         int8.append(heed_engine("heed int8 row-major", a.heed, row_major))
-    fp32 = [heed_engine("heed float32", a.heed, os.path.join(work, "fp32.heed")),
-            ct2_engine("CTranslate2 float32", a.python, os.path.join(work, "ct2-float32"), "float32")]
+    fp32_model = os.path.join(work, "fp32.heed")
+    # heed float32 runs its default backend (auto: XNNPACK's f32 GEMM from 4 rows per call, heed's
+    # kernels below); the XNNPACK-only path and heed's own kernels only are measured beside it.
+    fp32 = [heed_engine("heed float32", a.heed, fp32_model),
+            ct2_engine("CTranslate2 float32", a.python, os.path.join(work, "ct2-float32"), "float32"),
+            heed_engine("heed float32 xnnpack", a.heed, fp32_model, "xnnpack"),
+            heed_engine("heed float32 heed-kernels", a.heed, fp32_model, "heed")]
     plan = []  # (scenario tuple, engines)
     for s in SCENARIOS:
         if s[0] in a.scenarios:
             plan.append((s, int8))
-    if not a.no_fp32 and "a" in a.scenarios:
-        plan.append((SCENARIOS[0], fp32))
+    if not a.no_fp32:
+        for s in SCENARIOS:
+            if s[0] in a.fp32_scenarios:
+                plan.append((s, fp32))
     sizes = {}
     for _, engines in plan:
         for e in engines:
@@ -321,15 +333,21 @@ def main():
     by = {(r["scenario"], r["engine"]): r for r in rows}
     ratios = []
     for (key, label, threads, batch, beam), engines in plan:
-        h, c = by[(label, engines[0].name)], by[(label, engines[1].name)]
-        ratios.append({
-            "scenario": label + (" (int8)" if engines is int8 else " (float32)"),
-            "tokens_per_s_ratio": h["tokens_per_s"] / c["tokens_per_s"],
-            "e2e_ratio": h["e2e_tokens_per_s"] / c["e2e_tokens_per_s"],
-            "cpu_ratio": h["tokens_per_cpu_s"] / c["tokens_per_cpu_s"],
-            "identical_outputs": agreement(runs[(label, engines[0].name)][0]["outputs"],
-                                           runs[(label, engines[1].name)][0]["outputs"]),
-        })
+        # Every heed engine against the CTranslate2 engine (engines[1]) of its comparison.
+        c = by[(label, engines[1].name)]
+        for e in [engines[0]] + list(engines[2:]):
+            h = by[(label, e.name)]
+            suffix = " (int8)" if engines is int8 else " (float32)"
+            if e is not engines[0]:
+                suffix = " (%s)" % e.name.replace("heed ", "")
+            ratios.append({
+                "scenario": label + suffix,
+                "tokens_per_s_ratio": h["tokens_per_s"] / c["tokens_per_s"],
+                "e2e_ratio": h["e2e_tokens_per_s"] / c["e2e_tokens_per_s"],
+                "cpu_ratio": h["tokens_per_cpu_s"] / c["tokens_per_cpu_s"],
+                "identical_outputs": agreement(runs[(label, e.name)][0]["outputs"],
+                                               runs[(label, engines[1].name)][0]["outputs"]),
+            })
     goals = []
     ratio_of = {r["scenario"].replace(" (int8)", ""): r["tokens_per_s_ratio"] for r in ratios if "(int8)" in r["scenario"]}
     if SCENARIOS[0][1] in ratio_of:

@@ -202,6 +202,38 @@ int main(int argc, char** argv) {
   s = heed_translate_text(translator, NULL, 1, out, sizeof out, &length);
   CHECK(s == HEED_INVALID_ARGUMENT, "null text: %d", (int)s);
 
+  /* Each float32 GEMM backend gives generate()'s greedy ids; an unknown backend is refused. */
+  {
+    const heed_backend backends[2] = {HEED_BACKEND_HEED, HEED_BACKEND_XNNPACK};
+    size_t b;
+    for (b = 0; b < 2; ++b) {
+      heed_translator* other = NULL;
+      options.arena = NULL;
+      options.arena_size = 0;
+      options.backend = backends[b];
+      s = heed_translator_create(model, &options, &other);
+      if (s != HEED_OK && backends[b] == HEED_BACKEND_XNNPACK && strstr(heed_model_last_error(model), "without XNNPACK")) {
+        continue; /* built with HEED_WITH_XNNPACK=OFF */
+      }
+      CHECK(s == HEED_OK, "backend %d: %s", (int)backends[b], heed_model_last_error(model));
+      if (s != HEED_OK) continue;
+      s = heed_translate_ids(other, source_ids, source_offsets, n, 1, out_ids, MAX_IDS, out_offsets);
+      CHECK(s == HEED_OK, "backend %d translate_ids: %s", (int)backends[b], heed_translator_last_error(other));
+      for (i = 0; s == HEED_OK && i < n; ++i) {
+        size_t first = expected_offsets[i], last = expected_offsets[i + 1];
+        if (last > first && expected_ids[last - 1] == eos) --last;
+        CHECK(out_offsets[i + 1] - out_offsets[i] == last - first &&
+                  memcmp(out_ids + out_offsets[i], expected_ids + first, (last - first) * sizeof(int32_t)) == 0,
+              "backend %d: ids of '%s' differ from generate()'s", (int)backends[b], sources[i]);
+      }
+      heed_translator_free(other);
+    }
+    options.backend = (heed_backend)7;
+    s = heed_translator_create(model, &options, &small);
+    CHECK(s == HEED_INVALID_ARGUMENT && small == NULL && strstr(heed_model_last_error(model), "backend"),
+          "backend 7: status %d (%s)", (int)s, heed_model_last_error(model));
+  }
+
   heed_translator_free(translator);
   heed_model_free(model);
   free(arena_block);

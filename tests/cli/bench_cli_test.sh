@@ -37,6 +37,14 @@ $emu "$heed" bench -m "$dir/aren.heed" --sentences 3 --source-len 5 --length 6 -
 [ "$(json_field "$dir/out" tokens_per_pass)" = 18 ] || fail "--threads 2: tokens per pass is not 3 x 6: $(cat "$dir/out")"
 [ "$(json_field "$dir/out" threads)" = 2 ] || fail "--threads 2: threads field: $(cat "$dir/out")"
 
+# The float32 GEMM backends (the aren model is float32): the same work per pass, the backend reported.
+for backend in heed xnnpack auto; do
+  $emu "$heed" bench -m "$dir/aren.heed" --sentences 3 --source-len 5 --length 6 --beam 2 --backend $backend \
+    --repeat 1 --warmup 0 --json >"$dir/out" 2>"$dir/err" || fail "bench --backend $backend: $(cat "$dir/err")"
+  [ "$(json_field "$dir/out" tokens_per_pass)" = 18 ] || fail "--backend $backend: tokens per pass: $(cat "$dir/out")"
+  [ "$(json_field "$dir/out" backend)" = $backend ] || fail "--backend $backend: backend field: $(cat "$dir/out")"
+done
+
 # Sources from a file; --length 0 decodes until the end token (the known outputs: 6 + 1 and 4 + 1).
 printf 'آ ت ز م و ن\nآ ز ا\n' >"$dir/in"
 $emu "$heed" bench -m "$dir/aren.heed" --input "$dir/in" --length 0 --beam 4 --batch 2 --repeat 1 --json \
@@ -59,6 +67,7 @@ $emu "$heed" bench -m "$dir/stories.heed" --sentences 2 --length 20 --repeat 1 -
 $emu "$heed" bench >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "no --model: not exit 2"
 $emu "$heed" bench -m "$dir/stories.heed" --beam 4 >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "--beam on a language model: not exit 2"
 $emu "$heed" bench -m "$dir/aren.heed" --threads -1 >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "--threads -1: not exit 2"
+$emu "$heed" bench -m "$dir/aren.heed" --backend gpu >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "--backend gpu: not exit 2"
 $emu "$heed" bench -m "$dir/aren.heed" --repeat 0 >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "--repeat 0: not exit 2"
 $emu "$heed" bench -m "$dir/missing.heed" >/dev/null 2>"$dir/err"; [ $? -eq 1 ] || fail "missing model: not exit 1"
 [ "$(wc -l <"$dir/err")" -eq 1 ] || fail "missing model: not one line: $(cat "$dir/err")"

@@ -1,6 +1,7 @@
 #include "allocation_counter.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <new>
 
@@ -30,6 +31,20 @@ void* realloc(void* p, size_t n) {
   return __libc_realloc(p, n);
 }
 void free(void* p) { __libc_free(p); }
+// Aligned allocations too: XNNPACK (the f32 backend) allocates its packed weights this way.
+int posix_memalign(void** out, size_t alignment, size_t n) {
+  count();
+  *out = __libc_memalign(alignment, n);
+  return *out == nullptr ? ENOMEM : 0;
+}
+void* aligned_alloc(size_t alignment, size_t n) {
+  count();
+  return __libc_memalign(alignment, n);
+}
+void* memalign(size_t alignment, size_t n) {
+  count();
+  return __libc_memalign(alignment, n);
+}
 }
 
 void* operator new(size_t n) {

@@ -95,6 +95,15 @@ TEST_CASE("Transformer encoder-decoder: 1, 2 and 3 threads give identical log-pr
     const LoadedModel loaded = load_model(make_tiny_model(*o));
     check_identical(*loaded.model, StepModelLimits{3, 3, 12, 10}, &batch, 3, 3, 10);
   }
+  // f32 on each GEMM backend (auto above: XNNPACK for the 9-row steps, heed's gemm_f32 below 4).
+  const LoadedModel loaded = load_model(make_tiny_model(f32));
+  for (Backend backend : {Backend::kHeed, Backend::kXnnpack}) {
+    if (backend == Backend::kXnnpack && !built_with_xnnpack()) continue;
+    INFO("backend " << backend_name(backend));
+    StepModelLimits limits{3, 3, 12, 10};
+    limits.backend = backend;
+    check_identical(*loaded.model, limits, &batch, 3, 3, 10);
+  }
 }
 
 TEST_CASE("decoder-only (stories260K: RoPE, GQA, SwiGLU): 1, 2 and 3 threads identical") {

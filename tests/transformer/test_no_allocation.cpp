@@ -17,10 +17,12 @@ namespace heed::test {
 namespace {
 
 #if HEED_COUNT_ALLOCATIONS
-void run_without_allocating(const TinyOptions& options, size_t threads, bool capture_attention = false) {
+void run_without_allocating(const TinyOptions& options, size_t threads, bool capture_attention = false,
+                            Backend backend = Backend::kAuto) {
   const LoadedModel loaded = load_model(make_tiny_model(options));
   StepModelLimits limits{2, 3, 10, 8};
-  limits.capture_attention = capture_attention;  // step() then also copies the cross-attention
+  limits.capture_attention = capture_attention;
+  limits.backend = backend;  // step() then also copies the cross-attention
   auto session = make_session(*loaded.model, limits, {}, threads);
   REQUIRE((session->last_attention() != nullptr) == capture_attention);
   const size_t rows = 6, V = session->vocab_size();
@@ -63,6 +65,10 @@ TEST_CASE("start, step and reorder perform no heap allocation") {
     run_without_allocating(f32, threads);
     run_without_allocating(f32, threads, /*capture_attention=*/true);
     run_without_allocating(i8, threads);
+    // The f32 GEMM backends: XNNPACK packs its weights at creation; its setup and run per call
+    // must not allocate (auto above already takes it for the 6-row steps).
+    run_without_allocating(f32, threads, false, Backend::kHeed);
+    if (built_with_xnnpack()) run_without_allocating(f32, threads, false, Backend::kXnnpack);
   }
   threading::set_min_task_work(threading::kMinTaskWork);
 #endif

@@ -121,4 +121,26 @@ std::optional<double> Args::get_double(const std::string& name, double fallback)
   return x;
 }
 
+OptionSpec backend_option() {
+  return {"backend", 0, true, "B",
+          "float32 GEMMs: auto (default: XNNPACK from 4 rows, heed below), heed or xnnpack (always); "
+          "XNNPACK holds a packed copy of the float32 weights (2x memory); int8/float16 models always "
+          "run heed's kernels"};
+}
+
+std::optional<Backend> get_backend(const Args& args) {
+  Backend b = Backend::kAuto;
+  if (!args.has("backend")) return b;
+  const std::string v = args.get("backend");
+  if (!parse_backend(v.c_str(), &b)) {
+    args.usage_error("--backend must be auto, heed or xnnpack (got '" + v + "')");
+    return std::nullopt;
+  }
+  if (b == Backend::kXnnpack && !built_with_xnnpack()) {
+    args.usage_error("--backend xnnpack: this heed was built without XNNPACK");
+    return std::nullopt;
+  }
+  return b;
+}
+
 }  // namespace heed::cli

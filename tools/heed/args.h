@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "heed/step_model.h"
+
 namespace heed::cli {
 
 struct OptionSpec {
@@ -48,5 +50,10 @@ class Args {
   std::vector<std::string> positionals_;
   bool help_requested_ = false;
 };
+
+// --backend auto|heed|xnnpack, shared by translate, generate, score and bench.
+OptionSpec backend_option();
+// Its value (default auto); a usage error listing the choices, and nullopt, for anything else.
+std::optional<Backend> get_backend(const Args& args);
 
 }  // namespace heed::cli

@@ -56,6 +56,7 @@ std::vector<OptionSpec> specs() {
       {"repeat", 'r', true, "N", "timed passes (default 5)"},
       {"warmup", 'w', true, "N", "untimed passes first (default 1)"},
       {"threads", 't', true, "N", "worker threads of the session (default 1; 0: one per core)"},
+      backend_option(),
       {"json", 0, false, "", "print one JSON object instead of the table"},
   };
 }
@@ -84,6 +85,7 @@ double percentile(std::vector<double> values, double p) {
 
 struct Settings {
   size_t batch = 1, beam = 1, sentences = 16, source_len = 32, length = 32, repeat = 5, warmup = 1, threads = 1;
+  Backend backend = Backend::kAuto;
 };
 
 struct Result {
@@ -124,6 +126,7 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
                          Result* r) {
   TranslatorOptions options;
   options.threads = s.threads;
+  options.limits.backend = s.backend;
   options.limits.max_batch = s.batch;
   options.limits.max_beam = s.beam;
   options.limits.max_target_len = s.length == 0 ? 256 : s.length;
@@ -198,6 +201,7 @@ Status bench_generation(const std::string& path, const Settings& s, Clock::time_
   std::unique_ptr<Generator> generator;
   GeneratorOptions generator_options;
   generator_options.threads = s.threads;
+  generator_options.backend = s.backend;
   HEED_RETURN_IF_ERROR(Generator::open(path, generator_options, &generator));
   r->open_ms = ms_since(open_start);
   GenerateOptions options;
@@ -238,7 +242,8 @@ int run_bench(const std::vector<std::string>& argv) {
   const auto repeat = args.get_int("repeat", 5, 1, 1 << 20);
   const auto warmup = args.get_int("warmup", 1, 0, 1 << 20);
   const auto threads = args.get_int("threads", 1, 0, 256);
-  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup || !threads) return kExitUsage;
+  const auto backend = get_backend(args);
+  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup || !threads || !backend) return kExitUsage;
   Settings s;
   s.batch = static_cast<size_t>(*batch);
   s.beam = static_cast<size_t>(*beam);
@@ -247,6 +252,7 @@ int run_bench(const std::vector<std::string>& argv) {
   s.length = static_cast<size_t>(*length);
   s.repeat = static_cast<size_t>(*repeat);
   s.warmup = static_cast<size_t>(*warmup);
+  s.backend = *backend;
   s.threads = *threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<size_t>(*threads);
   const std::string path = args.get("model");
 
@@ -280,17 +286,18 @@ int run_bench(const std::vector<std::string>& argv) {
   const char* unit = family == fb::ModelConfig::TransformerDecoderOnly ? "generation" : "batch";
   if (args.has("json")) {
     std::printf("{\"model\": \"%s\", \"family\": \"%s\", \"file_mib\": %.2f, \"kernels\": \"%s\", \"batch\": %zu, "
-                "\"beam\": %zu, \"length\": %zu, \"threads\": %zu, \"open_ms\": %.2f, \"first_result_ms\": %.2f, "
+                "\"beam\": %zu, \"length\": %zu, \"threads\": %zu, \"backend\": \"%s\", \"open_ms\": %.2f, \"first_result_ms\": %.2f, "
                 "\"tokens_per_s\": %.2f, \"tokens_per_s_min\": %.2f, \"tokens_per_s_max\": %.2f, "
                 "\"latency_ms_p50\": %.3f, \"latency_ms_p90\": %.3f, \"latency_ms_p99\": %.3f, "
                 "\"tokens_per_pass\": %zu, \"peak_rss_mib\": %.2f}\n",
-                path.c_str(), fb::EnumNameModelConfig(family), file_mib, isa, s.batch, s.beam, s.length, s.threads, r.open_ms,
+                path.c_str(), fb::EnumNameModelConfig(family), file_mib, isa, s.batch, s.beam, s.length, s.threads, backend_name(s.backend), r.open_ms,
                 r.first_ms, median, lo, hi, percentile(r.batch_ms, 50), percentile(r.batch_ms, 90),
                 percentile(r.batch_ms, 99), r.tokens_per_pass, peak_rss_mib());
     return kExitOk;
   }
   std::printf("model         %s (%.1f MiB, %s)\n", path.c_str(), file_mib, fb::EnumNameModelConfig(family));
-  std::printf("kernels       %s, %zu thread%s\n", isa, s.threads, s.threads == 1 ? "" : "s");
+  std::printf("kernels       %s, %zu thread%s, backend %s\n", isa, s.threads, s.threads == 1 ? "" : "s",
+              backend_name(s.backend));
   std::printf("open          %.1f ms (map, check, create the session)\n", r.open_ms);
   std::printf("first result  %.1f ms after the command started\n", r.first_ms);
   std::printf("speed         %.1f target tokens/s (median of %zu passes of %zu tokens; min %.1f, max %.1f)\n", median,

@@ -44,6 +44,7 @@ std::vector<OptionSpec> specs() {
       {"seed", 's', true, "S", "random seed for sampling (default 0)"},
       {"max-context", 0, true, "N", "positions per generation (default: the model's limit, or 1024)"},
       {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
+      backend_option(),
       {"echo", 0, false, "", "print the prompt before the continuation"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},
   };
@@ -115,7 +116,8 @@ int run_generate(const std::vector<std::string>& argv) {
   const auto threads = args.get_int("threads", 1, 0, 256);
   const auto temperature = args.get_double("temperature", 0.0);
   const auto top_p = args.get_double("top-p", 1.0);
-  if (!tokens || !top_k || !seed || !context || !threads || !temperature || !top_p) return kExitUsage;
+  const auto backend = get_backend(args);
+  if (!tokens || !top_k || !seed || !context || !threads || !temperature || !top_p || !backend) return kExitUsage;
   if (!(*temperature >= 0) || !std::isfinite(*temperature)) return args.usage_error("--temperature must be >= 0");
   if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--top-p must be in (0, 1]");
   std::vector<int32_t> prompt_ids;
@@ -126,6 +128,7 @@ int run_generate(const std::vector<std::string>& argv) {
   GeneratorOptions gopts;
   gopts.max_context = static_cast<size_t>(*context);
   gopts.threads = static_cast<size_t>(*threads);
+  gopts.backend = *backend;
   std::unique_ptr<Generator> generator;
   Status st = Generator::open(args.get("model"), gopts, &generator);
   if (!st) return fail(st.message());

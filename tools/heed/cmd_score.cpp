@@ -26,6 +26,7 @@ std::vector<OptionSpec> specs() {
       {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
       {"max-len", 0, true, "N", "longest accepted target in tokens, end token included (default 256)"},
       {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
+      backend_option(),
       {"tokens", 0, false, "", "input is space-separated tokens (the only mode for now)"},
   };
 }
@@ -45,12 +46,14 @@ int run_score(const std::vector<std::string>& argv) {
   auto max_source = args.get_int("max-source-len", 256, 1, 65536);
   auto max_len = args.get_int("max-len", 256, 2, 4096);
   auto threads = args.get_int("threads", 1, 0, 256);
-  if (!batch || !max_source || !max_len || !threads) return kExitUsage;
+  const auto backend = get_backend(args);
+  if (!batch || !max_source || !max_len || !threads || !backend) return kExitUsage;
 
   TranslatorOptions topts;
   topts.limits = StepModelLimits{static_cast<size_t>(*batch), 1, static_cast<size_t>(*max_source),
                                  static_cast<size_t>(*max_len)};
   topts.threads = static_cast<size_t>(*threads);
+  topts.limits.backend = *backend;
   std::unique_ptr<Translator> translator;
   Status st = Translator::open(args.get("model"), topts, &translator);
   if (!st) return fail(st.message());

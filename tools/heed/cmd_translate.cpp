@@ -73,6 +73,7 @@ std::vector<OptionSpec> specs() {
       {"batch", 0, true, "N", "sentences per batch (default 16; 1 with --attention or --attention-json)"},
       {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
       {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
+      backend_option(),
       {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line"},
       {"sampling-topk", 0, true, "K", "with --beam 1: sample among the K best tokens (0: all; default 1: greedy)"},
       {"sampling-temperature", 0, true, "T", "sampling temperature (default 1)"},
@@ -128,12 +129,13 @@ int run_translate(const std::vector<std::string>& argv) {
   auto max_source = args.get_int("max-source-len", 256, 1, 65536);
   auto top_k = args.get_int("sampling-topk", 1, 0, 1 << 30);
   auto threads = args.get_int("threads", 1, 0, 256);
+  const auto backend = get_backend(args);
   auto seed = args.get_int("seed", 0, 0, INT64_MAX);
   auto penalty = args.get_double("length-penalty", 1.0);
   auto patience = args.get_double("patience", 1.0);
   auto temperature = args.get_double("sampling-temperature", 1.0);
   auto top_p = args.get_double("sampling-topp", 1.0);
-  if (!beam || !n_best || !max_len || !min_len || !batch || !max_source || !top_k || !threads || !seed || !penalty || !patience ||
+  if (!beam || !n_best || !max_len || !min_len || !batch || !max_source || !top_k || !threads || !backend || !seed || !penalty || !patience ||
       !temperature || !top_p) {
     return kExitUsage;
   }
@@ -159,6 +161,7 @@ int run_translate(const std::vector<std::string>& argv) {
   topts.limits.capture_attention = capture;
   topts.max_n_best = static_cast<size_t>(*n_best);
   topts.threads = static_cast<size_t>(*threads);
+  topts.limits.backend = *backend;
   // The model outlives the translator and the tokenizers made from it.
   std::unique_ptr<Model> model;
   Status st = Model::open(args.get("model"), LoadOptions{}, &model);

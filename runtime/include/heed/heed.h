@@ -51,6 +51,14 @@ const char* heed_model_last_error(const heed_model* model);
 /* Frees the model; every translator made from it must be freed first. NULL is accepted. */
 void heed_model_free(heed_model* model);
 
+/* The GEMM backend of float32 layers (heed::Backend). int8 and float16 models always run heed's
+ * own kernels, which measured faster than XNNPACK's there. */
+typedef enum heed_backend {
+  HEED_BACKEND_AUTO = 0,    /* XNNPACK from 4 rows per call (where it measured faster), heed's below */
+  HEED_BACKEND_HEED = 1,    /* heed's kernels only */
+  HEED_BACKEND_XNNPACK = 2  /* XNNPACK for every float32 layer; HEED_INVALID_ARGUMENT without it */
+} heed_backend;
+
 typedef struct heed_translator_options {
   size_t max_batch;          /* sentences per heed_translate_ids call (0: 8) */
   size_t max_beam;           /* largest beam size (0: 4) */
@@ -66,9 +74,13 @@ typedef struct heed_translator_options {
   /* 0 (the default): heed_translate_text splits text into sentences (heed/sentence_splitter.h) and
    * translates them; nonzero: the text is translated as one sentence. */
   int no_sentence_split;
+  /* The GEMM backend of float32 layers (HEED_BACKEND_AUTO after heed_translator_options_init).
+   * Fields are only ever added at the end. */
+  heed_backend backend;
 } heed_translator_options;
 
-/* Fills *options with the defaults (threads 1, every other field 0 / NULL: sentences are split). */
+/* Fills *options with the defaults (threads 1, backend HEED_BACKEND_AUTO, every other field 0 / NULL:
+ * sentences are split). */
 void heed_translator_options_init(heed_translator_options* options);
 /* The session memory a translator with these options needs, in bytes. */
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size);

@@ -22,6 +22,23 @@ struct TokenBatch {
   const int32_t* sequence(size_t i) const { return ids + offsets[i]; }
 };
 
+// Which GEMM code runs the f32 Linear layers of a session (int8 and f16 weights always run heed's
+// own kernels: they measured faster than XNNPACK's, docs/benchmarks.md).
+//   kAuto:    XNNPACK's fully connected operator for f32 layers when a call has at least 4 rows
+//             (where it measured 1.5-4.9x faster), heed's gemm_f32 below that; heed's kernels
+//             only when heed is built without XNNPACK (HEED_WITH_XNNPACK=OFF).
+//             XNNPACK packs its own copy of the f32 weights at creation (about twice the memory).
+//   kHeed:    heed's kernels for everything.
+//   kXnnpack: XNNPACK for every f32 layer call it can take (any row count); without XNNPACK in
+//             the build, session creation fails with kInvalidArgument.
+enum class Backend : int { kAuto = 0, kHeed = 1, kXnnpack = 2 };
+
+// "auto", "heed", "xnnpack" (static storage); parse_backend is false for any other name.
+const char* backend_name(Backend backend);
+bool parse_backend(const char* name, Backend* out);
+// True when this build links XNNPACK.
+bool built_with_xnnpack();
+
 struct StepModelLimits {
   size_t max_batch = 0;        // sentences per call
   size_t max_beam = 0;         // hypotheses per sentence
@@ -31,6 +48,8 @@ struct StepModelLimits {
   // probabilities of each step (attention_panels() > 0 then, for families that have attention
   // over a source). Off by default: the normal path neither plans nor writes it.
   bool capture_attention = false;
+  // The GEMM backend of f32 Linear layers (see Backend). Chosen once, at session creation.
+  Backend backend = Backend::kAuto;
 };
 
 class StepModel {

@@ -93,6 +93,8 @@ heed::TranslatorOptions translator_options(const heed_translator_options* o) {
     t.arena.buffer = o->arena;
     t.arena.size = o->arena_size;
     t.threads = o->threads;
+    // An unknown value is passed on as is: session creation refuses it with a clear message.
+    t.limits.backend = static_cast<heed::Backend>(o->backend);
   }
   t.max_n_best = 1;  // the C API returns the best hypothesis only
   return t;
@@ -148,7 +150,7 @@ const char* heed_model_last_error(const heed_model* model) { return model ? mode
 void heed_model_free(heed_model* model) { delete model; }
 
 void heed_translator_options_init(heed_translator_options* options) {
-  if (options) *options = heed_translator_options{0, 0, 0, 0, nullptr, 0, 1, 0};
+  if (options) *options = heed_translator_options{0, 0, 0, 0, nullptr, 0, 1, 0, HEED_BACKEND_AUTO};
 }
 
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "layers/attention.h"
+#include "layers/backend.h"
 #include "layers/embeddings.h"
 #include "layers/rope.h"
 
@@ -29,13 +30,17 @@ Status TransformerDecoderOnly::create(const Model& model, const StepModelLimits&
   m->plan(&planner);
   planner.plan();
   if (planner.overflowed()) return invalid_argument("session limits are too large: the arena size overflows");
-  m->report_.arena_bytes = planner.total_bytes();
-  m->report_.unshared_bytes = planner.unshared_bytes();
+  // XNNPACK reads a few bytes past its input rows: readable slack after the last buffer.
+  const size_t slack = m->xnnpack_min_rows_ > 0 ? layers::kXnnpackReadSlack : 0;
+  m->report_.arena_bytes = planner.total_bytes() + slack;
+  m->report_.unshared_bytes = planner.unshared_bytes() + slack;
   m->report_.buffers = planner.requests().size();
   if (report != nullptr) *report = m->report_;
   if (arena == nullptr) return Status::ok();
-  HEED_RETURN_IF_ERROR(Arena::create(planner.total_bytes(), *arena, &m->arena_));
+  HEED_RETURN_IF_ERROR(Arena::create(m->report_.arena_bytes, *arena, &m->arena_));
   HEED_RETURN_IF_ERROR(threading::ThreadPool::create(m->threads_, &m->pool_));
+  HEED_RETURN_IF_ERROR(m->stack_.use_xnnpack(m->xnnpack_min_rows_));
+  HEED_RETURN_IF_ERROR(layers::use_xnnpack(m->xnnpack_min_rows_, {&m->output_}));
   m->bind(planner);
   *out = std::move(m);
   return Status::ok();
@@ -77,6 +82,7 @@ Status TransformerDecoderOnly::load(const Model& model, const StepModelLimits& l
     return invalid_file("start id " + std::to_string(bos_id_) + " or end id " + std::to_string(eos_id_) +
                         " is outside the vocabulary of " + std::to_string(c.vocab_size));
   }
+  HEED_RETURN_IF_ERROR(layers::xnnpack_min_rows(limits.backend, &xnnpack_min_rows_));
   k_ = &kernels::best();
   return Status::ok();
 }
@@ -110,11 +116,12 @@ void TransformerDecoderOnly::plan(ArenaPlanner* p) {
   qscales_.id = p->request("decoder.quantized_scales", m(R, f), kStep, kStep);
   scores_.id = p->request("decoder.scores", m(threads_, T, f), kStep, kStep);  // a row per task
   reorder_scratch_.id = p->request("reorder_scratch", m(R, T, c.kv_dim(), f), kReorder, kReorder);
+  staging_.id = p->request("decoder.linear_staging", xnnpack_min_rows_ > 0 ? m(R, c.d_model, f) : 0, kStep, kStep);
 }
 
 void TransformerDecoderOnly::bind(const ArenaPlanner& p) {
   const auto b = [&](Buf& buf) { buf.ptr = arena_.base() + p.offset(buf.id); };
-  for (Buf* buf : {&positions_, &x_, &h_, &qkv_, &ctx_, &ffn_, &gate_, &q_, &qscales_, &scores_, &reorder_scratch_}) {
+  for (Buf* buf : {&positions_, &x_, &h_, &qkv_, &ctx_, &ffn_, &gate_, &q_, &qscales_, &scores_, &reorder_scratch_, &staging_}) {
     b(*buf);
   }
   for (auto* v : {&k_cache_, &v_cache_}) {
@@ -184,7 +191,8 @@ void TransformerDecoderOnly::step(const int32_t* input_ids, size_t rows, size_t 
   float* ctx = static_cast<float*>(ctx_.ptr);
   float* scores_base = static_cast<float*>(scores_.ptr);
   const layers::QuantScratch q{static_cast<int8_t*>(q_.ptr), static_cast<float*>(qscales_.ptr), rows_,
-                               c.max_linear_input()};
+                               c.max_linear_input(), static_cast<float*>(staging_.ptr),
+                               xnnpack_min_rows_ > 0 ? rows_ * c.d_model : 0};
   const float* table = static_cast<const float*>(positions_.ptr);
 
   for (size_t r = 0; r < rows; ++r) {

@@ -70,6 +70,7 @@ class TransformerDecoderOnly final : public StepModel {
   layers::Linear output_;
   int32_t bos_id_ = -1, eos_id_ = -1;
   size_t rows_ = 0;  // max_batch * max_beam
+  size_t xnnpack_min_rows_ = 0;  // f32 layers go to XNNPACK from this many rows (0: never)
 
   Arena arena_;
   ArenaReport report_;
@@ -77,6 +78,7 @@ class TransformerDecoderOnly final : public StepModel {
   struct Buf { size_t id = 0; void* ptr = nullptr; };
   Buf positions_;  // sinusoidal [T, d] or RoPE [T, head_dim] table
   Buf x_, h_, qkv_, ctx_, ffn_, gate_, q_, qscales_, scores_, reorder_scratch_;
+  Buf staging_;  // XNNPACK output before the residual add (empty without it)
   std::vector<Buf> k_cache_, v_cache_;  // one per layer: [rows, T, kv_dim]
 
   bool started_ = false;

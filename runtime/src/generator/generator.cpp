@@ -58,8 +58,9 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
     for (size_t i = 0; i < g->tokens_.size(); ++i) g->ids_.emplace(g->tokens_[i], static_cast<int32_t>(i));
   }
 
-  HEED_RETURN_IF_ERROR(create_step_model(model, StepModelLimits{1, 1, 0, context}, options.arena, &g->step_model_,
-                                         options.threads));
+  StepModelLimits limits{1, 1, 0, context};
+  limits.backend = options.backend;
+  HEED_RETURN_IF_ERROR(create_step_model(model, limits, options.arena, &g->step_model_, options.threads));
   g->model_bos_ = g->step_model_->bos_id();
   // Until a prompt says otherwise, a model without a start token starts from its end token.
   g->start_model_ = std::make_unique<generation::StartTokenModel>(

@@ -1,6 +1,7 @@
 #include "layers/linear.h"
 
 #include "layers/output_ranges.h"
+#include "threading/thread_pool.h"
 
 namespace heed::layers {
 
@@ -17,6 +18,7 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
   expanded_scales_.clear();
   group_size_ = 0;
   row_sums_ = nullptr;
+  xnnpack_.reset();
   if (w->layout == fb::Layout::Packed16x4) {
     // The loader has checked dtype, size, per-row/per-tensor scales and the row sums tensor.
     if (w->row_sums == nullptr) return invalid_file("tensor '" + weight_name + "' is packed without row sums");
@@ -52,10 +54,41 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
   return Status::ok();
 }
 
+Status Linear::use_xnnpack(size_t min_rows) {
+  if (dtype_ != fb::DType::F32 || weight_ == nullptr) return Status::ok();
+  std::unique_ptr<XnnpackGemm> gemm;
+  HEED_RETURN_IF_ERROR(XnnpackGemm::create(static_cast<const float*>(weight_), bias_.data(), out_, in_, &gemm));
+  xnnpack_ = std::move(gemm);
+  xnnpack_min_rows_ = min_rows == 0 ? 1 : min_rows;
+  return Status::ok();
+}
+
+bool Linear::forward_xnnpack(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
+                             size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+                             const threading::ThreadPool* pool) const {
+  if (xnnpack_ == nullptr || m < xnnpack_min_rows_ || ldx != in_) return false;
+  // Without accumulate XNNPACK writes y itself (rows must be contiguous); with it, the staging
+  // buffer takes x W^T + b and heed adds it to y row by row.
+  float* out = y;
+  if (accumulate) {
+    if (scratch.staging == nullptr || m * out_ > scratch.staging_floats) return false;
+    out = scratch.staging;
+  } else if (ldy != out_) {
+    return false;
+  }
+  if (!xnnpack_->run(x, m, out, pool == nullptr ? nullptr : pool->raw())) return false;
+  if (act != kernels::Activation::kNone) k.activate(out, m * out_, act);
+  if (accumulate) {
+    for (size_t r = 0; r < m; ++r) k.add(y + r * ldy, out + r * out_, out_);
+  }
+  return true;
+}
+
 void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
                      size_t ldy, kernels::Activation act, bool accumulate,
                      const QuantScratch& scratch, const threading::ThreadPool* pool) const {
   if (m == 0) return;
+  if (forward_xnnpack(k, x, m, ldx, y, ldy, act, accumulate, scratch, pool)) return;
   const void* a = x;
   size_t lda = ldx;
   if (dtype_ == fb::DType::I8) {  // quantized once, on the caller's thread, for every range

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "heed/model.h"
 #include "heed/status.h"
 #include "layers/weights.h"
+#include "layers/xnnpack_gemm.h"
 
 namespace heed::threading {
 class ThreadPool;
@@ -25,12 +27,17 @@ class ThreadPool;
 
 namespace heed::layers {
 
-// Room for quantized activations: rows x cols int8 plus one scale per row.
+// Room for quantized activations: rows x cols int8 plus one scale per row. `staging` (optional,
+// `staging_floats` floats): where the XNNPACK backend writes x W^T + b before adding it to y for
+// layers called with accumulate (XNNPACK has no residual epilogue); without it those calls run
+// heed's kernel.
 struct QuantScratch {
   int8_t* q = nullptr;
   float* scales = nullptr;
   size_t max_rows = 0;
   size_t max_cols = 0;
+  float* staging = nullptr;
+  size_t staging_floats = 0;
 };
 
 class Linear {
@@ -47,15 +54,26 @@ class Linear {
   size_t in_features() const { return in_; }
   fb::DType dtype() const { return dtype_; }
 
+  // Hands f32 calls with at least `min_rows` rows to XNNPACK (layers/xnnpack_gemm.h): creates the
+  // operator now (XNNPACK packs a copy of the weights). Calls it cannot take (non-contiguous
+  // rows, accumulate without staging room) keep running heed's gemm_f32. Non-f32 weights: no-op.
+  Status use_xnnpack(size_t min_rows);
+  bool uses_xnnpack() const { return xnnpack_ != nullptr; }
+
   // y[m, out] (row stride ldy) = act(x[m, in] (row stride ldx) W^T + b) (+ y when accumulate).
   // m must not exceed scratch.max_rows, in must not exceed scratch.max_cols (int8 weights).
   // With a pool, the output rows are split between its threads (layers/output_ranges.h); the
-  // result is bitwise the same as without.
+  // result is bitwise the same as without. On the XNNPACK path the pool's threads run XNNPACK's
+  // own tiling (also the same result for any thread count).
   void forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
                size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
                const threading::ThreadPool* pool = nullptr) const;
 
  private:
+  // The XNNPACK path; false when this call is not one it takes (heed's kernels then run).
+  bool forward_xnnpack(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
+                       size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+                       const threading::ThreadPool* pool) const;
   // The GEMM for output rows [n0, n1) of y; `a` is x (f32, f16) or the quantized x (int8).
   void forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
                     size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
@@ -69,6 +87,10 @@ class Linear {
   size_t group_size_ = 0;
   const int32_t* row_sums_ = nullptr;  // non-null: weight_ is in the 16x4 packed layout
   F32Vector bias_;
+  // Set by use_xnnpack. Shared so Linear stays copyable (model families copy layers while loading,
+  // before use_xnnpack); one operator must not run from two sessions at once.
+  std::shared_ptr<XnnpackGemm> xnnpack_;
+  size_t xnnpack_min_rows_ = 0;
 };
 
 }  // namespace heed::layers

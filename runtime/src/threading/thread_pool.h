@@ -33,6 +33,8 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   size_t threads() const { return threads_; }
+  // The pthreadpool itself (null with one thread), for libraries that take one (XNNPACK).
+  pthreadpool* raw() const { return pool_; }
 
   // Calls fn(task) for every task in [0, tasks) (tasks <= threads()), the caller's thread
   // included, and returns when all are done.

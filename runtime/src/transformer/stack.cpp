@@ -1,5 +1,7 @@
 #include "transformer/stack.h"
 
+#include "layers/backend.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -128,6 +130,14 @@ Status StackWeights::load(const Model& model, const std::string& prefix, const S
   }
   has_final_norm = c.final_norm;
   if (has_final_norm) HEED_RETURN_IF_ERROR(final_norm.load(model, prefix + ".norm", c.d_model, rms, eps));
+  return Status::ok();
+}
+
+Status StackWeights::use_xnnpack(size_t min_rows) {
+  for (LayerWeights& l : layers) {
+    HEED_RETURN_IF_ERROR(layers::use_xnnpack(min_rows, {&l.self_qkv, &l.self_out, &l.cross_q, &l.cross_kv,
+                                                        &l.cross_out, &l.ffn_in, &l.ffn_gate, &l.ffn_out}));
+  }
   return Status::ok();
 }
 

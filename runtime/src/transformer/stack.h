@@ -72,6 +72,8 @@ struct StackWeights {
   // and values are projected from vectors of that size.
   Status load(const Model& model, const std::string& prefix, const StackConfig& config,
               const std::string& embeddings_name, size_t memory_dim);
+  // Hands every f32 linear layer of the stack to XNNPACK from `min_rows` rows (layers/backend.h).
+  Status use_xnnpack(size_t min_rows);
 };
 
 }  // namespace heed::transformer

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "layers/attention.h"
+#include "layers/backend.h"
 #include "layers/embeddings.h"
 
 namespace heed::transformer {
@@ -47,13 +48,18 @@ Status TransformerEncoderDecoder::create(const Model& model, const StepModelLimi
   m->plan(&planner);
   planner.plan();
   if (planner.overflowed()) return invalid_argument("session limits are too large: the arena size overflows");
-  m->report_.arena_bytes = planner.total_bytes();
-  m->report_.unshared_bytes = planner.unshared_bytes();
+  // XNNPACK reads a few bytes past its input rows: readable slack after the last buffer.
+  const size_t slack = m->xnnpack_min_rows_ > 0 ? layers::kXnnpackReadSlack : 0;
+  m->report_.arena_bytes = planner.total_bytes() + slack;
+  m->report_.unshared_bytes = planner.unshared_bytes() + slack;
   m->report_.buffers = planner.requests().size();
   if (report != nullptr) *report = m->report_;
   if (arena == nullptr) return Status::ok();
-  HEED_RETURN_IF_ERROR(Arena::create(planner.total_bytes(), *arena, &m->arena_));
+  HEED_RETURN_IF_ERROR(Arena::create(m->report_.arena_bytes, *arena, &m->arena_));
   HEED_RETURN_IF_ERROR(threading::ThreadPool::create(m->threads_, &m->pool_));
+  HEED_RETURN_IF_ERROR(m->encoder_.use_xnnpack(m->xnnpack_min_rows_));
+  HEED_RETURN_IF_ERROR(m->decoder_.use_xnnpack(m->xnnpack_min_rows_));
+  HEED_RETURN_IF_ERROR(layers::use_xnnpack(m->xnnpack_min_rows_, {&m->output_}));
   m->bind(planner);
   *out = std::move(m);
   return Status::ok();
@@ -114,6 +120,7 @@ Status TransformerEncoderDecoder::load(const Model& model, const StepModelLimits
                         std::to_string(eos_id_) + " is outside the target vocabulary of " +
                         std::to_string(dc.vocab_size));
   }
+  HEED_RETURN_IF_ERROR(layers::xnnpack_min_rows(limits.backend, &xnnpack_min_rows_));
   k_ = &kernels::best();
   return Status::ok();
 }
@@ -146,6 +153,8 @@ void TransformerEncoderDecoder::plan(ArenaPlanner* p) {
   enc_qscales_.id = p->request("encoder.quantized_scales", m(E, f), kEncode, kCrossKV);
   // Attention scores: one row per task (attention is split across threads).
   enc_scores_.id = p->request("encoder.scores", m(threads_, S, f), kEncode, kEncode);
+  const bool xnn = xnnpack_min_rows_ > 0;
+  enc_staging_.id = p->request("encoder.linear_staging", xnn ? m(E, ec.d_model, f) : 0, kEncode, kEncode);
 
   // Per decoder layer: cross-attention K/V of the batch's sentences (rows = packed source
   // tokens, [K | V] per row), self-attention K and V caches [R, T, kv_dim].
@@ -169,6 +178,7 @@ void TransformerEncoderDecoder::plan(ArenaPlanner* p) {
   dec_q_.id = p->request("decoder.quantized", m(R, dc.max_linear_input()), kStep, kStep);
   dec_qscales_.id = p->request("decoder.quantized_scales", m(R, f), kStep, kStep);
   dec_scores_.id = p->request("decoder.scores", m(threads_, (T > S ? T : S), f), kStep, kStep);
+  dec_staging_.id = p->request("decoder.linear_staging", xnn ? m(R, dc.d_model, f) : 0, kStep, kStep);
 
   // Attention capture: written by step(), read by the decoding engine before reorder().
   cross_attention_.id = p->request("decoder.cross_attention",
@@ -183,7 +193,7 @@ void TransformerEncoderDecoder::bind(const ArenaPlanner& p) {
   for (Buf* buf : {&source_offsets_, &enc_positions_, &dec_positions_, &enc_x_, &enc_h_, &enc_qkv_,
                    &enc_ctx_, &enc_ffn_, &enc_gate_, &enc_q_, &enc_qscales_, &enc_scores_, &dec_x_,
                    &dec_h_, &dec_qkv_, &dec_ctx_, &dec_ffn_, &dec_gate_, &dec_q_, &dec_qscales_,
-                   &dec_scores_, &reorder_scratch_, &cross_attention_}) {
+                   &dec_scores_, &reorder_scratch_, &cross_attention_, &enc_staging_, &dec_staging_}) {
     b(*buf);
   }
   for (auto* v : {&cross_kv_, &self_k_, &self_v_}) {
@@ -285,7 +295,8 @@ void TransformerEncoderDecoder::encode(const TokenBatch& sources) {
   float* qkv = static_cast<float*>(enc_qkv_.ptr);
   float* ctx = static_cast<float*>(enc_ctx_.ptr);
   const layers::QuantScratch q{static_cast<int8_t*>(enc_q_.ptr), static_cast<float*>(enc_qscales_.ptr),
-                               enc_rows_, c.max_linear_input()};
+                               enc_rows_, c.max_linear_input(), static_cast<float*>(enc_staging_.ptr),
+                               xnnpack_min_rows_ > 0 ? enc_rows_ * c.d_model : 0};
 
   // Packed rows: sentence s occupies rows offsets[s] .. offsets[s+1]; no padding rows exist, so
   // padding can never leak into any sentence's result.
@@ -394,7 +405,8 @@ void TransformerEncoderDecoder::step(const int32_t* input_ids, size_t rows, size
   const size_t S = limits_.max_source_len;
   const size_t* offsets = static_cast<const size_t*>(source_offsets_.ptr);
   const layers::QuantScratch q{static_cast<int8_t*>(dec_q_.ptr), static_cast<float*>(dec_qscales_.ptr),
-                               dec_rows_, c.max_linear_input()};
+                               dec_rows_, c.max_linear_input(), static_cast<float*>(dec_staging_.ptr),
+                               xnnpack_min_rows_ > 0 ? dec_rows_ * c.d_model : 0};
 
   const float* positions = static_cast<const float*>(dec_positions_.ptr);
   for (size_t r = 0; r < rows; ++r) {

@@ -76,6 +76,7 @@ class TransformerEncoderDecoder final : public StepModel {
   int32_t bos_id_ = -1, eos_id_ = -1;
   size_t enc_rows_ = 0;  // max_batch * max_source_len: packed source tokens
   size_t dec_rows_ = 0;  // max_batch * max_beam: hypotheses
+  size_t xnnpack_min_rows_ = 0;  // f32 layers go to XNNPACK from this many rows (0: never)
 
   Arena arena_;
   ArenaReport report_;
@@ -86,6 +87,7 @@ class TransformerEncoderDecoder final : public StepModel {
   Buf enc_x_, enc_h_, enc_qkv_, enc_ctx_, enc_ffn_, enc_gate_, enc_q_, enc_qscales_, enc_scores_;
   Buf dec_x_, dec_h_, dec_qkv_, dec_ctx_, dec_ffn_, dec_gate_, dec_q_, dec_qscales_, dec_scores_;
   Buf reorder_scratch_;
+  Buf enc_staging_, dec_staging_;  // XNNPACK output before the residual add (empty without it)
   Buf cross_attention_;  // [R, layers * heads, S] when capturing attention, else empty
   std::vector<Buf> cross_kv_, self_k_, self_v_;  // one per decoder layer
 
