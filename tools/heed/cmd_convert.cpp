@@ -9,6 +9,7 @@
 #include "command.h"
 #include "ct2/reader.h"
 #include "heed_writer.h"
+#include "hf_causal_lm/reader.h"
 #include "marian/reader.h"
 #include "llama2c/reader.h"
 #include "pack.h"
@@ -34,6 +35,8 @@ const std::vector<SourceFormat>& source_formats() {
       {"llama2c", "llama2.c checkpoint (legacy or version 1 float32) with tok<VOCAB>.bin or tokenizer.bin beside it", &convert::llama2c::looks_like_model, &convert::llama2c::read_model},
       {"hf-marian", "Hugging Face Marian (OPUS-MT) folder: config.json, model.safetensors, source/target.spm, vocab.json", &convert::marian::looks_like_model, &convert::marian::read_model},
       {"torch-seq2seq", "PyTorch RNN seq2seq with attention: model.safetensors (state_dict) + config.json (docs/torch-seq2seq.md)", &convert::torch_seq2seq::looks_like_model, &convert::torch_seq2seq::read_model},
+      {"hf-gpt2", "Hugging Face GPT-2 folder: config.json (model_type gpt2), model.safetensors, vocab.json", &convert::hf_causal_lm::looks_like_gpt2, &convert::hf_causal_lm::read_gpt2},
+      {"hf-llama", "Hugging Face Llama folder: config.json (model_type llama), model.safetensors, tokenizer.model", &convert::hf_causal_lm::looks_like_llama, &convert::hf_causal_lm::read_llama},
   };
   return formats;
 }
@@ -89,6 +92,12 @@ int run_convert(const std::vector<std::string>& argv) {
             "           tokenizer beside it (tok<VOCAB>.bin, else tokenizer.bin); run with `heed generate`.\n"
             "  torch-seq2seq  RNN encoder-decoder with attention: model.safetensors + config.json\n"
             "           (docs/torch-seq2seq.md lists the expected names and keys).\n"
+            "  hf-gpt2  Hugging Face GPT-2 (GPT2LMHeadModel) folder: config.json (model_type gpt2),\n"
+            "           model.safetensors, vocab.json (its pieces are the vocabulary: prompts are ids or\n"
+            "           space-separated pieces; merges.txt is not read yet). Run with `heed generate`.\n"
+            "  hf-llama Hugging Face Llama (LlamaForCausalLM) folder: config.json (model_type llama),\n"
+            "           model.safetensors, tokenizer.model (embedded: `heed generate --prompt` reads text).\n"
+            "           Not supported: rope_scaling, sharded weights, tokenizer.json-only tokenizers.\n"
             "The format is detected from SOURCE's files when --from is not given.\n\n"
             "Weights (--quantize):\n"
             "  int8     (default) symmetric int8, one scale per output row (or per group of N values with\n"

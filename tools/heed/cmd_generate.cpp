@@ -21,9 +21,10 @@ constexpr const char* kDescription =
     "first token), and stops at the end token or after N tokens (clipped to the model's context).\n"
     "\n"
     "Prompt: --prompt TEXT is tokenized with the model's tokenizer (llama2.c models: byte-fallback\n"
-    "BPE; CTranslate2 / OpenNMT models: space-separated vocabulary tokens, unknown ones mapped to\n"
-    "<unk>). --prompt-ids takes token ids instead (comma or space separated). Neither: generate\n"
-    "from the start token alone.\n"
+    "BPE; Hugging Face Llama: its SentencePiece model; CTranslate2 / OpenNMT and Hugging Face GPT-2\n"
+    "models: space-separated vocabulary tokens (GPT-2 pieces as in vocab.json, e.g. \"I \u0120was\"),\n"
+    "unknown ones mapped to <unk>). --prompt-ids takes token ids instead (comma or space\n"
+    "separated). Neither: generate from the start token alone.\n"
     "\n"
     "Decoding: greedy (the most likely token) when --temperature is 0, the default; otherwise\n"
     "sampling at that temperature among the --top-k most likely tokens (0: all) whose cumulative\n"
@@ -150,7 +151,7 @@ int run_generate(const std::vector<std::string>& argv) {
       previous = id;
     }
     // Whitespace tokens: the continuation's first token comes without its separating space.
-    if (!prompt_ids.empty() && generator->tokenizer_kind() != fb::TokenizerKind::ByteBPE) print_piece(" ");
+    if (!prompt_ids.empty() && generator->tokenizer_kind() == fb::TokenizerKind::Whitespace) print_piece(" ");
   }
   Generation result;
   st = generator->generate(prompt_ids.data(), prompt_ids.size(), options, &on_token, &state, &result);
