@@ -23,6 +23,8 @@ add_library(heed::pthreadpool INTERFACE IMPORTED)
 target_link_libraries(heed::pthreadpool INTERFACE ${PTHREADPOOL_LIBRARY} Threads::Threads)
 
 pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
+# utf8proc: Unicode normalization, case folding and categories for the WordPiece (BERT) tokenizer.
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 find_package(nlohmann_json 3 REQUIRED)
 
 if(HEED_BUILD_TESTS)

@@ -63,4 +63,6 @@ endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "libc6, libstdc++6, libgcc-s1, libsentencepiece0, libcpuinfo0, libpthreadpool0")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libflatbuffers-dev, libsentencepiece-dev, libcpuinfo-dev, libpthreadpool-dev")
+string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libutf8proc2")  # WordPiece (BERT) tokenizer
+string(APPEND CPACK_DEBIAN_PACKAGE_RECOMMENDS ", libutf8proc-dev")
 include(CPack)

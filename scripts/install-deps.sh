@@ -28,6 +28,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthreadpool-dev
   libcpuinfo-dev libflatbuffers-dev flatbuffers-compiler catch2 libsentencepiece-dev
   libbenchmark-dev nlohmann-json3-dev python3-numpy)
+host_pkgs+=(libutf8proc-dev)  # WordPiece (BERT) tokenizer: NFD, case folding, categories
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 
@@ -67,6 +68,7 @@ fi
 # ARM sysroots: libraries heed links against, unpacked (not installed) per architecture.
 sysroot_libs=(libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev libcpuinfo0
   libcpuinfo-dev libflatbuffers2 libflatbuffers-dev libsentencepiece0 libsentencepiece-dev catch2)
+sysroot_libs+=(libutf8proc2 libutf8proc-dev)  # WordPiece (BERT) tokenizer
 sysroot_all=(nlohmann-json3-dev)  # architecture-independent headers
 for arch in arm64 armhf; do
   root="$here/build-deps/sysroot-$arch"

@@ -214,6 +214,27 @@ Status read_vocab_json(const std::string& path, uint32_t expected, std::vector<s
   return Status::ok();
 }
 
+// merges.txt: an optional "#version" line, then one "a b" pair per line, best first.
+Status read_merges(const std::string& path, std::vector<std::string>* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "' (GPT-2's BPE merges; heed needs vocab.json and merges.txt)");
+  std::string line;
+  size_t number = 0;
+  out->clear();
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (number == 1 && line.rfind("#version", 0) == 0) continue;
+    if (line.empty()) continue;
+    const size_t space = line.find(' ');
+    if (space == std::string::npos || space == 0 || space + 1 == line.size() || line.find(' ', space + 1) != std::string::npos) {
+      return invalid_file(path + ":" + std::to_string(number) + ": not two symbols separated by one space");
+    }
+    out->push_back(line);
+  }
+  return Status::ok();
+}
+
 Status map_gpt2(Mapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
   // GPT2LMHeadModel saves "transformer.*"; GPT2Model (and the original hub checkpoints) no prefix.
   const std::string p = file.find("transformer.wte.weight") ? "transformer." : "";
@@ -364,9 +385,10 @@ Status read_gpt2(const std::string& dir, NeutralModel* out) {
   model.config.Set(std::move(config));
 
   fb::TokenizerT& tok = model.tokenizer;
-  tok.kind = fb::TokenizerKind::Whitespace;
+  tok.kind = fb::TokenizerKind::ByteLevelBPE;
   tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
   HEED_RETURN_IF_ERROR(read_vocab_json(dir + "/vocab.json", c.vocab_size, &tok.target_vocabulary->tokens));
+  HEED_RETURN_IF_ERROR(read_merges(dir + "/merges.txt", &tok.merges));
   tok.bos_id = -1;  // GPT-2's tokenizer adds no start token: generation starts from the prompt
   tok.eos_id = c.eos_token_id;
   tok.unk_id = -1;

@@ -7,8 +7,8 @@
 // pre-norm with the final ln_f, lm_head tied to wte unless tie_word_embeddings is false. Tensor
 // names with or without the "transformer." prefix (both kinds of saves exist); the attention-mask
 // buffers some saves include (attn.bias, attn.masked_bias) are not weights and are skipped. The
-// tokenizer: vocab.json's pieces as a vocabulary of space-separated tokens (heed has no byte-level
-// BPE yet; merges.txt is not read), no start token, eos_token_id as the end token.
+// tokenizer: byte-level BPE from vocab.json and merges.txt (both go into the file, so `heed
+// generate --prompt TEXT` reads text), no start token, eos_token_id as the end token.
 //
 // hf-llama (LlamaForCausalLM): RMSNorm, SwiGLU (ffn.in = gate_proj under SiLU, ffn.gate = up_proj,
 // ffn.out = down_proj), RoPE with rope_theta over max_position_embeddings positions, grouped-query

@@ -69,8 +69,7 @@ TEST_CASE("generation performs no heap allocation per token") {
     generate_without_allocating(hf_heed("hf-llama", convert::WeightType::kInt8), "The school");
   }
   SECTION("Hugging Face GPT-2 float32 and int8") {
-    // Its vocabulary is read as space-separated pieces (vocab.json): "I", "Ġw", "as", "Ġa".
-    generate_without_allocating(hf_heed("hf-gpt2", convert::WeightType::kFloat32), "I \xC4\xA0" "w as \xC4\xA0" "a");
+    generate_without_allocating(hf_heed("hf-gpt2", convert::WeightType::kFloat32), "I was a boy");
     generate_without_allocating(hf_heed("hf-gpt2", convert::WeightType::kInt8), "I");
   }
   SECTION("onmt-lm") { generate_without_allocating(onmt_lm_heed(), "However , in an interview , Bloom has said"); }

@@ -13,6 +13,7 @@
 
 #include "generate_fixture.h"
 #include "heed/generator.h"
+#include "heed/tokenizer.h"
 #include "heed/transformer.h"
 #include "hf_causal_lm/reader.h"
 #include "test_paths.h"
@@ -151,6 +152,41 @@ TEST_CASE("hf-gpt2: float32 log-probs and greedy generation match transformers")
   CHECK(check.argmax_equal == check.rows);
   CHECK(check.max_error <= 1e-4);
   check_greedy(path, hf_reference("hf-gpt2"), /*has_bos=*/false);
+}
+
+TEST_CASE("hf-gpt2: the byte-level BPE tokenizer gives GPT2Tokenizer's ids and decodes them back") {
+  std::unique_ptr<Generator> g;
+  const std::string path = hf_heed("hf-gpt2", convert::WeightType::kFloat32);
+  REQUIRE(Generator::open(path, GeneratorOptions{}, &g).is_ok());
+  const auto model = open_model(path);
+  std::unique_ptr<Tokenizer> tokenizer;
+  REQUIRE(create_tokenizer(*model, TokenizerSide::kTarget, &tokenizer).is_ok());
+  const nlohmann::json& reference = hf_reference("hf-gpt2");
+  for (const auto& prompt : reference["prompts"]) {
+    std::vector<int32_t> ids;
+    REQUIRE(g->encode(prompt["text"].get<std::string>(), &ids).is_ok());
+    CHECK(ids == ints(prompt["input_ids"]));
+  }
+  REQUIRE(reference["tokenizer"].size() == 10);
+  for (const auto& c : reference["tokenizer"]) {
+    const std::string text = c["text"].get<std::string>();
+    INFO("text '" << text << "'");
+    std::vector<int32_t> ids;
+    REQUIRE(tokenizer->encode(text, &ids).is_ok());
+    CHECK(ids == ints(c["ids"]));
+    std::string decoded;
+    REQUIRE(tokenizer->decode(ids.data(), ids.size(), &decoded).is_ok());
+    CHECK(decoded == text);
+    // Streaming: the pieces of the ids, concatenated, are the text too.
+    std::string streamed;
+    int32_t previous = -1;
+    for (int32_t id : ids) {
+      const std::string_view piece = g->piece(previous, id);
+      streamed.append(piece.data(), piece.size());
+      previous = id;
+    }
+    CHECK(streamed == text);
+  }
 }
 
 TEST_CASE("hf-llama / hf-gpt2: int8 log-probs stay within the measured tolerance") {

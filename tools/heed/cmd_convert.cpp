@@ -35,7 +35,7 @@ const std::vector<SourceFormat>& source_formats() {
       {"llama2c", "llama2.c checkpoint (legacy or version 1 float32) with tok<VOCAB>.bin or tokenizer.bin beside it", &convert::llama2c::looks_like_model, &convert::llama2c::read_model},
       {"hf-marian", "Hugging Face Marian (OPUS-MT) folder: config.json, model.safetensors, source/target.spm, vocab.json", &convert::marian::looks_like_model, &convert::marian::read_model},
       {"torch-seq2seq", "PyTorch RNN seq2seq with attention: model.safetensors (state_dict) + config.json (docs/torch-seq2seq.md)", &convert::torch_seq2seq::looks_like_model, &convert::torch_seq2seq::read_model},
-      {"hf-gpt2", "Hugging Face GPT-2 folder: config.json (model_type gpt2), model.safetensors, vocab.json", &convert::hf_causal_lm::looks_like_gpt2, &convert::hf_causal_lm::read_gpt2},
+      {"hf-gpt2", "Hugging Face GPT-2 folder: config.json (model_type gpt2), model.safetensors, vocab.json, merges.txt", &convert::hf_causal_lm::looks_like_gpt2, &convert::hf_causal_lm::read_gpt2},
       {"hf-llama", "Hugging Face Llama folder: config.json (model_type llama), model.safetensors, tokenizer.model", &convert::hf_causal_lm::looks_like_llama, &convert::hf_causal_lm::read_llama},
   };
   return formats;
@@ -93,8 +93,8 @@ int run_convert(const std::vector<std::string>& argv) {
             "  torch-seq2seq  RNN encoder-decoder with attention: model.safetensors + config.json\n"
             "           (docs/torch-seq2seq.md lists the expected names and keys).\n"
             "  hf-gpt2  Hugging Face GPT-2 (GPT2LMHeadModel) folder: config.json (model_type gpt2),\n"
-            "           model.safetensors, vocab.json (its pieces are the vocabulary: prompts are ids or\n"
-            "           space-separated pieces; merges.txt is not read yet). Run with `heed generate`.\n"
+            "           model.safetensors, vocab.json + merges.txt (the byte-level BPE goes into the\n"
+            "           file: `heed generate --prompt` reads text).\n"
             "  hf-llama Hugging Face Llama (LlamaForCausalLM) folder: config.json (model_type llama),\n"
             "           model.safetensors, tokenizer.model (embedded: `heed generate --prompt` reads text).\n"
             "           Not supported: rope_scaling, sharded weights, tokenizer.json-only tokenizers.\n"

@@ -6,6 +6,7 @@
 #include "heed/tokenizer.h"
 #include "heed/transformer.h"
 #include "tokenizer/byte_bpe.h"
+#include "tokenizer/byte_level_bpe.h"
 
 namespace heed {
 
@@ -79,12 +80,22 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   if (g->kind_ == fb::TokenizerKind::ByteBPE) {
     g->bpe_ = std::make_unique<tokenizer::ByteBpe>();
     HEED_RETURN_IF_ERROR(tokenizer::ByteBpe::from_index(tok, g->bpe_.get()));
-  } else if (g->kind_ == fb::TokenizerKind::SentencePiece) {
-    HEED_RETURN_IF_ERROR(create_tokenizer(model, TokenizerSide::kTarget, &g->sentencepiece_));
+  } else if (g->kind_ == fb::TokenizerKind::SentencePiece || g->kind_ == fb::TokenizerKind::ByteLevelBPE) {
+    HEED_RETURN_IF_ERROR(create_tokenizer(model, TokenizerSide::kTarget, &g->text_tokenizer_));
     g->spaced_tokens_.reserve(g->tokens_.size());
     for (size_t i = 0; i < g->tokens_.size(); ++i) {
       const int32_t id = static_cast<int32_t>(i);
-      g->spaced_tokens_.push_back(sentencepiece_text(g->tokens_[i], id == tok->bos_id() || id == tok->eos_id()));
+      const bool special = id == tok->bos_id() || id == tok->eos_id();
+      if (g->kind_ == fb::TokenizerKind::SentencePiece) {
+        g->spaced_tokens_.push_back(sentencepiece_text(g->tokens_[i], special));
+      } else {
+        // Byte-level BPE symbols back to their bytes (a token that is not made of them, such as
+        // an added special token, streams as written).
+        std::string bytes;
+        if (special) bytes.clear();
+        else if (!tokenizer::symbols_to_bytes(g->tokens_[i], &bytes)) bytes = g->tokens_[i];
+        g->spaced_tokens_.push_back(std::move(bytes));
+      }
     }
   } else {
     g->spaced_tokens_.reserve(g->tokens_.size());
@@ -188,13 +199,13 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
 
 bool Generator::can_encode_text() const {
   return kind_ == fb::TokenizerKind::ByteBPE || kind_ == fb::TokenizerKind::Whitespace ||
-         kind_ == fb::TokenizerKind::SentencePiece;
+         kind_ == fb::TokenizerKind::SentencePiece || kind_ == fb::TokenizerKind::ByteLevelBPE;
 }
 
 Status Generator::encode(std::string_view text, std::vector<int32_t>* ids) const {
   ids->clear();
   if (kind_ == fb::TokenizerKind::ByteBPE) return bpe_->encode(text, false, false, ids);
-  if (sentencepiece_) return sentencepiece_->encode(text, ids);
+  if (text_tokenizer_) return text_tokenizer_->encode(text, ids);
   if (kind_ != fb::TokenizerKind::Whitespace) {
     return Status(StatusCode::kUnsupportedModel,
                   std::string("this model's tokenizer (") + fb::EnumNameTokenizerKind(kind_) +
@@ -224,10 +235,14 @@ Status Generator::encode(std::string_view text, std::vector<int32_t>* ids) const
 std::string_view Generator::piece(int32_t previous, int32_t token) const {
   if (token < 0 || static_cast<size_t>(token) >= tokens_.size()) return {};
   if (bpe_) return bpe_->piece(previous, token);
-  if (sentencepiece_) {
-    // SentencePiece marks word starts with a space; the text's first word has none.
+  if (text_tokenizer_) {
     std::string_view text = spaced_tokens_[static_cast<size_t>(token)];
-    if ((previous < 0 || previous == bos_id()) && !text.empty() && text[0] == ' ') text.remove_prefix(1);
+    // SentencePiece marks word starts with a space; the text's first word has none. (Byte-level
+    // BPE pieces hold their spaces as written.)
+    if (kind_ == fb::TokenizerKind::SentencePiece && (previous < 0 || previous == bos_id()) && !text.empty() &&
+        text[0] == ' ') {
+      text.remove_prefix(1);
+    }
     return text;
   }
   // Whitespace tokens: separated by one space, none before the first.
