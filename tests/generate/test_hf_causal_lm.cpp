@@ -4,7 +4,7 @@
 // position, greedy generation ids, Llama's SentencePiece prompt ids, and the converter's errors.
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -110,7 +110,8 @@ void write_text(const std::string& path, const std::string& text) {
 // A copy of a fixture folder with config.json's `key` set to `value` (JSON text).
 std::string fixture_with(const std::string& name, const std::string& key, const std::string& value) {
   const std::string dir = temp_dir() + "/" + name + "-" + key;
-  REQUIRE(std::system(("rm -rf '" + dir + "' && cp -r '" + source_path("tests/fixtures/" + name) + "' '" + dir + "'").c_str()) == 0);
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(source_path("tests/fixtures/" + name), dir, std::filesystem::copy_options::recursive);
   const std::vector<uint8_t> bytes = read_file(dir + "/config.json");
   nlohmann::json config = nlohmann::json::parse(bytes.begin(), bytes.end());
   config[key] = nlohmann::json::parse(value);
