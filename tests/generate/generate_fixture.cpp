@@ -8,6 +8,7 @@
 
 #include "ct2/reader.h"
 #include "heed_writer.h"
+#include "hf_causal_lm/reader.h"
 #include "pack.h"
 #include "llama2c/reader.h"
 #include "test_paths.h"
@@ -47,6 +48,39 @@ std::string stories260k_heed(convert::WeightType type) {
   REQUIRE(s.is_ok());
   cache[static_cast<int>(type)] = out;
   return out;
+}
+
+std::string hf_heed(const std::string& name, convert::WeightType type) {
+  static std::map<std::pair<std::string, int>, std::string> cache;
+  const auto key = std::make_pair(name, static_cast<int>(type));
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const std::string source = source_path("tests/fixtures/" + name);
+  convert::NeutralModel model;
+  Status s = name == "hf-gpt2" ? convert::hf_causal_lm::read_gpt2(source, &model)
+                               : convert::hf_causal_lm::read_llama(source, &model);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  convert::QuantizeOptions q;
+  q.type = type;
+  REQUIRE(convert::quantize_model(&model, q, nullptr).is_ok());
+  REQUIRE(convert::pack_model(&model, convert::WeightLayout::kAuto, nullptr, nullptr).is_ok());
+  const std::string out = temp_dir() + "/" + name + "_" + convert::weight_type_name(type) + ".heed";
+  s = convert::write_heed(model, out);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  cache[key] = out;
+  return out;
+}
+
+const nlohmann::json& hf_reference(const std::string& name) {
+  static std::map<std::string, nlohmann::json> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  const std::vector<uint8_t> bytes = read_file(source_path("tests/fixtures/" + name + "/reference.json"));
+  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  REQUIRE(j.is_object());
+  return cache[name] = std::move(j);
 }
 
 std::string onmt_lm_heed() {

@@ -16,6 +16,11 @@ namespace heed::test {
 // stories260K converted with `type` weights (cached per type; int8 linear weights packed 16x4, as
 // `heed convert` does by default): the .heed path.
 std::string stories260k_heed(convert::WeightType type);
+// The tiny Hugging Face fixture tests/fixtures/<name> ("hf-llama", "hf-gpt2") converted with
+// `type` weights (int8 packed 16x4, as `heed convert` does by default): the .heed path.
+std::string hf_heed(const std::string& name, convert::WeightType type);
+// tests/fixtures/<name>/reference.json (transformers' outputs).
+const nlohmann::json& hf_reference(const std::string& name);
 // The CTranslate2 onmt-lm converted with its int8 weights kept (packed 16x4): the .heed path.
 std::string onmt_lm_heed();
 std::unique_ptr<Model> open_model(const std::string& path);

@@ -64,6 +64,14 @@ TEST_CASE("generation performs no heap allocation per token") {
   REQUIRE(heed::test::allocation_counter_works());
   SECTION("stories260K float32") { generate_without_allocating(stories260k_heed(convert::WeightType::kFloat32), "Once upon"); }
   SECTION("stories260K int8") { generate_without_allocating(stories260k_heed(convert::WeightType::kInt8), ""); }
+  SECTION("Hugging Face Llama (SentencePiece) float32 and int8") {
+    generate_without_allocating(hf_heed("hf-llama", convert::WeightType::kFloat32), "I was a boy");
+    generate_without_allocating(hf_heed("hf-llama", convert::WeightType::kInt8), "The school");
+  }
+  SECTION("Hugging Face GPT-2 float32 and int8") {
+    generate_without_allocating(hf_heed("hf-gpt2", convert::WeightType::kFloat32), "I was a boy");
+    generate_without_allocating(hf_heed("hf-gpt2", convert::WeightType::kInt8), "I");
+  }
   SECTION("onmt-lm") { generate_without_allocating(onmt_lm_heed(), "However , in an interview , Bloom has said"); }
   SECTION("2 and 3 threads, every loop split") {
     threading::set_min_task_work(1);

@@ -10,6 +10,7 @@
 #include "command.h"
 #include "ct2/reader.h"
 #include "heed_writer.h"
+#include "hf_causal_lm/reader.h"
 #include "marian/reader.h"
 #include "hf_bert/reader.h"
 #include "llama2c/reader.h"
@@ -38,6 +39,8 @@ const std::vector<SourceFormat>& source_formats() {
       {"hf-bert", "Hugging Face BERT-family folder (BERT, MiniLM): config.json, model.safetensors, vocab.txt", &convert::hf_bert::looks_like_model, &convert::hf_bert::read_model},
       {"torch-seq2seq", "PyTorch RNN seq2seq with attention: model.safetensors (state_dict) + config.json (docs/torch-seq2seq.md)", &convert::torch_seq2seq::looks_like_model, &convert::torch_seq2seq::read_model},
       {"argos", "Argos Translate package (.argosmodel zip: CTranslate2 model + sentencepiece.model + metadata.json)", &convert::argos::looks_like_package, &convert::argos::read_model},
+      {"hf-gpt2", "Hugging Face GPT-2 folder: config.json (model_type gpt2), model.safetensors, vocab.json, merges.txt", &convert::hf_causal_lm::looks_like_gpt2, &convert::hf_causal_lm::read_gpt2},
+      {"hf-llama", "Hugging Face Llama folder: config.json (model_type llama), model.safetensors, tokenizer.model", &convert::hf_causal_lm::looks_like_llama, &convert::hf_causal_lm::read_llama},
   };
   return formats;
 }
@@ -101,6 +104,12 @@ int run_convert(const std::vector<std::string>& argv) {
             "           temporary folder that is always removed; the SentencePiece model goes into the\n"
             "           file (plain text in and out) and the languages into its metadata. Detected for\n"
             "           files named *.argosmodel or starting like a zip file.\n"
+            "  hf-gpt2  Hugging Face GPT-2 (GPT2LMHeadModel) folder: config.json (model_type gpt2),\n"
+            "           model.safetensors, vocab.json + merges.txt (the byte-level BPE goes into the\n"
+            "           file: `heed generate --prompt` reads text).\n"
+            "  hf-llama Hugging Face Llama (LlamaForCausalLM) folder: config.json (model_type llama),\n"
+            "           model.safetensors, tokenizer.model (embedded: `heed generate --prompt` reads text).\n"
+            "           Not supported: rope_scaling, sharded weights, tokenizer.json-only tokenizers.\n"
             "The format is detected from SOURCE's files when --from is not given.\n\n"
             "Weights (--quantize):\n"
             "  int8     (default) symmetric int8, one scale per output row (or per group of N values with\n"
@@ -223,7 +232,7 @@ int run_convert(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2, Marian, Argos, BERT, llama2.c, PyTorch seq2seq) into a .heed file", 10,
+HEED_REGISTER_COMMAND(convert, "convert", "convert a trained model (CTranslate2, Marian, Argos, BERT, GPT-2, Llama, llama2.c, PyTorch seq2seq) into a .heed file", 10,
                       &run_convert);
 
 }  // namespace heed::cli

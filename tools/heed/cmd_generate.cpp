@@ -21,7 +21,8 @@ constexpr const char* kDescription =
     "first token), and stops at the end token or after N tokens (clipped to the model's context).\n"
     "\n"
     "Prompt: --prompt TEXT is tokenized with the model's tokenizer (llama2.c models: byte-fallback\n"
-    "BPE; CTranslate2 / OpenNMT models: space-separated vocabulary tokens, unknown ones mapped to\n"
+    "BPE; Hugging Face Llama: its SentencePiece model; Hugging Face GPT-2: byte-level BPE;\n"
+    "CTranslate2 / OpenNMT models: space-separated vocabulary tokens, unknown ones mapped to\n"
     "<unk>). --prompt-ids takes token ids instead (comma or space separated). Neither: generate\n"
     "from the start token alone.\n"
     "\n"
@@ -153,7 +154,7 @@ int run_generate(const std::vector<std::string>& argv) {
       previous = id;
     }
     // Whitespace tokens: the continuation's first token comes without its separating space.
-    if (!prompt_ids.empty() && generator->tokenizer_kind() != fb::TokenizerKind::ByteBPE) print_piece(" ");
+    if (!prompt_ids.empty() && generator->tokenizer_kind() == fb::TokenizerKind::Whitespace) print_piece(" ");
   }
   Generation result;
   st = generator->generate(prompt_ids.data(), prompt_ids.size(), options, &on_token, &state, &result);

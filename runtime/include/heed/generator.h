@@ -7,8 +7,9 @@
 // - token ids (generate()): no heap allocation per call or per token; the streaming callback
 //   receives each generated token's id and text piece (a view, valid during the call);
 // - text (encode(), generate_text()): tokenizes the prompt with the model's tokenizer (ByteBPE:
-//   llama2.c's byte-fallback BPE; Whitespace: space-separated vocabulary entries) and returns the
-//   continuation's text. Allocates, for tools.
+//   llama2.c's byte-fallback BPE; SentencePiece: the model embedded in the file (Hugging Face
+//   Llama); ByteLevelBPE: GPT-2's; Whitespace: space-separated vocabulary entries) and returns the continuation's text.
+//   Allocates, for tools.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,7 @@
 
 namespace heed {
 
+class Tokenizer;
 namespace tokenizer {
 class ByteBpe;
 }
@@ -108,8 +110,11 @@ class Generator {
   int32_t model_bos_ = -1;  // the model's start token, -1 when it has none
   fb::TokenizerKind kind_ = fb::TokenizerKind::Whitespace;
   std::unique_ptr<tokenizer::ByteBpe> bpe_;   // ByteBPE models
+  std::unique_ptr<Tokenizer> text_tokenizer_;  // SentencePiece (HF Llama), byte-level BPE (GPT-2): encode()
   std::vector<std::string> tokens_;           // vocabulary (Whitespace models, and names for tools)
-  std::vector<std::string> spaced_tokens_;    // " " + token: whitespace pieces without allocating
+  // Whitespace: " " + token; SentencePiece, byte-level BPE: each piece's text. Pieces streamed
+  // without allocating.
+  std::vector<std::string> spaced_tokens_;
   std::unordered_map<std::string_view, int32_t> ids_;  // views into tokens_
   int32_t unk_id_ = -1;
 

@@ -3,8 +3,10 @@
 #include <cmath>
 
 #include "generator/start_token_model.h"
+#include "heed/tokenizer.h"
 #include "heed/transformer.h"
 #include "tokenizer/byte_bpe.h"
+#include "tokenizer/byte_level_bpe.h"
 
 namespace heed {
 
@@ -13,6 +15,32 @@ namespace {
 constexpr size_t kDefaultContext = 1024;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// The text a SentencePiece piece stands for when streamed: U+2581 is a space, a byte-fallback
+// piece <0xXX> is that byte, control pieces (<s>, </s>) are nothing.
+std::string sentencepiece_text(const std::string& piece, bool special) {
+  if (special) return {};
+  static const std::string kMark = "\xE2\x96\x81";
+  if (piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && piece[5] == '>') {
+    const auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    const int hi = hex(piece[3]), lo = hex(piece[4]);
+    if (hi >= 0 && lo >= 0) return std::string(1, static_cast<char>(hi * 16 + lo));
+  }
+  std::string text;
+  for (size_t i = 0; i < piece.size();) {
+    if (piece.compare(i, kMark.size(), kMark) == 0) {
+      text += ' ';
+      i += kMark.size();
+    } else {
+      text += piece[i++];
+    }
+  }
+  return text;
+}
 
 }  // namespace
 
@@ -52,6 +80,23 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   if (g->kind_ == fb::TokenizerKind::ByteBPE) {
     g->bpe_ = std::make_unique<tokenizer::ByteBpe>();
     HEED_RETURN_IF_ERROR(tokenizer::ByteBpe::from_index(tok, g->bpe_.get()));
+  } else if (g->kind_ == fb::TokenizerKind::SentencePiece || g->kind_ == fb::TokenizerKind::ByteLevelBPE) {
+    HEED_RETURN_IF_ERROR(create_tokenizer(model, TokenizerSide::kTarget, &g->text_tokenizer_));
+    g->spaced_tokens_.reserve(g->tokens_.size());
+    for (size_t i = 0; i < g->tokens_.size(); ++i) {
+      const int32_t id = static_cast<int32_t>(i);
+      const bool special = id == tok->bos_id() || id == tok->eos_id();
+      if (g->kind_ == fb::TokenizerKind::SentencePiece) {
+        g->spaced_tokens_.push_back(sentencepiece_text(g->tokens_[i], special));
+      } else {
+        // Byte-level BPE symbols back to their bytes (a token that is not made of them, such as
+        // an added special token, streams as written).
+        std::string bytes;
+        if (special) bytes.clear();
+        else if (!tokenizer::symbols_to_bytes(g->tokens_[i], &bytes)) bytes = g->tokens_[i];
+        g->spaced_tokens_.push_back(std::move(bytes));
+      }
+    }
   } else {
     g->spaced_tokens_.reserve(g->tokens_.size());
     for (const std::string& t : g->tokens_) g->spaced_tokens_.push_back(" " + t);
@@ -78,7 +123,7 @@ void Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
   }
   if (token == g.eos_id()) return;
   // The continuation's first whitespace token gets no separating space.
-  const int32_t previous = step == g.prompt_length_ && g.kind_ != fb::TokenizerKind::ByteBPE ? -1 : g.previous_;
+  const int32_t previous = step == g.prompt_length_ && g.kind_ == fb::TokenizerKind::Whitespace ? -1 : g.previous_;
   if (g.on_token_ != nullptr) g.on_token_(g.user_, token, g.piece(previous, token));
   g.previous_ = token;
 }
@@ -154,12 +199,14 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
 }
 
 bool Generator::can_encode_text() const {
-  return kind_ == fb::TokenizerKind::ByteBPE || kind_ == fb::TokenizerKind::Whitespace;
+  return kind_ == fb::TokenizerKind::ByteBPE || kind_ == fb::TokenizerKind::Whitespace ||
+         kind_ == fb::TokenizerKind::SentencePiece || kind_ == fb::TokenizerKind::ByteLevelBPE;
 }
 
 Status Generator::encode(std::string_view text, std::vector<int32_t>* ids) const {
   ids->clear();
   if (kind_ == fb::TokenizerKind::ByteBPE) return bpe_->encode(text, false, false, ids);
+  if (text_tokenizer_) return text_tokenizer_->encode(text, ids);
   if (kind_ != fb::TokenizerKind::Whitespace) {
     return Status(StatusCode::kUnsupportedModel,
                   std::string("this model's tokenizer (") + fb::EnumNameTokenizerKind(kind_) +
@@ -189,6 +236,16 @@ Status Generator::encode(std::string_view text, std::vector<int32_t>* ids) const
 std::string_view Generator::piece(int32_t previous, int32_t token) const {
   if (token < 0 || static_cast<size_t>(token) >= tokens_.size()) return {};
   if (bpe_) return bpe_->piece(previous, token);
+  if (text_tokenizer_) {
+    std::string_view text = spaced_tokens_[static_cast<size_t>(token)];
+    // SentencePiece marks word starts with a space; the text's first word has none. (Byte-level
+    // BPE pieces hold their spaces as written.)
+    if (kind_ == fb::TokenizerKind::SentencePiece && (previous < 0 || previous == bos_id()) && !text.empty() &&
+        text[0] == ' ') {
+      text.remove_prefix(1);
+    }
+    return text;
+  }
   // Whitespace tokens: separated by one space, none before the first.
   if (previous < 0 || previous == bos_id()) return tokens_[static_cast<size_t>(token)];
   return spaced_tokens_[static_cast<size_t>(token)];

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "tokenizer/byte_bpe.h"
+#include "tokenizer/byte_level_bpe.h"
 #include "tokenizer/wordpiece.h"
 
 namespace heed {
@@ -152,6 +153,14 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
       return create_wordpiece(index, std::move(tokens), options, out);
     case fb::TokenizerKind::ByteBPE:  // decoder-only models: one vocabulary for both sides
       return tokenizer::create_byte_bpe_tokenizer(model, out);
+    case fb::TokenizerKind::ByteLevelBPE: {  // GPT-2
+      std::vector<std::string> merges;
+      if (tok->merges()) {
+        merges.reserve(tok->merges()->size());
+        for (const auto* m : *tok->merges()) merges.push_back(m->str());
+      }
+      return tokenizer::create_byte_level_bpe_tokenizer(std::move(tokens), merges, options, out);
+    }
     default:
       return unsupported_model(std::string("tokenizer kind ") + fb::EnumNameTokenizerKind(tok->kind()) +
                                " has no text tokenizer in heed yet");

@@ -1,0 +1,430 @@
+#include "hf_causal_lm/reader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <sentencepiece_processor.h>
+
+#include "heed/tensor_names.h"
+#include "hf_causal_lm/config.h"
+#include "safetensors.h"
+
+#ifndef HEED_VERSION
+#define HEED_VERSION "unknown"
+#endif
+
+namespace heed::convert::hf_causal_lm {
+namespace {
+
+bool is_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string base_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Status read_bytes(const std::string& path, std::vector<uint8_t>* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "'");
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) return io_error("cannot read '" + path + "'");
+  if (out->empty()) return invalid_file(path + ": empty file");
+  return Status::ok();
+}
+
+std::string shape_string(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// Maps safetensors tensors onto heed's names and remembers which it used, so that anything left
+// over is reported instead of silently dropped.
+class Mapper {
+ public:
+  Mapper(const SafetensorsFile& file, NeutralModel* out) : file_(file), out_(out) {}
+
+  const SafetensorsTensor* find(const std::string& name) {
+    const SafetensorsTensor* t = file_.find(name);
+    if (t) used_.insert(name);
+    return t;
+  }
+
+  Status corrupt(const std::string& what) const { return invalid_file(file_.where() + ": " + what); }
+
+  // Values of `name`, which must have `shape`.
+  Status values(const std::string& name, const std::vector<uint64_t>& shape, std::vector<float>* out) {
+    const SafetensorsTensor* t = find(name);
+    if (!t) return corrupt("missing tensor '" + name + "'");
+    if (t->shape != shape) {
+      return corrupt("tensor '" + name + "' has shape " + shape_string(t->shape) + ", expected " + shape_string(shape));
+    }
+    return file_.read_f32(*t, out);
+  }
+
+  Status take(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape, bool quantizable) {
+    std::vector<float> v;
+    HEED_RETURN_IF_ERROR(values(src, shape, &v));
+    add(dst, shape, v, quantizable);
+    return Status::ok();
+  }
+
+  void add(const std::string& dst, const std::vector<uint64_t>& shape, const std::vector<float>& v, bool quantizable) {
+    std::vector<uint32_t> s(shape.begin(), shape.end());
+    out_->add_f32(dst, s, v.data()).quantizable = quantizable;
+  }
+
+  // GPT-2's Conv1D: weight [in, out] (y = x W + b), stored by heed as a Linear [out, in].
+  Status take_conv1d(const std::string& src, const std::string& dst, uint64_t in, uint64_t out) {
+    std::vector<float> w;
+    HEED_RETURN_IF_ERROR(values(src + ".weight", {in, out}, &w));
+    std::vector<float> t(w.size());
+    for (uint64_t i = 0; i < in; ++i) {
+      for (uint64_t o = 0; o < out; ++o) t[o * in + i] = w[i * out + o];
+    }
+    add(dst + ".weight", {out, in}, t, true);
+    return take(src + ".bias", dst + ".bias", {out}, false);
+  }
+
+  Status check_all_used(const char* family) const {
+    for (const auto& t : file_.tensors()) {
+      if (!used_.count(t.name)) {
+        return unsupported_model(file_.where() + ": tensor '" + t.name + "' is not part of a " + family +
+                                 " model heed understands; refusing to drop it");
+      }
+    }
+    return Status::ok();
+  }
+
+ private:
+  const SafetensorsFile& file_;
+  NeutralModel* out_;
+  std::set<std::string> used_;
+};
+
+Status open_weights(const std::string& dir, SafetensorsFile* file) {
+  if (!is_directory(dir)) return io_error("'" + dir + "' is not a folder (a Hugging Face model is a folder with config.json)");
+  const std::string weights = dir + "/model.safetensors";
+  if (!is_file(weights)) {
+    if (is_file(dir + "/model.safetensors.index.json")) {
+      return unsupported_model(dir + ": the weights are sharded (model.safetensors.index.json); heed reads one "
+                               "model.safetensors");
+    }
+    if (is_file(dir + "/pytorch_model.bin")) {
+      return unsupported_model(dir + ": only pytorch_model.bin, which heed does not read; re-save the model with "
+                               "model.save_pretrained(folder, safe_serialization=True) to get model.safetensors");
+    }
+    return invalid_argument(dir + ": no model.safetensors");
+  }
+  return SafetensorsFile::read(weights, file);
+}
+
+std::unique_ptr<fb::TransformerStackT> stack_config(const CausalLmConfig& c) {
+  auto s = std::make_unique<fb::TransformerStackT>();
+  s->num_layers = c.num_layers;
+  s->d_model = c.hidden_size;
+  s->num_heads = c.num_heads;
+  s->num_kv_heads = c.num_kv_heads;
+  s->head_dim = c.head_dim;
+  s->ffn_dim = c.ffn_dim;
+  s->activation = c.activation;
+  s->norm_epsilon = c.norm_epsilon;
+  s->pre_norm = true;
+  s->final_norm = true;
+  s->embedding_norm = false;
+  s->max_positions = c.max_positions;
+  s->embedding_scale = 1.0f;
+  s->vocab_size = c.vocab_size;
+  if (c.family == Family::kGpt2) {
+    s->norm = fb::NormKind::LayerNorm;
+    s->gated_ffn = false;
+    s->position_encoding = fb::PositionEncoding::Learned;
+  } else {
+    s->norm = fb::NormKind::RMSNorm;
+    s->gated_ffn = true;
+    s->position_encoding = fb::PositionEncoding::RoPE;
+    s->rope_theta = c.rope_theta;
+  }
+  return s;
+}
+
+void set_producer(const std::string& dir, const CausalLmConfig& c, const char* format, NeutralModel* model) {
+  model->producer.name = "heed convert";
+  model->producer.version = HEED_VERSION;
+  model->producer.source_format = format;
+  model->producer.source_name = base_name(dir);
+  model->metadata.emplace_back("source_format", format);
+  model->metadata.emplace_back("hf.model_type", c.model_type);
+  model->metadata.emplace_back("hf.activation", c.activation_name);
+}
+
+// The output projection: lm_head when untied, else the embeddings (the runtime reads them as the
+// projection). A tied save may still hold lm_head.weight (a copy); it is accepted and skipped.
+Status map_output(Mapper& m, const CausalLmConfig& c, fb::TransformerDecoderOnlyT* config) {
+  const uint64_t V = c.vocab_size, d = c.hidden_size;
+  config->tied_output = c.tie_word_embeddings;
+  if (c.tie_word_embeddings) {
+    m.find("lm_head.weight");
+    return Status::ok();
+  }
+  return m.take("lm_head.weight", "decoder.output.weight", {V, d}, true);
+}
+
+// ---- GPT-2 ----------------------------------------------------------------------------------
+
+// vocab.json: {"piece": id, ...} with ids exactly 0..n-1, as a list in id order.
+Status read_vocab_json(const std::string& path, uint32_t expected, std::vector<std::string>* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "' (the model's vocabulary)");
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return invalid_file(path + ": not a JSON object of piece -> id");
+  if (j.size() != expected) {
+    return invalid_file(path + ": " + std::to_string(j.size()) + " entries, but config.json's vocab_size is " +
+                        std::to_string(expected));
+  }
+  std::vector<std::string> tokens(expected);
+  std::vector<bool> seen(expected, false);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= static_cast<int64_t>(expected)) {
+      return invalid_file(path + ": piece '" + it.key() + "' has an id outside 0.." + std::to_string(expected - 1));
+    }
+    const size_t id = static_cast<size_t>(it->get<int64_t>());
+    if (seen[id]) return invalid_file(path + ": id " + std::to_string(id) + " is given to two pieces");
+    seen[id] = true;
+    tokens[id] = it.key();
+  }
+  *out = std::move(tokens);
+  return Status::ok();
+}
+
+// merges.txt: an optional "#version" line, then one "a b" pair per line, best first.
+Status read_merges(const std::string& path, std::vector<std::string>* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open '" + path + "' (GPT-2's BPE merges; heed needs vocab.json and merges.txt)");
+  std::string line;
+  size_t number = 0;
+  out->clear();
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (number == 1 && line.rfind("#version", 0) == 0) continue;
+    if (line.empty()) continue;
+    const size_t space = line.find(' ');
+    if (space == std::string::npos || space == 0 || space + 1 == line.size() || line.find(' ', space + 1) != std::string::npos) {
+      return invalid_file(path + ":" + std::to_string(number) + ": not two symbols separated by one space");
+    }
+    out->push_back(line);
+  }
+  return Status::ok();
+}
+
+Status map_gpt2(Mapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
+  // GPT2LMHeadModel saves "transformer.*"; GPT2Model (and the original hub checkpoints) no prefix.
+  const std::string p = file.find("transformer.wte.weight") ? "transformer." : "";
+  const uint64_t d = c.hidden_size, f = c.ffn_dim, V = c.vocab_size;
+  HEED_RETURN_IF_ERROR(m.take(p + "wte.weight", "decoder.embeddings", {V, d}, true));
+  HEED_RETURN_IF_ERROR(m.take(p + "wpe.weight", "decoder.positions", {c.max_positions, d}, false));
+  for (uint32_t i = 0; i < c.num_layers; ++i) {
+    const std::string in = p + "h." + std::to_string(i);
+    const std::string out = names::layer("decoder", static_cast<int>(i));
+    HEED_RETURN_IF_ERROR(m.take(in + ".ln_1.weight", out + ".self_attn.norm.gamma", {d}, false));
+    HEED_RETURN_IF_ERROR(m.take(in + ".ln_1.bias", out + ".self_attn.norm.beta", {d}, false));
+    HEED_RETURN_IF_ERROR(m.take_conv1d(in + ".attn.c_attn", out + ".self_attn.qkv", d, 3 * d));
+    HEED_RETURN_IF_ERROR(m.take_conv1d(in + ".attn.c_proj", out + ".self_attn.out", d, d));
+    HEED_RETURN_IF_ERROR(m.take(in + ".ln_2.weight", out + ".ffn.norm.gamma", {d}, false));
+    HEED_RETURN_IF_ERROR(m.take(in + ".ln_2.bias", out + ".ffn.norm.beta", {d}, false));
+    HEED_RETURN_IF_ERROR(m.take_conv1d(in + ".mlp.c_fc", out + ".ffn.in", d, f));
+    HEED_RETURN_IF_ERROR(m.take_conv1d(in + ".mlp.c_proj", out + ".ffn.out", f, d));
+    m.find(in + ".attn.bias");         // the causal mask buffer, not a weight
+    m.find(in + ".attn.masked_bias");  // the masking constant, not a weight
+  }
+  if (file.find(p + "h." + std::to_string(c.num_layers) + ".ln_1.weight")) {
+    return m.corrupt("the weights have more layers than config.json's n_layer " + std::to_string(c.num_layers));
+  }
+  HEED_RETURN_IF_ERROR(m.take(p + "ln_f.weight", "decoder.norm.gamma", {d}, false));
+  return m.take(p + "ln_f.bias", "decoder.norm.beta", {d}, false);
+}
+
+// ---- Llama ----------------------------------------------------------------------------------
+
+// q_proj / k_proj rows (and biases) in heed's interleaved RoPE order.
+Status take_rope_projection(Mapper& m, const std::string& src, uint64_t heads, uint64_t hd, uint64_t d,
+                            bool bias, std::vector<float>* weight, std::vector<float>* bias_out) {
+  std::vector<float> w;
+  HEED_RETURN_IF_ERROR(m.values(src + ".weight", {heads * hd, d}, &w));
+  const size_t at = weight->size();
+  weight->resize(at + w.size());
+  interleave_rope_rows(w.data(), heads, hd, d, weight->data() + at);
+  if (bias) {
+    std::vector<float> b;
+    HEED_RETURN_IF_ERROR(m.values(src + ".bias", {heads * hd}, &b));
+    const size_t bat = bias_out->size();
+    bias_out->resize(bat + b.size());
+    interleave_rope_rows(b.data(), heads, hd, 1, bias_out->data() + bat);
+  }
+  return Status::ok();
+}
+
+Status map_llama(Mapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
+  const uint64_t d = c.hidden_size, f = c.ffn_dim, V = c.vocab_size, hd = c.head_dim;
+  const uint64_t h = c.num_heads, kvh = c.num_kv_heads;
+  HEED_RETURN_IF_ERROR(m.take("model.embed_tokens.weight", "decoder.embeddings", {V, d}, true));
+  for (uint32_t i = 0; i < c.num_layers; ++i) {
+    const std::string in = "model.layers." + std::to_string(i);
+    const std::string out = names::layer("decoder", static_cast<int>(i));
+    HEED_RETURN_IF_ERROR(m.take(in + ".input_layernorm.weight", out + ".self_attn.norm.gamma", {d}, false));
+    // Q, K (rows reordered for heed's interleaved RoPE) and V stacked into one qkv projection.
+    std::vector<float> qkv, qkv_bias, v;
+    HEED_RETURN_IF_ERROR(take_rope_projection(m, in + ".self_attn.q_proj", h, hd, d, c.attention_bias, &qkv, &qkv_bias));
+    HEED_RETURN_IF_ERROR(take_rope_projection(m, in + ".self_attn.k_proj", kvh, hd, d, c.attention_bias, &qkv, &qkv_bias));
+    HEED_RETURN_IF_ERROR(m.values(in + ".self_attn.v_proj.weight", {kvh * hd, d}, &v));
+    qkv.insert(qkv.end(), v.begin(), v.end());
+    m.add(out + ".self_attn.qkv.weight", {(h + 2 * kvh) * hd, d}, qkv, true);
+    HEED_RETURN_IF_ERROR(m.take(in + ".self_attn.o_proj.weight", out + ".self_attn.out.weight", {d, h * hd}, true));
+    if (c.attention_bias) {
+      HEED_RETURN_IF_ERROR(m.values(in + ".self_attn.v_proj.bias", {kvh * hd}, &v));
+      qkv_bias.insert(qkv_bias.end(), v.begin(), v.end());
+      m.add(out + ".self_attn.qkv.bias", {(h + 2 * kvh) * hd}, qkv_bias, false);
+      HEED_RETURN_IF_ERROR(m.take(in + ".self_attn.o_proj.bias", out + ".self_attn.out.bias", {d}, false));
+    }
+    m.find(in + ".self_attn.rotary_emb.inv_freq");  // a buffer older saves include, recomputed by heed
+    HEED_RETURN_IF_ERROR(m.take(in + ".post_attention_layernorm.weight", out + ".ffn.norm.gamma", {d}, false));
+    HEED_RETURN_IF_ERROR(m.take(in + ".mlp.gate_proj.weight", out + ".ffn.in.weight", {f, d}, true));
+    HEED_RETURN_IF_ERROR(m.take(in + ".mlp.up_proj.weight", out + ".ffn.gate.weight", {f, d}, true));
+    HEED_RETURN_IF_ERROR(m.take(in + ".mlp.down_proj.weight", out + ".ffn.out.weight", {d, f}, true));
+  }
+  if (file.find("model.layers." + std::to_string(c.num_layers) + ".input_layernorm.weight")) {
+    return m.corrupt("the weights have more layers than config.json's num_hidden_layers " +
+                     std::to_string(c.num_layers));
+  }
+  return m.take("model.norm.weight", "decoder.norm.gamma", {d}, false);
+}
+
+// tokenizer.model: embedded whole; its pieces (in id order) are the vocabulary.
+Status read_sentencepiece(const std::string& path, uint32_t vocab_size, fb::TokenizerT* tok) {
+  HEED_RETURN_IF_ERROR(read_bytes(path, &tok->target_model));
+  sentencepiece::SentencePieceProcessor sp;
+  try {
+    const auto status = sp.LoadFromSerializedProto(
+        std::string_view(reinterpret_cast<const char*>(tok->target_model.data()), tok->target_model.size()));
+    if (!status.ok()) return invalid_file(path + ": not a SentencePiece model (" + status.ToString() + ")");
+  } catch (const std::exception& e) {
+    return invalid_file(path + ": not a SentencePiece model (" + std::string(e.what()) + ")");
+  }
+  const int n = sp.GetPieceSize();
+  // Llama checkpoints may pad the embeddings beyond the tokenizer (rows that are never produced by
+  // the tokenizer); more pieces than rows means the files do not belong together.
+  if (n <= 0 || static_cast<uint32_t>(n) > vocab_size) {
+    return invalid_file(path + ": " + std::to_string(n) + " pieces, but config.json's vocab_size is " +
+                        std::to_string(vocab_size));
+  }
+  tok->target_vocabulary = std::make_unique<fb::VocabularyT>();
+  auto& tokens = tok->target_vocabulary->tokens;
+  for (int i = 0; i < n; ++i) tokens.push_back(sp.IdToPiece(i));
+  // Padding rows get names no text encodes to.
+  for (uint32_t i = static_cast<uint32_t>(n); i < vocab_size; ++i) tokens.push_back("<heed:padding:" + std::to_string(i) + ">");
+  tok->unk_id = sp.unk_id();
+  return Status::ok();
+}
+
+}  // namespace
+
+void interleave_rope_rows(const float* in, size_t heads, size_t head_dim, size_t cols, float* out) {
+  // Why the converter permutes instead of the runtime rotating "half-split" pairs: q . k is the
+  // same under any permutation of rows applied to both Q and K, so reordering here costs nothing
+  // at run time, keeps the file format and the runtime's one RoPE layout (llama2.c and Meta's
+  // checkpoints use it), and needs no new schema field every loader would have to validate.
+  const size_t half = head_dim / 2;
+  for (size_t h = 0; h < heads; ++h) {
+    const float* src = in + h * head_dim * cols;
+    float* dst = out + h * head_dim * cols;
+    for (size_t j = 0; j < half; ++j) {
+      std::copy(src + j * cols, src + (j + 1) * cols, dst + (2 * j) * cols);
+      std::copy(src + (half + j) * cols, src + (half + j + 1) * cols, dst + (2 * j + 1) * cols);
+    }
+  }
+}
+
+bool looks_like_gpt2(const std::string& dir) {
+  return is_file(dir + "/model.safetensors") && model_type_of(dir) == "gpt2";
+}
+
+bool looks_like_llama(const std::string& dir) {
+  return is_file(dir + "/model.safetensors") && model_type_of(dir) == "llama";
+}
+
+Status read_gpt2(const std::string& dir, NeutralModel* out) {
+  CausalLmConfig c;
+  HEED_RETURN_IF_ERROR(read_config(dir, Family::kGpt2, &c));
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(open_weights(dir, &file));
+  NeutralModel model;
+  Mapper m(file, &model);
+  HEED_RETURN_IF_ERROR(map_gpt2(m, file, c));
+  fb::TransformerDecoderOnlyT config;
+  HEED_RETURN_IF_ERROR(map_output(m, c, &config));
+  HEED_RETURN_IF_ERROR(m.check_all_used("GPT-2"));
+  config.decoder = stack_config(c);
+  model.config.Set(std::move(config));
+
+  fb::TokenizerT& tok = model.tokenizer;
+  tok.kind = fb::TokenizerKind::ByteLevelBPE;
+  tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
+  HEED_RETURN_IF_ERROR(read_vocab_json(dir + "/vocab.json", c.vocab_size, &tok.target_vocabulary->tokens));
+  HEED_RETURN_IF_ERROR(read_merges(dir + "/merges.txt", &tok.merges));
+  tok.bos_id = -1;  // GPT-2's tokenizer adds no start token: generation starts from the prompt
+  tok.eos_id = c.eos_token_id;
+  tok.unk_id = -1;
+  set_producer(dir, c, "hf-gpt2", &model);
+  *out = std::move(model);
+  return Status::ok();
+}
+
+Status read_llama(const std::string& dir, NeutralModel* out) {
+  CausalLmConfig c;
+  HEED_RETURN_IF_ERROR(read_config(dir, Family::kLlama, &c));
+  if (c.bos_token_id < 0) return invalid_file(dir + "/config.json: missing 'bos_token_id' (Llama starts from it)");
+  const std::string spm = dir + "/tokenizer.model";
+  if (!is_file(spm)) {
+    return unsupported_model(dir + ": no tokenizer.model (heed embeds Llama's SentencePiece model; tokenizer.json-only "
+                             "checkpoints such as Llama 3 are not supported)");
+  }
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(open_weights(dir, &file));
+  NeutralModel model;
+  Mapper m(file, &model);
+  HEED_RETURN_IF_ERROR(map_llama(m, file, c));
+  fb::TransformerDecoderOnlyT config;
+  HEED_RETURN_IF_ERROR(map_output(m, c, &config));
+  HEED_RETURN_IF_ERROR(m.check_all_used("Llama"));
+  config.decoder = stack_config(c);
+  model.config.Set(std::move(config));
+
+  fb::TokenizerT& tok = model.tokenizer;
+  tok.kind = fb::TokenizerKind::SentencePiece;
+  HEED_RETURN_IF_ERROR(read_sentencepiece(spm, c.vocab_size, &tok));
+  tok.bos_id = c.bos_token_id;
+  tok.eos_id = c.eos_token_id;
+  set_producer(dir, c, "hf-llama", &model);
+  *out = std::move(model);
+  return Status::ok();
+}
+
+}  // namespace heed::convert::hf_causal_lm

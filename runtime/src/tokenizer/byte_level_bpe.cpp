@@ -1,0 +1,248 @@
+#include "tokenizer/byte_level_bpe.h"
+
+#include <array>
+#include <climits>
+#include <unordered_map>
+
+#include <utf8proc.h>
+
+#include "heed/tokenizer.h"
+
+namespace heed::tokenizer {
+namespace {
+
+enum class CharClass { kLetter, kNumber, kSpace, kOther };
+
+// One character of the text: its class and byte length (an invalid UTF-8 byte is one kOther).
+struct Char {
+  CharClass cls;
+  size_t length;
+  int32_t code;
+};
+
+// Python's str.isspace(), which the pattern's \s follows: the Unicode White_Space characters.
+bool is_white_space(int32_t c) {
+  if ((c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0) return true;
+  if (c < 0x100) return false;
+  const utf8proc_category_t cat = utf8proc_category(c);
+  return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL || cat == UTF8PROC_CATEGORY_ZP;
+}
+
+Char char_at(std::string_view text, size_t i) {
+  utf8proc_int32_t code = -1;
+  const utf8proc_ssize_t n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + i),
+                                               static_cast<utf8proc_ssize_t>(text.size() - i), &code);
+  if (n <= 0 || code < 0) return {CharClass::kOther, 1, -1};
+  CharClass cls = CharClass::kOther;
+  if (is_white_space(code)) {
+    cls = CharClass::kSpace;
+  } else {
+    switch (utf8proc_category(code)) {
+      case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
+      case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO:
+        cls = CharClass::kLetter;
+        break;
+      case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
+        cls = CharClass::kNumber;
+        break;
+      default:
+        break;
+    }
+  }
+  return {cls, static_cast<size_t>(n), code};
+}
+
+// The end of the run of characters of class `cls` starting at i.
+size_t run_end(std::string_view text, size_t i, CharClass cls) {
+  while (i < text.size()) {
+    const Char c = char_at(text, i);
+    if (c.cls != cls) break;
+    i += c.length;
+  }
+  return i;
+}
+
+// The length of a contraction ('s 't 're 've 'm 'll 'd, lower case as in GPT-2's pattern) at i.
+size_t contraction_at(std::string_view text, size_t i) {
+  if (text[i] != '\'') return 0;
+  for (std::string_view suffix : {"re", "ve", "ll", "s", "t", "m", "d"}) {
+    if (text.substr(i + 1, suffix.size()) == suffix) return 1 + suffix.size();
+  }
+  return 0;
+}
+
+// bytes_to_unicode(): printable bytes keep their code point, the others get 256, 257, ... in order.
+const std::array<int32_t, 256>& byte_symbols() {
+  static const std::array<int32_t, 256> table = [] {
+    std::array<int32_t, 256> t{};
+    int32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+      t[static_cast<size_t>(b)] = printable ? b : next++;
+    }
+    return t;
+  }();
+  return table;
+}
+
+void append_utf8(int32_t code, std::string* out) {
+  utf8proc_uint8_t buffer[4];
+  const utf8proc_ssize_t n = utf8proc_encode_char(code, buffer);
+  out->append(reinterpret_cast<const char*>(buffer), static_cast<size_t>(n));
+}
+
+class ByteLevelBpeTokenizer final : public Tokenizer {
+ public:
+  ByteLevelBpeTokenizer(std::vector<std::string> tokens, TokenizerOptions options)
+      : Tokenizer(std::move(tokens), std::move(options)) {}
+
+  Status add_merges(const std::vector<std::string>& merges) {
+    ranks_.reserve(merges.size());
+    for (size_t r = 0; r < merges.size(); ++r) {
+      const std::string& m = merges[r];
+      const size_t space = m.find(' ');
+      if (space == std::string::npos || space == 0 || space + 1 >= m.size() || m.find(' ', space + 1) != std::string::npos) {
+        return invalid_file("byte-level BPE merge " + std::to_string(r) + " is not two symbols separated by one space");
+      }
+      ranks_.emplace(m, static_cast<int>(r));  // the first (best) rank wins
+    }
+    return Status::ok();
+  }
+
+  Status encode_pieces(std::string_view text, std::vector<std::string>* pieces) const override {
+    pieces->clear();
+    for (std::string_view word : gpt2_pretokenize(text)) bpe(bytes_to_symbols(word), pieces);
+    return Status::ok();
+  }
+
+  Status decode_pieces(const std::vector<std::string>& pieces, std::string* text) const override {
+    text->clear();
+    std::string bytes;
+    for (const std::string& piece : pieces) {
+      if (!symbols_to_bytes(piece, &bytes)) return invalid_argument("piece '" + piece + "' is not byte-level BPE symbols");
+      text->append(bytes);
+    }
+    return Status::ok();
+  }
+
+ private:
+  int rank(const std::string& a, const std::string& b) const {
+    const auto it = ranks_.find(a + " " + b);
+    return it == ranks_.end() ? INT_MAX : it->second;
+  }
+
+  // Merges the symbols of one word and appends the resulting pieces.
+  void bpe(const std::string& word, std::vector<std::string>* pieces) const {
+    std::vector<std::string> symbols;
+    for (size_t i = 0; i < word.size();) {
+      size_t n = 1;
+      while (i + n < word.size() && (static_cast<unsigned char>(word[i + n]) & 0xC0) == 0x80) ++n;
+      symbols.emplace_back(word.substr(i, n));
+      i += n;
+    }
+    while (symbols.size() > 1) {
+      int best = INT_MAX;
+      size_t at = 0;
+      for (size_t i = 0; i + 1 < symbols.size(); ++i) {
+        const int r = rank(symbols[i], symbols[i + 1]);
+        if (r < best) best = r, at = i;
+      }
+      if (best == INT_MAX) break;
+      const std::string first = symbols[at], second = symbols[at + 1];
+      std::vector<std::string> merged;
+      merged.reserve(symbols.size());
+      for (size_t i = 0; i < symbols.size();) {
+        if (i + 1 < symbols.size() && symbols[i] == first && symbols[i + 1] == second) {
+          merged.push_back(first + second);
+          i += 2;
+        } else {
+          merged.push_back(symbols[i++]);
+        }
+      }
+      symbols = std::move(merged);
+    }
+    for (std::string& s : symbols) pieces->push_back(std::move(s));
+  }
+
+  std::unordered_map<std::string, int> ranks_;
+};
+
+}  // namespace
+
+std::vector<std::string_view> gpt2_pretokenize(std::string_view text) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t start = i;
+    if (const size_t n = contraction_at(text, i)) {
+      words.push_back(text.substr(start, n));
+      i += n;
+      continue;
+    }
+    const Char c = char_at(text, i);
+    if (c.cls != CharClass::kSpace) {
+      i = run_end(text, i + c.length, c.cls);
+      words.push_back(text.substr(start, i - start));
+      continue;
+    }
+    // " ?X+": one space joins the run of letters, numbers or other characters after it.
+    if (text[i] == ' ' && i + 1 < text.size()) {
+      const Char next = char_at(text, i + 1);
+      if (next.cls != CharClass::kSpace) {
+        i = run_end(text, i + 1 + next.length, next.cls);
+        words.push_back(text.substr(start, i - start));
+        continue;
+      }
+    }
+    // Whitespace: \s+(?!\S) keeps the last whitespace character for the word after it (when there
+    // is one and the run is longer than one); \s+ takes a lone one.
+    size_t end = run_end(text, i, CharClass::kSpace);
+    if (end < text.size()) {
+      size_t last = end - 1;  // start of the run's last character
+      while (last > i && (static_cast<unsigned char>(text[last]) & 0xC0) == 0x80) --last;
+      if (last > i) end = last;
+    }
+    words.push_back(text.substr(start, end - start));
+    i = end;
+  }
+  return words;
+}
+
+std::string bytes_to_symbols(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) append_utf8(byte_symbols()[b], &out);
+  return out;
+}
+
+bool symbols_to_bytes(std::string_view symbols, std::string* bytes) {
+  static const std::unordered_map<int32_t, char> inverse = [] {
+    std::unordered_map<int32_t, char> m;
+    for (int b = 0; b < 256; ++b) m.emplace(byte_symbols()[static_cast<size_t>(b)], static_cast<char>(b));
+    return m;
+  }();
+  bytes->clear();
+  size_t i = 0;
+  while (i < symbols.size()) {
+    utf8proc_int32_t code = -1;
+    const utf8proc_ssize_t n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(symbols.data() + i),
+                                                 static_cast<utf8proc_ssize_t>(symbols.size() - i), &code);
+    if (n <= 0) return false;
+    const auto it = inverse.find(code);
+    if (it == inverse.end()) return false;
+    bytes->push_back(it->second);
+    i += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+Status create_byte_level_bpe_tokenizer(std::vector<std::string> vocabulary, const std::vector<std::string>& merges,
+                                       const TokenizerOptions& options, std::unique_ptr<Tokenizer>* out) {
+  if (vocabulary.empty()) return invalid_argument("a byte-level BPE tokenizer needs a vocabulary");
+  auto t = std::make_unique<ByteLevelBpeTokenizer>(std::move(vocabulary), options);
+  HEED_RETURN_IF_ERROR(t->add_merges(merges));
+  *out = std::move(t);
+  return Status::ok();
+}
+
+}  // namespace heed::tokenizer
