@@ -94,10 +94,16 @@ run_package() {
   if [ "$ok" -eq 1 ]; then total_pass=$((total_pass + 1)); else total_fail=$((total_fail + 1)); failed_runs+=("package-$preset"); fi
 }
 
+# ccache, when the machine has it, makes a rebuild of unchanged sources nearly free.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
 build() {
   local preset=$1
   echo "=== build: $preset ==="
-  cmake --preset "$preset" -DHEED_SHARED_DIR="$HEED_SHARED_DIR" >/dev/null
+  cmake --preset "$preset" -DHEED_SHARED_DIR="$HEED_SHARED_DIR" "${launcher[@]}" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
 }
 
