@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
       }
       heed_translator_free(other);
     }
-    options.backend = (heed_backend)7;
+    options.backend = 7;
     s = heed_translator_create(model, &options, &small);
     CHECK(s == HEED_INVALID_ARGUMENT && small == NULL && strstr(heed_model_last_error(model), "backend"),
           "backend 7: status %d (%s)", (int)s, heed_model_last_error(model));

@@ -74,9 +74,11 @@ typedef struct heed_translator_options {
   /* 0 (the default): heed_translate_text splits text into sentences (heed/sentence_splitter.h) and
    * translates them; nonzero: the text is translated as one sentence. */
   int no_sentence_split;
-  /* The GEMM backend of float32 layers (HEED_BACKEND_AUTO after heed_translator_options_init).
+  /* The GEMM backend of float32 layers: a heed_backend value (HEED_BACKEND_AUTO after
+   * heed_translator_options_init). An int, not the enum type, so that an unknown value is refused
+   * with HEED_INVALID_ARGUMENT instead of being undefined behaviour to read in C++.
    * Fields are only ever added at the end. */
-  heed_backend backend;
+  int backend;
 } heed_translator_options;
 
 /* Fills *options with the defaults (threads 1, backend HEED_BACKEND_AUTO, every other field 0 / NULL:
