@@ -9,6 +9,7 @@
 #include "ct2/one_line.h"
 #include "ct2/reader.h"
 #include "heed/tokenizer.h"
+#include "source_files.h"
 
 namespace heed::convert::argos {
 namespace {
@@ -17,11 +18,6 @@ constexpr const char* kModelFolder = "model/";
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string base_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {

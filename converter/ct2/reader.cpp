@@ -5,13 +5,13 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <sys/stat.h>
 
 #include "ct2/model_bin.h"
 #include "ct2/one_line.h"
 #include "ct2/vocabulary.h"
 #include "heed/tensor_names.h"
 #include "quantize.h"
+#include "source_files.h"
 
 #ifndef HEED_VERSION
 #define HEED_VERSION "unknown"
@@ -19,22 +19,6 @@
 
 namespace heed::convert::ct2 {
 namespace {
-
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 bool starts_with(const std::string& s, const std::string& prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;

@@ -5,17 +5,13 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
+#include "source_files.h"
+
 namespace heed::convert::ct2 {
 namespace {
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

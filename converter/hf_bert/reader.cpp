@@ -2,13 +2,13 @@
 
 #include <fstream>
 #include <set>
-#include <sstream>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
 #include "heed/tensor_names.h"
+#include "json_fields.h"
 #include "safetensors.h"
+#include "source_files.h"
 
 #ifndef HEED_VERSION
 #define HEED_VERSION "unknown"
@@ -16,45 +16,6 @@
 
 namespace heed::convert::hf_bert {
 namespace {
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-Status read_json(const std::string& path, nlohmann::json* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  *out = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (out->is_discarded() || !out->is_object()) return invalid_file(path + ": not a JSON object");
-  return Status::ok();
-}
-
-Status get_count(const nlohmann::json& j, const std::string& where, const char* key, bool required, uint32_t* out) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) {
-    if (required) return invalid_file(where + ": missing '" + key + "'");
-    return Status::ok();
-  }
-  if (!it->is_number_unsigned() || it->get<uint64_t>() == 0 || it->get<uint64_t>() >= (1u << 24)) {
-    return invalid_file(where + ": '" + key + "' must be a positive integer below 2^24");
-  }
-  *out = static_cast<uint32_t>(it->get<uint64_t>());
-  return Status::ok();
-}
 
 std::string get_string(const nlohmann::json& j, const char* key, const std::string& fallback) {
   const auto it = j.find(key);

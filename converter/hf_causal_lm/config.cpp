@@ -1,44 +1,18 @@
 #include "hf_causal_lm/config.h"
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
+
+#include "json_fields.h"
+#include "source_files.h"
 
 namespace heed::convert::hf_causal_lm {
 namespace {
 
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-Status read_json(const std::string& path, nlohmann::json* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  *out = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (out->is_discarded() || !out->is_object()) return invalid_file(path + ": not a JSON object");
-  return Status::ok();
-}
-
 bool present(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && !it->is_null();
-}
-
-// A count: a positive integer below 2^24 (the loader's limit for every size).
-Status get_count(const nlohmann::json& j, const std::string& where, const char* key, bool required, uint32_t* out) {
-  if (!present(j, key)) return required ? invalid_file(where + ": missing '" + key + "'") : Status::ok();
-  const auto& v = j[key];
-  if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() >= (1u << 24)) {
-    return invalid_file(where + ": '" + key + "' must be a positive integer below 2^24");
-  }
-  *out = static_cast<uint32_t>(v.get<uint64_t>());
-  return Status::ok();
 }
 
 // A token id; Llama 3 style lists of end ids give their first (heed stops at one end token).

@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
-#include <sys/stat.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +12,7 @@
 #include "heed/tensor_names.h"
 #include "hf_causal_lm/config.h"
 #include "safetensors.h"
+#include "source_files.h"
 
 #ifndef HEED_VERSION
 #define HEED_VERSION "unknown"
@@ -21,31 +20,6 @@
 
 namespace heed::convert::hf_causal_lm {
 namespace {
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-Status read_bytes(const std::string& path, std::vector<uint8_t>* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "'");
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return io_error("cannot read '" + path + "'");
-  if (out->empty()) return invalid_file(path + ": empty file");
-  return Status::ok();
-}
 
 std::string shape_string(const std::vector<uint64_t>& shape) {
   std::string s = "[";
@@ -319,7 +293,7 @@ Status map_llama(Mapper& m, const SafetensorsFile& file, const CausalLmConfig& c
 
 // tokenizer.model: embedded whole; its pieces (in id order) are the vocabulary.
 Status read_sentencepiece(const std::string& path, uint32_t vocab_size, fb::TokenizerT* tok) {
-  HEED_RETURN_IF_ERROR(read_bytes(path, &tok->target_model));
+  HEED_RETURN_IF_ERROR(read_nonempty_bytes(path, &tok->target_model));
   sentencepiece::SentencePieceProcessor sp;
   try {
     const auto status = sp.LoadFromSerializedProto(

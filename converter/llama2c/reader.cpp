@@ -3,7 +3,6 @@
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <sys/stat.h>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "heed/tensor_names.h"
 #include "llama2c/checkpoint.h"
 #include "llama2c/tokenizer_bin.h"
+#include "source_files.h"
 
 #ifndef HEED_VERSION
 #define HEED_VERSION "unknown"
@@ -19,33 +19,9 @@
 namespace heed::convert::llama2c {
 namespace {
 
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 std::string directory_of(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-}
-
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-Status read_bytes(const std::string& path, std::vector<uint8_t>* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "'");
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return io_error("cannot read '" + path + "'");
-  return Status::ok();
 }
 
 // The first bytes of a file (enough for either header) and its size.

@@ -5,13 +5,13 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
 #include "heed/tensor_names.h"
 #include "marian/config.h"
 #include "safetensors.h"
+#include "source_files.h"
 
 #ifndef HEED_VERSION
 #define HEED_VERSION "unknown"
@@ -23,31 +23,6 @@ namespace {
 // What generate() does to a bad word's logit is -inf; a large finite value keeps every later
 // computation (softmax, log-probs, scores) finite and still gives the token probability 0.
 constexpr float kSuppressedBias = -1e9f;
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-bool is_directory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string base_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-Status read_bytes(const std::string& path, std::vector<uint8_t>* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "'");
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return io_error("cannot read '" + path + "'");
-  if (out->empty()) return invalid_file(path + ": empty file");
-  return Status::ok();
-}
 
 std::string shape_string(const std::vector<uint64_t>& shape) {
   std::string s = "[";
@@ -351,8 +326,8 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   // Tokenizer: both SentencePiece models embedded; pieces become ids through vocab.json.
   fb::TokenizerT& tok = model.tokenizer;
   tok.kind = fb::TokenizerKind::SentencePiece;
-  HEED_RETURN_IF_ERROR(read_bytes(dir + "/source.spm", &tok.source_model));
-  HEED_RETURN_IF_ERROR(read_bytes(dir + "/target.spm", &tok.target_model));
+  HEED_RETURN_IF_ERROR(read_nonempty_bytes(dir + "/source.spm", &tok.source_model));
+  HEED_RETURN_IF_ERROR(read_nonempty_bytes(dir + "/target.spm", &tok.target_model));
   std::vector<std::string> source_vocab, target_vocab;
   HEED_RETURN_IF_ERROR(read_vocab(dir + "/vocab.json", v_src, &source_vocab));
   if (c.separate_vocabs) {

@@ -1,42 +1,19 @@
 #include "torch_seq2seq/reader.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
-#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
 #include "heed/rnn_names.h"
+#include "json_fields.h"
 #include "safetensors.h"
+#include "source_files.h"
 
 namespace heed::convert::torch_seq2seq {
 namespace {
 
 using nlohmann::json;
 namespace n = names::rnn;
-
-bool is_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string base_name(const std::string& dir) {
-  std::string d = dir;
-  while (d.size() > 1 && d.back() == '/') d.pop_back();
-  const size_t slash = d.find_last_of('/');
-  return slash == std::string::npos ? d : d.substr(slash + 1);
-}
-
-Status read_json(const std::string& path, json* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  *out = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (out->is_discarded() || !out->is_object()) return invalid_file(path + ": not a JSON object");
-  return Status::ok();
-}
 
 // The config.json of one model, with every key checked on the way in.
 class Config {
