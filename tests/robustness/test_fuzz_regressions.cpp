@@ -2,6 +2,7 @@
 // smallest input that shows the problem, with the result heed must give for it now.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -13,6 +14,7 @@
 #include "ct2/reader.h"
 #include "heed/tokenizer.h"
 #include "tokenizer/byte_bpe.h"
+#include "tokenizer/sentencepiece_charsmap.h"
 
 namespace heed::test {
 namespace {
@@ -126,6 +128,62 @@ TEST_CASE("fuzz: a SentencePiece piece starting with NUL is refused, not thrown"
   CHECK(s.message().find("zero-length key") != std::string::npos);
   CHECK(!has_control_bytes(s.message()));
   CHECK(tokenizer == nullptr);
+}
+
+// fuzz_sentencepiece_model, CI run of 2026-11-23: a model whose normalization table (the
+// precompiled charsmap: a Darts trie + NUL-terminated replacements) pointed outside itself made
+// libsentencepiece read out of bounds while encoding (SEGV in Normalizer::NormalizePrefix); the
+// library only checks the trie's declared size. heed walks every reachable trie state first.
+namespace {
+uint32_t trie_unit(uint32_t label, bool leaf, uint32_t offset) { return label | (leaf ? 1u << 8 : 0u) | offset << 10; }
+// [uint32 trie bytes][256 units][replacements]: byte 'a' -> leaf whose value unit (at 'a' ^ 1) holds
+// `value`, an offset into the replacement strings.
+std::string charsmap(uint32_t value, const std::string& replacements, uint32_t a_offset = 1) {
+  std::vector<uint32_t> units(256, 0);
+  units['a'] = trie_unit('a', true, a_offset);
+  units['a' ^ 1] = (1u << 31) | value;
+  const uint32_t bytes = static_cast<uint32_t>(units.size() * 4);
+  std::string blob(reinterpret_cast<const char*>(&bytes), 4);  // little-endian hosts and targets only
+  blob.append(reinterpret_cast<const char*>(units.data()), bytes);
+  return blob + replacements;
+}
+}  // namespace
+
+TEST_CASE("fuzz: SentencePiece normalization tables that point outside themselves are refused", "[robustness][fuzz]") {
+  using tokenizer::check_precompiled_charsmap;
+  CHECK(check_precompiled_charsmap("").is_ok());                                      // no table
+  CHECK(check_precompiled_charsmap(charsmap(0, std::string("b\0", 2))).is_ok());      // 'a' -> "b"
+  CHECK(check_precompiled_charsmap(charsmap(2, std::string("b\0c\0", 4))).is_ok());   // 'a' -> "c"
+  const std::string bad[] = {
+      charsmap(2, std::string("b\0", 2)),          // replacement offset past the strings
+      charsmap(0, "b"),                            // replacement without its NUL
+      charsmap(0, std::string("b\0", 2), 300),     // child state outside the trie
+      std::string("\x08\0\0\0\0\0\0\0", 8),        // trie size larger than the table
+      std::string("\x04\0\0\0\0\x04\0\0", 8) + "x", // root offset 1 (x 1024): outside a 1-unit trie
+  };
+  for (const std::string& table : bad) {
+    const Status s = check_precompiled_charsmap(table);
+    INFO(s.message());
+    CHECK(s.code() == StatusCode::kInvalidFile);
+    CHECK(s.message().find("normalization") != std::string::npos);
+  }
+  // Through the tokenizer: the table is checked before the library loads (and self-tests) the model.
+  const std::string model = sp_piece("<unk>", 0, 2) + sp_piece("a", -1) + field(2, field(3, uint64_t{1})) +
+                            field(3, field(1, std::string("custom")) + field(2, bad[0]));
+  std::unique_ptr<Tokenizer> tokenizer;
+  const Status s = create_sentencepiece_tokenizer(model.data(), model.size(), {"<unk>", "a"}, TokenizerOptions{}, &tokenizer);
+  INFO(s.message());
+  CHECK(s.code() == StatusCode::kInvalidFile);
+  CHECK(s.message().rfind("the embedded SentencePiece model is unusable: ", 0) == 0);
+  CHECK(s.message().find("replacement strings") != std::string::npos);
+  CHECK(tokenizer == nullptr);
+  // The same model with a sound table loads and normalizes 'a' to "b" (an unknown piece here).
+  const std::string good = sp_piece("<unk>", 0, 2) + sp_piece("a", -1) + field(2, field(3, uint64_t{1})) +
+                           field(3, field(1, std::string("custom")) + field(2, charsmap(0, std::string("b\0", 2))));
+  REQUIRE(create_sentencepiece_tokenizer(good.data(), good.size(), {"<unk>", "a"}, TokenizerOptions{}, &tokenizer).is_ok());
+  std::vector<std::string> pieces;
+  REQUIRE(tokenizer->encode_pieces("a", &pieces).is_ok());
+  CHECK(std::find(pieces.begin(), pieces.end(), "a") == pieces.end());
 }
 
 // fuzz_text_input, first seconds: a 40 KB prompt did not finish encoding within libFuzzer's 30 s,

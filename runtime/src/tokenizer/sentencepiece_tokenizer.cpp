@@ -7,6 +7,7 @@
 #include "heed/tokenizer.h"
 #include "loader/validate.h"
 #include "tokenizer/language_code.h"
+#include "tokenizer/sentencepiece_charsmap.h"
 
 namespace heed {
 namespace {
@@ -22,12 +23,17 @@ class SentencePieceTokenizer final : public Tokenizer {
       : Tokenizer(std::move(tokens), options), language_code_prefix_(options.language_code_prefix) {}
 
   Status load(const void* bytes, size_t size) {
+    // Loading already encodes (the model's self-test samples), so the normalization tables the
+    // library reads without bounds checks are checked first.
+    const std::string_view proto(static_cast<const char*>(bytes), size);
+    const Status tables = tokenizer::check_sentencepiece_charsmaps(proto);
+    if (!tables.is_ok()) return invalid_file("the embedded SentencePiece model is unusable: " + tables.message());
     // The library reports most bad models as a status, but its trie builder (Darts) throws on some
     // (a piece of zero length, found by fuzz_sentencepiece_model): a C++ exception out of a
     // model file must not terminate the caller.
     try {
       const auto status =
-          processor_.LoadFromSerializedProto(std::string_view(static_cast<const char*>(bytes), size));
+          processor_.LoadFromSerializedProto(proto);
       // The library's messages may quote pieces of the model: printable() keeps them one line.
       if (!status.ok()) return invalid_file("the embedded SentencePiece model is unusable: " + loader::printable(status.message()));
     } catch (const std::exception& e) {
