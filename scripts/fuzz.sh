@@ -71,8 +71,13 @@ for t in $targets; do
     status=1
     verdict="CRASH (exit $rc; see $log and $corpus/crashes/)"
     # What libFuzzer said (the finding, its stack top, the reproducer's path), for logs seen remotely.
-    grep -E '==ERROR|ERROR: libFuzzer|SUMMARY|runtime error|out-of-memory|timeout after|Test unit written|^ +#[0-9] ' "$log" |
+    grep -E '==ERROR|ERROR: libFuzzer|invariant broken|terminate called|what\(\):|SUMMARY|runtime error|out-of-memory|timeout after|Test unit written|^ +#[0-9] ' "$log" |
       head -30 | sed "s/^/$t: /"
+    # Small reproducers go into the log as base64, so a finding on a remote machine can be replayed
+    # here: base64 -d > input && build/fuzz/TARGET input.
+    for f in "$corpus/crashes/$t-"*; do
+      [ -f "$f" ] && [ "$(wc -c <"$f")" -le 16384 ] && echo "$t: reproducer $(basename "$f") base64: $(base64 -w0 "$f")"
+    done
   else
     verdict="ok"
   fi

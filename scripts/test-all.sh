@@ -107,31 +107,42 @@ build() {
   cmake --build --preset "$preset" -j "$jobs"
 }
 
-build host
-run_ctest host host
-build host-asan
-run_ctest host-asan host-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
-build host-tsan
-run_ctest host-tsan host-tsan TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
-run_fuzz
-build rpi-arm64
-run_ctest aarch64-max rpi-arm64 QEMU_CPU=max
-run_ctest aarch64-cortex-a76 rpi-arm64 QEMU_CPU=cortex-a76
-run_ctest aarch64-cortex-a72 rpi-arm64 QEMU_CPU=cortex-a72
-run_package rpi-arm64 arm64
-build rpi-armv7
-run_ctest armv7-cortex-a7 rpi-armv7 QEMU_CPU=cortex-a7
-run_package rpi-armv7 armhf
+# timed COMMAND...: runs a stage and notes how long it took (printed at the end: CI shows the tail).
+timings=()
+timed() {
+  local start=$SECONDS
+  "$@"
+  timings+=("$(printf '%5ds  %s' $((SECONDS - start)) "$*")")
+}
+
+timed build host
+timed run_ctest host host
+timed build host-asan
+timed run_ctest host-asan host-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+timed build host-tsan
+timed run_ctest host-tsan host-tsan TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+timed run_fuzz
+timed build rpi-arm64
+timed run_ctest aarch64-max rpi-arm64 QEMU_CPU=max
+timed run_ctest aarch64-cortex-a76 rpi-arm64 QEMU_CPU=cortex-a76
+timed run_ctest aarch64-cortex-a72 rpi-arm64 QEMU_CPU=cortex-a72
+timed run_package rpi-arm64 arm64
+timed build rpi-armv7
+timed run_ctest armv7-cortex-a7 rpi-armv7 QEMU_CPU=cortex-a7
+timed run_package rpi-armv7 armhf
 
 echo
 if [ "${#failed_runs[@]}" -ne 0 ]; then
   # CI shows only the end of this output: repeat what each failed run said about its failures.
   for run in "${failed_runs[@]}"; do
     echo "--- $run: failure lines from $log_dir/$run.log ---"
-    grep -E 'FAIL|Failed|\*\*\*|CRASH|ERROR|error:|SUMMARY|WARNING: ThreadSanitizer|runtime error|==[0-9]+==' \
+    # fuzz.sh prefixes its finding lines (message, stack, reproducer) with the target's name.
+    grep -E 'FAIL|Failed|\*\*\*|CRASH|ERROR|error:|SUMMARY|WARNING: ThreadSanitizer|runtime error|==[0-9]+==|^fuzz_[a-z0-9_]+: ' \
       "$log_dir/$run.log" | head -40 || true
   done
   echo "test-all: failures in: ${failed_runs[*]} (logs in $log_dir)"
 fi
-echo "total: $total_pass passed, $total_fail failed"
+echo "time per stage:"
+printf '  %s\n' "${timings[@]}"
+echo "total: $total_pass passed, $total_fail failed (${SECONDS}s)"
 [ "${#failed_runs[@]}" -eq 0 ]

@@ -6,7 +6,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "ct2/one_line.h"
 #include "ct2/reader.h"
 #include "heed/tokenizer.h"
 #include "source_files.h"
@@ -91,7 +90,9 @@ Status read_metadata(const std::string& path, const std::string& text, NeutralMo
   return Status::ok();
 }
 
-Status read_package(const std::string& path, const PackageLimits& limits, NeutralModel* out) {
+}  // namespace
+
+Status read_model(const std::string& path, const PackageLimits& limits, NeutralModel* out) {
   std::unique_ptr<ZipArchive> zip;
   HEED_RETURN_IF_ERROR(ZipArchive::open(path, limits, &zip));
   std::string prefix;
@@ -151,8 +152,6 @@ Status read_package(const std::string& path, const PackageLimits& limits, Neutra
   return Status::ok();
 }
 
-}  // namespace
-
 bool looks_like_package(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
@@ -165,10 +164,6 @@ bool looks_like_package(const std::string& path) {
   return n == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
 }
 
-Status read_model(const std::string& path, const PackageLimits& limits, NeutralModel* out) {
-  // Messages quote entry names and metadata, which may hold any byte.
-  return ct2::one_line(read_package(path, limits, out));
-}
 
 Status read_model(const std::string& path, NeutralModel* out) { return read_model(path, PackageLimits{}, out); }
 

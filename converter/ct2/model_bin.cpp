@@ -1,6 +1,5 @@
 #include "ct2/model_bin.h"
 
-#include "ct2/one_line.h"
 
 #include <cerrno>
 #include <cstring>
@@ -100,11 +99,6 @@ Status dtype_from_item_size(uint8_t item_size, DType* dtype) {
 }  // namespace
 
 Status ModelBin::parse(std::vector<uint8_t> bytes, const std::string& where, ModelBin* out) {
-  // Messages quote variable and alias names from the file, which may hold any byte.
-  return one_line(parse_unchecked(std::move(bytes), where, out));
-}
-
-Status ModelBin::parse_unchecked(std::vector<uint8_t> bytes, const std::string& where, ModelBin* out) {
   ModelBin m;
   m.bytes_ = std::move(bytes);
   Cursor in(m.bytes_, where);

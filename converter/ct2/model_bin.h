@@ -65,8 +65,6 @@ class ModelBin {
   void rename(std::string (*mapping)(std::string));
 
  private:
-  // parse() without making the error message one line (one_line.h).
-  static Status parse_unchecked(std::vector<uint8_t> bytes, const std::string& where, ModelBin* out);
   void index();
 
   std::vector<uint8_t> bytes_;

@@ -7,7 +7,6 @@
 #include <set>
 
 #include "ct2/model_bin.h"
-#include "ct2/one_line.h"
 #include "ct2/vocabulary.h"
 #include "heed/tensor_names.h"
 #include "quantize.h"
@@ -462,10 +461,7 @@ int32_t token_id(const std::vector<std::string>& tokens, const std::string& toke
 
 bool looks_like_model(const std::string& dir) { return is_file(dir + "/model.bin"); }
 
-namespace {
-
-// read_model without making the error message one line.
-Status read_model_unchecked(const std::string& dir, NeutralModel* out) {
+Status read_model(const std::string& dir, NeutralModel* out) {
   if (!is_directory(dir)) {
     return io_error("'" + dir + "' is not a folder (a CTranslate2 model is a folder with model.bin)");
   }
@@ -596,13 +592,6 @@ Status read_model_unchecked(const std::string& dir, NeutralModel* out) {
 
   *out = std::move(model);
   return Status::ok();
-}
-
-}  // namespace
-
-Status read_model(const std::string& dir, NeutralModel* out) {
-  // Messages quote names and tokens from the files, which may hold any byte.
-  return one_line(read_model_unchecked(dir, out));
 }
 
 }  // namespace heed::convert::ct2

@@ -10,9 +10,9 @@
 
 #include "aren_folder.h"
 #include "ct2/model_bin.h"
-#include "ct2/one_line.h"
 #include "ct2/reader.h"
 #include "heed/tokenizer.h"
+#include "safetensors.h"
 #include "tokenizer/byte_bpe.h"
 #include "tokenizer/sentencepiece_charsmap.h"
 
@@ -107,7 +107,7 @@ TEST_CASE("fuzz: a 60 KiB variable name gives a bounded message", "[robustness][
   convert::ct2::ModelBin parsed;
   const Status s = convert::ct2::ModelBin::parse(bin, "model.bin", &parsed);
   CHECK(s.code() == StatusCode::kInvalidFile);
-  CHECK(s.message().size() == convert::ct2::kMaxMessageBytes + 3);
+  CHECK(s.message().size() == Status::kMaxMessageBytes + 3);
   CHECK(s.message().compare(s.message().size() - 3, 3, "...") == 0);
   CHECK(s.message().rfind("model.bin is corrupt at offset ", 0) == 0);
 }
@@ -241,11 +241,32 @@ TEST_CASE("fuzz: byte BPE merges like llama2.c's loop, long text included", "[ro
   CHECK(s.message() == "byte BPE tokenizer: token 6 has a NaN merge score");
 }
 
-TEST_CASE("one_line keeps printable text and UTF-8 as they are", "[robustness][fuzz]") {
-  CHECK(convert::ct2::one_line("plain 'name' \xd8\xa2 ok") == "plain 'name' \xd8\xa2 ok");
-  CHECK(convert::ct2::one_line(std::string("a\0b\tc", 5)) == "a\\x00b\\x09c");
-  const Status ok = convert::ct2::one_line(Status::ok());
-  CHECK(ok.is_ok());
+TEST_CASE("Status messages keep printable text and UTF-8 as they are", "[robustness][fuzz]") {
+  CHECK(Status(StatusCode::kInvalidFile, "plain 'name' \xd8\xa2 ok").message() == "plain 'name' \xd8\xa2 ok");
+  CHECK(invalid_file(std::string("a\0b\tc\x7f", 6)).message() == "a\\x00b\\x09c\\x7f");
+  CHECK(Status::ok().message().empty());
+}
+
+TEST_CASE("Status messages are cut at a character boundary", "[robustness][fuzz]") {
+  // 999 ASCII bytes then two-byte characters: the cut may not split one.
+  const std::string text = std::string(Status::kMaxMessageBytes - 1, 'a') + "\xd8\xa2\xd8\xa2\xd8\xa2";
+  const std::string m = invalid_file(text).message();
+  CHECK(m == std::string(Status::kMaxMessageBytes - 1, 'a') + "\xd8\xa2...");
+}
+
+// fuzz_safetensors (CI, 17,394 executions): a tensor name holding a newline (JSON "\n") went into
+// the message of a refused tensor, which then spanned two lines. Every Status now escapes
+// control bytes, so all readers keep the one-line promise.
+TEST_CASE("fuzz: a safetensors tensor name with a newline gives a one-line message", "[robustness][fuzz]") {
+  const std::string header = R"({"a\nb":{"dtype":"Q7","shape":[1],"data_offsets":[0,1]}})";
+  std::vector<uint8_t> bytes(8, 0);
+  bytes[0] = static_cast<uint8_t>(header.size());
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  bytes.push_back(0);
+  convert::SafetensorsFile file;
+  const Status s = convert::SafetensorsFile::parse(bytes, "x.safetensors", &file);
+  CHECK(s.code() == StatusCode::kInvalidFile);
+  CHECK(s.message() == "x.safetensors: tensor 'a\\x0ab': unknown dtype 'Q7'");
 }
 
 }  // namespace heed::test

@@ -23,7 +23,12 @@ const char* status_code_name(StatusCode code);
 class Status {
  public:
   Status() = default;
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // Messages quote names and text from the user's files, which may hold any byte: control bytes
+  // (< 0x20 and 0x7f: a newline in a tensor name, a terminal escape) are written as \xNN and text
+  // beyond kMaxMessageBytes is cut (at a UTF-8 boundary) and "..." appended, so every message is
+  // one bounded line. Printable text and UTF-8 pass unchanged.
+  static constexpr size_t kMaxMessageBytes = 1000;
+  Status(StatusCode code, std::string message) : code_(code), message_(one_line(std::move(message))) {}
   static Status ok() { return Status(); }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
@@ -32,6 +37,8 @@ class Status {
   const std::string& message() const { return message_; }
 
  private:
+  static std::string one_line(std::string message);
+
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
 };

@@ -20,10 +20,6 @@ bool known_enum(Enum value) {
   return static_cast<unsigned>(value) <= static_cast<unsigned>(Enum::MAX);
 }
 
-// A name from the file as it may appear in a one-line message: control bytes (a corrupt name may
-// hold a newline) become \xNN.
-std::string printable(std::string_view name);
-
 inline uint64_t align_up(uint64_t n, uint64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
 // Size prefix, file identifier, FlatBuffers verification and format version. On success `*index`

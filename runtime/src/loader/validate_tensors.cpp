@@ -71,16 +71,16 @@ Status resolve_row_sums(const fb::Tensor& entry, const std::vector<TensorView>& 
   if (!named) return invalid_file(at + "has layout Packed16x4 but names no row sums tensor");
   const std::string_view rname(name->c_str(), name->size());
   auto found = by_name.find(rname);
-  if (found == by_name.end()) return invalid_file(at + "row sums tensor '" + printable(rname) + "' is missing");
+  if (found == by_name.end()) return invalid_file(at + "row sums tensor '" + std::string(rname) + "' is missing");
   const TensorView& r = views[found->second];
   if (r.dtype != fb::DType::I32 || r.quantization != fb::Quantization::None) {
-    return invalid_file(at + "row sums tensor '" + printable(rname) + "' is " + dtype_name(r.dtype) +
+    return invalid_file(at + "row sums tensor '" + std::string(rname) + "' is " + dtype_name(r.dtype) +
                         (r.quantization != fb::Quantization::None ? " quantized" : "") + ", not plain I32");
   }
   if (r.shape.size() != 1 || r.shape[0] != v->rows()) {
     std::string shape;
     for (uint32_t d : r.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-    return invalid_file(at + "row sums tensor '" + printable(rname) + "' has shape [" + shape + "], expected [" +
+    return invalid_file(at + "row sums tensor '" + std::string(rname) + "' has shape [" + shape + "], expected [" +
                         std::to_string(v->rows()) + "]");
   }
   if (reinterpret_cast<uintptr_t>(r.data) % alignof(int32_t) != 0 ||
@@ -92,22 +92,6 @@ Status resolve_row_sums(const fb::Tensor& entry, const std::vector<TensorView>& 
 }
 
 }  // namespace
-
-std::string printable(std::string_view name) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(name.size());
-  for (unsigned char c : name) {
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 Status validate_tensors(const fb::Model& index, const uint8_t* weights, const std::string& where,
                         std::vector<TensorView>* views,
@@ -122,11 +106,11 @@ Status validate_tensors(const fb::Model& index, const uint8_t* weights, const st
   for (flatbuffers::uoffset_t i = 0; i < tensors.size(); ++i) {
     const fb::Tensor* t = tensors.Get(i);
     const std::string_view name(t->name()->c_str(), t->name()->size());
-    const std::string at = where + ": tensor '" + printable(name) + "': ";
+    const std::string at = where + ": tensor '" + std::string(name) + "': ";
     if (name.empty()) return invalid_file(where + ": tensor #" + std::to_string(i) + " has an empty name");
     if (i > 0 && name == previous) return invalid_file(at + "appears twice in the tensor table");
     if (i > 0 && name < previous) {
-      return invalid_file(at + "tensor table is not sorted by name (comes after '" + printable(previous) + "')");
+      return invalid_file(at + "tensor table is not sorted by name (comes after '" + std::string(previous) + "')");
     }
     previous = name;
 
@@ -192,21 +176,21 @@ Status validate_tensors(const fb::Model& index, const uint8_t* weights, const st
   // Scales and row sums are resolved once every tensor is known, since they may sort after their user.
   for (flatbuffers::uoffset_t i = 0; i < tensors.size(); ++i) {
     TensorView& v = (*views)[i];
-    const std::string at = where + ": tensor '" + printable(v.name) + "': ";
+    const std::string at = where + ": tensor '" + std::string(v.name) + "': ";
     HEED_RETURN_IF_ERROR(resolve_row_sums(*tensors.Get(i), *views, *by_name, at, &v));
     if (v.quantization == fb::Quantization::None) continue;
     const flatbuffers::String* scales_name = tensors.Get(i)->scales();
     if (!scales_name || scales_name->size() == 0) return invalid_file(at + "is quantized but names no scales tensor");
     const std::string_view sname(scales_name->c_str(), scales_name->size());
     auto found = by_name->find(sname);
-    if (found == by_name->end()) return invalid_file(at + "scales tensor '" + printable(sname) + "' is missing");
+    if (found == by_name->end()) return invalid_file(at + "scales tensor '" + std::string(sname) + "' is missing");
     const TensorView& s = (*views)[found->second];
     if (s.dtype != fb::DType::F32) {
-      return invalid_file(at + "scales tensor '" + printable(sname) + "' is " + dtype_name(s.dtype) + ", not F32");
+      return invalid_file(at + "scales tensor '" + std::string(sname) + "' is " + dtype_name(s.dtype) + ", not F32");
     }
     const uint64_t want = expected_scales(v);
     if (s.num_elements() != want) {
-      return invalid_file(at + "scales tensor '" + printable(sname) + "' has " + std::to_string(s.num_elements()) +
+      return invalid_file(at + "scales tensor '" + std::string(sname) + "' has " + std::to_string(s.num_elements()) +
                           " values but " + fb::EnumNameQuantization(v.quantization) + " quantization needs " +
                           std::to_string(want));
     }

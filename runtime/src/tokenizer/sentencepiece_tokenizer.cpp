@@ -34,10 +34,10 @@ class SentencePieceTokenizer final : public Tokenizer {
     try {
       const auto status =
           processor_.LoadFromSerializedProto(proto);
-      // The library's messages may quote pieces of the model: printable() keeps them one line.
-      if (!status.ok()) return invalid_file("the embedded SentencePiece model is unusable: " + loader::printable(status.message()));
+      // The library's messages may quote pieces of the model; Status keeps them one line.
+      if (!status.ok()) return invalid_file(std::string("the embedded SentencePiece model is unusable: ") + status.message());
     } catch (const std::exception& e) {
-      return invalid_file("the embedded SentencePiece model is unusable: " + loader::printable(e.what()));
+      return invalid_file(std::string("the embedded SentencePiece model is unusable: ") + e.what());
     }
     return Status::ok();
   }
@@ -53,7 +53,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     }
     std::vector<std::string> split;
     const auto status = processor_.Encode(text, &split);
-    if (!status.ok()) return invalid_argument("SentencePiece cannot encode the text: " + loader::printable(status.message()));
+    if (!status.ok()) return invalid_argument(std::string("SentencePiece cannot encode the text: ") + status.message());
     pieces->insert(pieces->end(), std::make_move_iterator(split.begin()), std::make_move_iterator(split.end()));
     return Status::ok();
   }
@@ -61,7 +61,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   Status decode_pieces(const std::vector<std::string>& pieces, std::string* text) const override {
     std::string decoded;
     const auto status = processor_.Decode(pieces, &decoded);
-    if (!status.ok()) return invalid_argument("SentencePiece cannot decode the pieces: " + loader::printable(status.message()));
+    if (!status.ok()) return invalid_argument(std::string("SentencePiece cannot decode the pieces: ") + status.message());
     // Pieces the model does not know keep their boundary marks; they read as spaces.
     std::string out;
     out.reserve(decoded.size());
