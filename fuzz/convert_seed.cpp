@@ -1,6 +1,6 @@
 // convert_seed [--from FORMAT] SOURCE OUTPUT.heed TYPE [GROUP]: what `heed convert` does, for
 // make_seeds.py, so the fuzz build needs only the libraries under test and not the whole command
-// line. FORMAT: ct2 (default), llama2c, hf-marian, torch-seq2seq.
+// line. FORMAT: ct2 (default), llama2c, hf-marian, hf-gpt2, hf-bert, torch-seq2seq.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +8,8 @@
 
 #include "ct2/reader.h"
 #include "heed_writer.h"
+#include "hf_bert/reader.h"
+#include "hf_causal_lm/reader.h"
 #include "llama2c/reader.h"
 #include "marian/reader.h"
 #include "quantize.h"
@@ -20,6 +22,8 @@ int main(int argc, char** argv) {
     const std::string from = argv[2];
     if (from == "llama2c") read_model = &convert::llama2c::read_model;
     else if (from == "hf-marian") read_model = &convert::marian::read_model;
+    else if (from == "hf-gpt2") read_model = &convert::hf_causal_lm::read_gpt2;
+    else if (from == "hf-bert") read_model = &convert::hf_bert::read_model;
     else if (from == "torch-seq2seq") read_model = &convert::torch_seq2seq::read_model;
     else if (from != "ct2") read_model = nullptr;
     argc -= 2;
@@ -27,7 +31,7 @@ int main(int argc, char** argv) {
   }
   if (read_model == nullptr || argc < 4 || argc > 5) {
     std::fprintf(stderr,
-                 "usage: convert_seed [--from ct2|llama2c|hf-marian|torch-seq2seq] SOURCE OUTPUT.heed "
+                 "usage: convert_seed [--from ct2|llama2c|hf-marian|hf-gpt2|hf-bert|torch-seq2seq] SOURCE OUTPUT.heed "
                  "int8|float16|float32 [GROUP]\n");
     return 2;
   }

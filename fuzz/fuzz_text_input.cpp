@@ -3,6 +3,8 @@
 // - the whitespace tokenizer and a Translator of aren-transliteration (CTranslate2, int8);
 // - the SentencePiece tokenizers and a Translator of the tiny Marian fixture (OPUS-MT layout);
 // - the llama2.c byte BPE tokenizer of stories260K and its Generator's encode();
+// - GPT-2's byte-level BPE (the hf-gpt2 fixture) and its Generator's encode();
+// - BERT's WordPiece (the hf-bert fixture) and its Embedder: the text is embedded, every value finite;
 // - the sentence splitter (heed/sentence_splitter.h): sentences are non-empty, in order, inside the
 //   text and never overlapping.
 // Each tokenizer encodes the text, every id must lie inside its vocabulary, and the ids decode;
@@ -11,6 +13,7 @@
 //
 // The models are .heed files that scripts/fuzz.sh converts at seed time (fuzz/make_seeds.py) into
 // build/fuzz-corpus/seeds/models; HEED_FUZZ_MODELS overrides that folder. Without them the target stops.
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "heed/embedder.h"
 #include "heed/generator.h"
 #include "heed/model.h"
 #include "heed/sentence_splitter.h"
@@ -45,9 +49,16 @@ struct TranslationModel {
 };
 
 TranslationModel aren, marian;
-std::unique_ptr<heed::Model> stories;
-std::unique_ptr<heed::Generator> generator;
-std::unique_ptr<heed::Tokenizer> stories_tokenizer;
+struct GenerationModel {
+  std::unique_ptr<heed::Model> model;
+  std::unique_ptr<heed::Generator> generator;
+  std::unique_ptr<heed::Tokenizer> tokenizer;
+};
+
+GenerationModel stories, gpt2;
+std::unique_ptr<heed::Model> bert;
+std::unique_ptr<heed::Embedder> embedder;
+std::unique_ptr<heed::Tokenizer> bert_tokenizer;
 
 std::unique_ptr<heed::Model> open_model(const std::string& dir, const char* name) {
   std::unique_ptr<heed::Model> model;
@@ -119,6 +130,41 @@ void translate(TranslationModel& m, std::string_view text) {
   }
 }
 
+void open_generation(const std::string& dir, const char* name, GenerationModel* out) {
+  out->model = open_model(dir, name);
+  must(heed::Generator::create(*out->model, heed::GeneratorOptions{}, &out->generator), name);
+  must(heed::create_tokenizer(*out->model, heed::TokenizerSide::kTarget, &out->tokenizer), name);
+}
+
+void encode_prompt(const GenerationModel& m, std::string_view text) {
+  std::vector<std::string> pieces;
+  round_trip(*m.tokenizer, text, &pieces);
+  std::vector<int32_t> ids;
+  const heed::Status s = m.generator->encode(text, &ids);
+  if (!s.is_ok()) {
+    check_message(s);
+    return;
+  }
+  for (int32_t id : ids) {
+    if (id < 0 || static_cast<size_t>(id) >= m.generator->vocab_size()) fail("invariant broken: prompt id outside the vocabulary");
+  }
+}
+
+void embed(std::string_view text) {
+  std::vector<std::string> pieces;
+  round_trip(*bert_tokenizer, text, &pieces);
+  std::vector<float> vectors;
+  const heed::Status s = embedder->embed_text({std::string(text)}, heed::Pooling::kMean, true, &vectors);
+  if (!s.is_ok()) {
+    check_message(s);
+    return;
+  }
+  if (vectors.size() != embedder->dimension()) fail("invariant broken: embedding of the wrong size");
+  for (float v : vectors) {
+    if (!std::isfinite(v)) fail("invariant broken: a non-finite embedding value");
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char*** argv) {
@@ -134,9 +180,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char*** argv) {
   open_translation(dir, "aren-transliteration-int8.heed", &aren);
   open_translation(dir, "marian-tiny-en-de-int8.heed", &marian);
   if (!marian.source) fail("the Marian model has no SentencePiece tokenizer");
-  stories = open_model(dir, "stories260k-int8.heed");
-  must(heed::Generator::create(*stories, heed::GeneratorOptions{}, &generator), "stories260k");
-  must(heed::create_tokenizer(*stories, heed::TokenizerSide::kTarget, &stories_tokenizer), "stories260k tokenizer");
+  open_generation(dir, "stories260k-int8.heed", &stories);
+  open_generation(dir, "hf-gpt2-int8.heed", &gpt2);
+  bert = open_model(dir, "hf-bert-int8.heed");
+  heed::EmbedderOptions options;
+  options.max_batch = 1;
+  must(heed::Embedder::create(*bert, options, &embedder), "hf-bert");
+  must(heed::create_tokenizer(*bert, heed::TokenizerSide::kTarget, &bert_tokenizer), "hf-bert tokenizer");
   return 0;
 }
 
@@ -154,16 +204,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   translate(aren, text);
   translate(marian, text);
 
-  std::vector<std::string> pieces;
-  round_trip(*stories_tokenizer, text, &pieces);
-  std::vector<int32_t> ids;
-  const heed::Status s = generator->encode(text, &ids);
-  if (!s.is_ok()) {
-    check_message(s);
-  } else {
-    for (int32_t id : ids) {
-      if (id < 0 || static_cast<size_t>(id) >= generator->vocab_size()) fail("invariant broken: prompt id outside the vocabulary");
-    }
-  }
+  encode_prompt(stories, text);
+  encode_prompt(gpt2, text);
+  embed(text);
   return 0;
 }

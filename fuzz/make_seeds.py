@@ -17,7 +17,7 @@ Writes OUT/<target>/ for each fuzz target:
   fuzz_text_input      text: several scripts, invalid UTF-8, control bytes, a 40 KB line
   fuzz_argos_convert   tests/fixtures/argos' package: deflated, stored, without its top folder
 and OUT/ct2-dirs/ with the tiny model folders themselves, OUT/models/ with the .heed models
-fuzz_text_input loads (aren-transliteration, the Marian fixture, stories260K; int8). Only the Python
+fuzz_text_input loads (aren-transliteration, the Marian, GPT-2 and BERT fixtures, stories260K; int8). Only the Python
 standard library is used.
 """
 import argparse
@@ -590,7 +590,9 @@ def later_round_seeds(args, out):
         for fmt, src, name in (("ct2", os.path.join(args.shared, "models", "ct2", "aren-transliteration"),
                                 "aren-transliteration-int8.heed"),
                                ("hf-marian", marian_dir, "marian-tiny-en-de-int8.heed"),
-                               ("llama2c", os.path.join(stories, "stories260K.bin"), "stories260k-int8.heed")):
+                               ("llama2c", os.path.join(stories, "stories260K.bin"), "stories260k-int8.heed"),
+                               ("hf-gpt2", os.path.join(fixtures, "hf-gpt2"), "hf-gpt2-int8.heed"),
+                               ("hf-bert", os.path.join(fixtures, "hf-bert", "model"), "hf-bert-int8.heed")):
             cmd = [args.convert, "--from", fmt, src, os.path.join(models, name), "int8"]
             r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             if r.returncode != 0:

@@ -1,7 +1,11 @@
 #include "tokenizer/byte_level_bpe.h"
 
+#include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdint>
+#include <functional>
+#include <queue>
 #include <unordered_map>
 
 #include <utf8proc.h>
@@ -93,8 +97,13 @@ void append_utf8(int32_t code, std::string* out) {
 
 class ByteLevelBpeTokenizer final : public Tokenizer {
  public:
-  ByteLevelBpeTokenizer(std::vector<std::string> tokens, TokenizerOptions options)
-      : Tokenizer(std::move(tokens), std::move(options)) {}
+  ByteLevelBpeTokenizer(std::vector<std::string> tokens, const TokenizerOptions& options)
+      : Tokenizer(std::move(tokens), options) {
+    for (int32_t id : options.special_ids) {
+      if (id < 0 || static_cast<size_t>(id) >= vocabulary_size() || token(id).empty()) continue;
+      if (std::find(specials_.begin(), specials_.end(), token(id)) == specials_.end()) specials_.push_back(token(id));
+    }
+  }
 
   Status add_merges(const std::vector<std::string>& merges) {
     ranks_.reserve(merges.size());
@@ -109,9 +118,29 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
     return Status::ok();
   }
 
+  // Special tokens written in the text ("<|endoftext|>") are pieces of their own, as in
+  // GPT2Tokenizer, which splits them out before pre-tokenization; the text between them is encoded.
   Status encode_pieces(std::string_view text, std::vector<std::string>* pieces) const override {
     pieces->clear();
-    for (std::string_view word : gpt2_pretokenize(text)) bpe(bytes_to_symbols(word), pieces);
+    std::vector<size_t> next(specials_.size(), 0);  // each special's next occurrence at or after pos
+    for (size_t i = 0; i < specials_.size(); ++i) next[i] = text.find(specials_[i]);
+    size_t pos = 0;
+    while (pos <= text.size()) {
+      size_t at = std::string_view::npos, which = 0;
+      for (size_t i = 0; i < specials_.size(); ++i) {
+        if (next[i] != std::string_view::npos && next[i] < pos) next[i] = text.find(specials_[i], pos);
+        // The first occurrence wins; at the same place, the longest special.
+        if (next[i] < at || (next[i] == at && at != std::string_view::npos && specials_[i].size() > specials_[which].size())) {
+          at = next[i];
+          which = i;
+        }
+      }
+      const std::string_view plain = text.substr(pos, at == std::string_view::npos ? std::string_view::npos : at - pos);
+      for (std::string_view word : gpt2_pretokenize(plain)) bpe(bytes_to_symbols(word), pieces);
+      if (at == std::string_view::npos) break;
+      pieces->push_back(specials_[which]);
+      pos = at + specials_[which].size();
+    }
     return Status::ok();
   }
 
@@ -131,7 +160,13 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
     return it == ranks_.end() ? INT_MAX : it->second;
   }
 
-  // Merges the symbols of one word and appends the resulting pieces.
+  // Merges the symbols of one word and appends the resulting pieces: the reference loop (find the
+  // best-ranked adjacent pair, merge every occurrence left to right, repeat) costs a scan of the
+  // word per merge, hours for a megabyte-long "word" such as pasted base64. Here the candidate
+  // pairs wait in a heap ordered by (rank, position) over a linked list of symbols, O(n log n).
+  // Same result as the loop, also for merge lists where a merged pair outranks the pair that made
+  // it: pairs created during the pass of rank r that rank better than r wait until that pass ends,
+  // as the loop would only see them at its next scan.
   void bpe(const std::string& word, std::vector<std::string>* pieces) const {
     std::vector<std::string> symbols;
     for (size_t i = 0; i < word.size();) {
@@ -140,31 +175,58 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
       symbols.emplace_back(word.substr(i, n));
       i += n;
     }
-    while (symbols.size() > 1) {
-      int best = INT_MAX;
-      size_t at = 0;
-      for (size_t i = 0; i + 1 < symbols.size(); ++i) {
-        const int r = rank(symbols[i], symbols[i + 1]);
-        if (r < best) best = r, at = i;
-      }
-      if (best == INT_MAX) break;
-      const std::string first = symbols[at], second = symbols[at + 1];
-      std::vector<std::string> merged;
-      merged.reserve(symbols.size());
-      for (size_t i = 0; i < symbols.size();) {
-        if (i + 1 < symbols.size() && symbols[i] == first && symbols[i + 1] == second) {
-          merged.push_back(first + second);
-          i += 2;
-        } else {
-          merged.push_back(symbols[i++]);
-        }
-      }
-      symbols = std::move(merged);
+    const size_t count = symbols.size();
+    constexpr size_t kNone = SIZE_MAX;
+    std::vector<size_t> prev(count), next(count);
+    std::vector<uint32_t> version(count, 0);  // bumped when a symbol grows or is absorbed
+    for (size_t i = 0; i < count; ++i) {
+      prev[i] = i == 0 ? kNone : i - 1;
+      next[i] = i + 1 == count ? kNone : i + 1;
     }
-    for (std::string& s : symbols) pieces->push_back(std::move(s));
+    struct Candidate {
+      int rank;
+      size_t left, right;
+      uint32_t left_version, right_version;
+      bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : left > o.left; }
+    };
+    std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> heap;
+    std::vector<Candidate> waiting;  // created during the current pass, ranked better than it
+    int pass = INT_MIN;
+    const auto consider = [&](size_t left, size_t right) {
+      if (left == kNone || right == kNone) return;
+      const int r = rank(symbols[left], symbols[right]);
+      if (r == INT_MAX) return;
+      const Candidate c{r, left, right, version[left], version[right]};
+      if (r < pass) {
+        waiting.push_back(c);
+      } else {
+        heap.push(c);
+      }
+    };
+    for (size_t i = 0; i + 1 < count; ++i) consider(i, i + 1);
+    while (!heap.empty() || !waiting.empty()) {
+      if (!waiting.empty() && (heap.empty() || heap.top().rank != pass)) {
+        for (const Candidate& c : waiting) heap.push(c);
+        waiting.clear();
+      }
+      const Candidate c = heap.top();
+      heap.pop();
+      if (version[c.left] != c.left_version || version[c.right] != c.right_version || next[c.left] != c.right) continue;
+      pass = c.rank;
+      symbols[c.left] += symbols[c.right];
+      symbols[c.right].clear();
+      ++version[c.left];
+      ++version[c.right];
+      next[c.left] = next[c.right];
+      if (next[c.right] != kNone) prev[next[c.right]] = c.left;
+      consider(prev[c.left], c.left);
+      consider(c.left, next[c.left]);
+    }
+    for (size_t i = count == 0 ? kNone : 0; i != kNone; i = next[i]) pieces->push_back(std::move(symbols[i]));
   }
 
   std::unordered_map<std::string, int> ranks_;
+  std::vector<std::string> specials_;  // the special ids' tokens, as the text may contain them
 };
 
 }  // namespace

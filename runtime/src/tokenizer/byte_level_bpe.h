@@ -6,8 +6,8 @@
 //      stand for themselves, the other 68 bytes for U+0100..U+0143), the symbols vocab.json uses;
 //   3. within a word, the adjacent pair with the best (lowest) merges.txt rank is merged, all its
 //      occurrences left to right, until no pair has a rank; the symbols are vocabulary pieces.
-// Decoding maps the symbols of each piece back to bytes. Special tokens written in the text
-// (<|endoftext|>) are not recognized: they are encoded as text.
+// Special tokens written in the text (<|endoftext|>: the file's special ids) are split out first and
+// stay whole pieces. Decoding maps the symbols of each piece back to bytes.
 #pragma once
 
 #include <cstdint>
