@@ -80,9 +80,12 @@ class Engine:
 
 def heed_engine(name, heed_bin, model, backend=None):
     """backend: None (heed's default, auto) or a `heed translate --backend` value."""
+    # --read-ahead 1: batches of --batch sentences in input order, each written when done, as
+    # ct2_worker.py does (by default heed reads 8 batches ahead and sorts them by length, which
+    # would change both the batches and when lines appear, i.e. what tokens/s measures).
     def argv(threads, batch, beam, length):
         return [heed_bin, "translate", "-m", model, "--tokens", "--threads", str(threads), "--beam", str(beam),
-                "--batch", str(batch), "--max-len", str(length), "--min-len", str(length)] + (
+                "--batch", str(batch), "--read-ahead", "1", "--max-len", str(length), "--min-len", str(length)] + (
                     ["--backend", backend] if backend else [])
     return Engine(name, "heed", model, argv)
 

@@ -38,6 +38,24 @@ done
 $emu "$heed" translate -m "$model" --batch 1 --beam 1 <"$dir/in" >"$dir/out1" 2>&1
 cmp -s "$dir/out" "$dir/out1" || fail "--batch 1 --beam 1 differs: $(cat "$dir/out1")"
 
+# Reading ahead: --read-ahead 1 (batches in input order) gives the same output, and reading ahead
+# never waits: a line written to a pipe that stays open is answered before more input comes (the
+# default --batch 16 reads up to 128 sentences ahead when they are there).
+$emu "$heed" translate -m "$model" --tokens --read-ahead 1 --batch 1 <"$dir/in" >"$dir/out2" 2>&1
+cmp -s "$dir/out" "$dir/out2" || fail "--read-ahead 1 differs: $(cat "$dir/out2")"
+rm -f "$dir/fifo" && mkfifo "$dir/fifo" || fail "mkfifo $dir/fifo"
+$emu "$heed" translate -m "$model" --tokens <"$dir/fifo" >"$dir/live" 2>&1 &
+pid=$!
+exec 3>"$dir/fifo"
+printf 'آ ت ز م و ن\n' >&3
+waited=0
+while [ "$(wc -l <"$dir/live")" -lt 1 ] && [ $waited -lt 300 ]; do sleep 0.2; waited=$((waited + 1)); done
+printf 'a t z m o n\n' | cmp -s - "$dir/live" || fail "a line on an open pipe got no answer within 60 s: $(cat "$dir/live")"
+printf 'آ ز ا\n' >&3
+exec 3>&-
+wait $pid || fail "translate from a pipe: exit code $?"
+printf 'a t z m o n\na z z a\n' | cmp -s - "$dir/live" || fail "translate from a pipe: $(cat "$dir/live")"
+
 # --threads: the same n-best lists, scores included (bitwise the same arithmetic), for 2 and 3
 # threads and one per core; score too. Usage errors for a bad count.
 $emu "$heed" translate -m "$model" --beam 4 --n-best 3 --with-scores <"$dir/in" >"$dir/t1" 2>&1
@@ -76,6 +94,7 @@ $emu "$heed" translate -m "$model" --beam 0 </dev/null >/dev/null 2>&1; [ $? -eq
 $emu "$heed" translate -m "$model" --beam 2 --n-best 2 --patience 0.5 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] ||
   fail "n-best > round(beam x patience): not exit 2"
 $emu "$heed" translate -m "$model" --patience 0 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "--patience 0: not exit 2"
+$emu "$heed" translate -m "$model" --read-ahead 0 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "--read-ahead 0: not exit 2"
 $emu "$heed" translate -m "$dir/missing.heed" </dev/null >/dev/null 2>"$dir/err"; code=$?
 [ $code -eq 1 ] || fail "missing model: exit $code"
 grep -q '^heed translate: ' "$dir/err" || fail "missing model message: $(cat "$dir/err")"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # `heed convert --from hf-bert` and `heed embed` end to end on the committed tiny BERT: one JSON
 # line per input line, values within 1e-4 of transformers (reference.json), --pooling cls,
-# --normalize (unit length), batching that does not change results, usage errors (exit 2) and
+# --normalize (unit length), batching that does not change results, answers on an open pipe, usage errors (exit 2) and
 # runtime errors (exit 1, one line), a translation model refused.
 # The C API program (embed_c.c) embeds the same lines and must agree with the library too.
 # usage: embed_cli_test.sh "EMULATOR" HEED FIXTURE_DIR FOLDER C_PROGRAM SHARED_DIR   (EMULATOR may be empty)
@@ -47,6 +47,20 @@ numbers 2 "$dir/b1.jsonl" >"$dir/got"
 numbers 2 "$dir/mean.jsonl" >"$dir/want"
 d=$(maxdiff "$dir/got" "$dir/want")
 awk -v d="$d" 'BEGIN {exit !(d < 1e-5)}' || fail "--batch 1 differs from batches of 8 by $d"
+
+# A line written to a pipe that stays open gets its vector before more input comes (no waiting for
+# a full batch), the same vector as from a file.
+rm -f "$dir/fifo" && mkfifo "$dir/fifo" || fail "mkfifo $dir/fifo"
+$emu "$heed" embed -m "$dir/f32.heed" <"$dir/fifo" >"$dir/live.jsonl" 2>&1 &
+pid=$!
+exec 3>"$dir/fifo"
+printf 'Hello, world!\n' >&3
+waited=0
+while [ "$(wc -l <"$dir/live.jsonl")" -lt 1 ] && [ $waited -lt 300 ]; do sleep 0.2; waited=$((waited + 1)); done
+[ "$(wc -l <"$dir/live.jsonl")" -eq 1 ] || fail "a line on an open pipe got no vector within 60 s"
+exec 3>&-
+wait $pid || fail "embed from a pipe: exit code $?"
+head -1 "$dir/mean.jsonl" | cmp -s - "$dir/live.jsonl" || fail "embed from a pipe differs: $(cut -c1-80 "$dir/live.jsonl")"
 
 # int8 weights run too (their precision is held by heed_embed_test).
 $emu "$heed" embed -m "$dir/i8.heed" <"$dir/in.txt" >"$dir/i8.jsonl" 2>"$dir/err" || fail "embed int8: $(cat "$dir/err")"

@@ -1,12 +1,14 @@
 // `heed embed`: one sentence embedding per input line, from an encoder-only (BERT-family) model.
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "args.h"
 #include "command.h"
+#include "line_reader.h"
 #include "heed/embedder.h"
 
 namespace heed::cli {
@@ -92,7 +94,13 @@ int run_embed(const std::vector<std::string>& argv) {
     return Status::ok();
   };
   size_t number = 0;
-  while (std::getline(std::cin, line)) {
+  LineReader input(STDIN_FILENO);
+  for (;;) {
+    if (!lines.empty() && !input.ready()) {  // the next line is not there yet: answer these now
+      st = flush();
+      if (!st) return fail("input around line " + std::to_string(number) + ": " + st.message());
+    }
+    if (!input.next(&line)) break;
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.push_back(line);
@@ -103,6 +111,7 @@ int run_embed(const std::vector<std::string>& argv) {
   }
   st = flush();
   if (!st) return fail("input around line " + std::to_string(number) + ": " + st.message());
+  if (!input.error().empty()) return fail("reading the input: " + input.error());
   return kExitOk;
 }
 

@@ -1,12 +1,14 @@
 // `heed score`: log-probabilities of given translations (teacher forcing).
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "args.h"
 #include "command.h"
+#include "line_reader.h"
 #include "heed/translator.h"
 
 namespace heed::cli {
@@ -91,7 +93,12 @@ int run_score(const std::vector<std::string>& argv) {
   };
 
   std::string line;
-  while (std::getline(std::cin, line)) {
+  LineReader input(STDIN_FILENO);
+  for (;;) {
+    if (!sources.empty() && !input.ready()) {  // the next line is not there yet: answer these now
+      if (int rc = flush()) return rc;
+    }
+    if (!input.next(&line)) break;
     const size_t bar = line.find("|||");
     if (bar == std::string::npos) return fail("line " + std::to_string(index + 1) + " has no '|||' between source and target");
     std::vector<std::string> src = Translator::split_tokens(std::string_view(line).substr(0, bar));
@@ -111,7 +118,9 @@ int run_score(const std::vector<std::string>& argv) {
       if (int rc = flush()) return rc;
     }
   }
-  return flush();
+  if (int rc = flush()) return rc;
+  if (!input.error().empty()) return fail("reading the input: " + input.error());
+  return kExitOk;
 }
 
 }  // namespace

@@ -3,16 +3,18 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>
+
 #include "args.h"
 #include "attention_view.h"
 #include "command.h"
 #include "heed_writer.h"
+#include "line_reader.h"
 #include "heed/sentence_splitter.h"
 #include "heed/tokenizer.h"
 #include "heed/translator.h"
@@ -31,9 +33,13 @@ constexpr const char* kDescription =
     "opening quote, and after the CJK full stops; common abbreviations (Mr., e.g., No. 5, initials)\n"
     "do not end one. The line's output is its sentences' translations joined by one space. --no-split\n"
     "translates every line as one sentence, as do --n-best above 1, --with-scores, --prefix-file,\n"
-    "--attention and --attention-json (their output is per line). Up to 8 x --batch sentences are\n"
-    "read ahead and translated shortest first, in batches of --batch, so batches hold sentences of\n"
-    "similar length (the output does not depend on --batch, except when sampling).\n"
+    "--attention and --attention-json (their output is per line).\n"
+    "\n"
+    "Batches: up to --read-ahead x --batch sentences are read ahead and translated shortest first, in\n"
+    "batches of --batch, so batches hold sentences of similar length (the output does not depend on\n"
+    "--batch or --read-ahead, except when sampling). Reading ahead never waits for input: when the\n"
+    "next line is not there yet (a terminal, a program writing line by line), the lines read so far\n"
+    "are translated and written at once.\n"
     "\n"
     "Input and output are plain UTF-8 text: a model with a SentencePiece tokenizer splits each line\n"
     "with its source model (adding the end token when the model was trained so) and its best\n"
@@ -71,6 +77,7 @@ std::vector<OptionSpec> specs() {
       {"length-penalty", 0, true, "X", "score = log-prob / length^X, end token counted (default 1; 0: raw log-prob)"},
       {"patience", 0, true, "X", "beam search stops after round(beam x X) finished hypotheses (default 1)"},
       {"batch", 0, true, "N", "sentences per batch (default 16; 1 with --attention or --attention-json)"},
+      {"read-ahead", 0, true, "N", "batches read ahead and sorted by length (default 8; 1: batches in input order)"},
       {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
       {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
       backend_option(),
@@ -126,6 +133,7 @@ int run_translate(const std::vector<std::string>& argv) {
   const bool svg_attention = args.has("attention"), json_attention = args.has("attention-json");
   const bool capture = svg_attention || json_attention;
   auto batch = args.get_int("batch", capture ? 1 : 16, 1, 1024);
+  auto read_ahead = args.get_int("read-ahead", 8, 1, 1024);
   auto max_source = args.get_int("max-source-len", 256, 1, 65536);
   auto top_k = args.get_int("sampling-topk", 1, 0, 1 << 30);
   auto threads = args.get_int("threads", 1, 0, 256);
@@ -135,7 +143,7 @@ int run_translate(const std::vector<std::string>& argv) {
   auto patience = args.get_double("patience", 1.0);
   auto temperature = args.get_double("sampling-temperature", 1.0);
   auto top_p = args.get_double("sampling-topp", 1.0);
-  if (!beam || !n_best || !max_len || !min_len || !batch || !max_source || !top_k || !threads || !backend || !seed || !penalty || !patience ||
+  if (!beam || !n_best || !max_len || !min_len || !batch || !read_ahead || !max_source || !top_k || !threads || !backend || !seed || !penalty || !patience ||
       !temperature || !top_p) {
     return kExitUsage;
   }
@@ -236,8 +244,9 @@ int run_translate(const std::vector<std::string>& argv) {
   const bool split = text_mode && !args.has("no-split") && !scored_lines && !use_prefixes && !capture;
   // Lines are read ahead by windows of whole lines: the window's sentences are translated together
   // (Translator::translate_tokens batches them shortest first), then its lines are written in
-  // order, so output follows input even on a pipe.
-  const size_t window = static_cast<size_t>(*batch) * 8;
+  // order. A window also ends where the next line is not there yet, so nobody waits for an answer
+  // to what they already sent.
+  const size_t window = static_cast<size_t>(*batch) * static_cast<size_t>(*read_ahead);
   std::vector<WindowLine> lines;  // the window's input lines, in order
   std::vector<Pending> pending;   // their sentences
   size_t first_line = 0;          // index of lines[0]
@@ -323,7 +332,12 @@ int run_translate(const std::vector<std::string>& argv) {
 
   std::string line, prefix_line;
   size_t index = 0;
-  while (std::getline(std::cin, line)) {
+  LineReader input(STDIN_FILENO);
+  for (;;) {
+    if (!lines.empty() && !input.ready()) {
+      if (int rc = flush()) return rc;
+    }
+    if (!input.next(&line)) break;
     std::vector<std::string> prefix;
     if (use_prefixes) {
       if (!std::getline(prefix_file, prefix_line)) {
@@ -355,7 +369,8 @@ int run_translate(const std::vector<std::string>& argv) {
       if (int rc = flush()) return rc;
     }
   }
-  if (int rc = flush()) return rc;
+  if (int rc = flush()) return rc;  // what was read before an error is still translated
+  if (!input.error().empty()) return fail("reading the input: " + input.error());
   const auto write = [&](const std::string& path, const std::string& text) -> int {
     Status w = convert::write_file_atomically(path, std::vector<uint8_t>(text.begin(), text.end()));
     return w ? kExitOk : fail(w.message());

@@ -1,0 +1,36 @@
+// Lines of a file descriptor, read through heed's own buffer so the caller can ask whether the next
+// line is already here. `heed translate` reads ahead to batch sentences of similar length, but
+// translates what it holds as soon as the next line would have to be waited for: a person typing
+// at a terminal, or a program feeding a pipe line by line, gets each answer without sending more.
+#pragma once
+
+#include <string>
+
+namespace heed::cli {
+
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) {}
+
+  // The next line without its '\n' (a last line without one counts too). false at the end of the
+  // input or on a read error (error() then says which).
+  bool next(std::string* line);
+
+  // True when next() returns without waiting: a whole line is buffered, the input has ended, or the
+  // descriptor has bytes (or its end) to read right now.
+  bool ready();
+
+  // The read error that ended the input, empty if it ended normally.
+  const std::string& error() const { return error_; }
+
+ private:
+  bool fill();  // one read(2) into the buffer; false at the end of the input
+
+  int fd_;
+  std::string buffer_;  // bytes read and not yet returned start at buffer_[pos_]
+  size_t pos_ = 0;
+  bool ended_ = false;
+  std::string error_;
+};
+
+}  // namespace heed::cli
