@@ -54,7 +54,7 @@ void heed_model_free(heed_model* model);
 /* The GEMM backend of float32 layers (heed::Backend). int8 and float16 models always run heed's
  * own kernels, which measured faster than XNNPACK's there. */
 typedef enum heed_backend {
-  HEED_BACKEND_AUTO = 0,    /* XNNPACK from 4 rows per call (where it measured faster), heed's below */
+  HEED_BACKEND_AUTO = 0,    /* XNNPACK where it runs (it measured faster), heed's kernels elsewhere */
   HEED_BACKEND_HEED = 1,    /* heed's kernels only */
   HEED_BACKEND_XNNPACK = 2  /* XNNPACK for every float32 layer; HEED_INVALID_ARGUMENT without it */
 } heed_backend;

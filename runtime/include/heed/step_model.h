@@ -24,9 +24,10 @@ struct TokenBatch {
 
 // Which GEMM code runs the f32 Linear layers of a session (int8 and f16 weights always run heed's
 // own kernels: they measured faster than XNNPACK's, docs/benchmarks.md).
-//   kAuto:    XNNPACK's fully connected operator for f32 layers when a call has at least 4 rows
-//             (where it measured 1.5-4.9x faster), heed's gemm_f32 below that; heed's kernels
-//             only when heed is built without XNNPACK (HEED_WITH_XNNPACK=OFF).
+//   kAuto:    XNNPACK's fully connected operator for f32 layers (it measured 1.5-4.9x faster
+//             from 4 rows per call, and faster at 1 row too once the weights come from memory);
+//             heed's kernels when heed is built without XNNPACK (HEED_WITH_XNNPACK=OFF) or
+//             XNNPACK does not support the CPU.
 //             XNNPACK packs its own copy of the f32 weights at creation (about twice the memory).
 //   kHeed:    heed's kernels for everything.
 //   kXnnpack: XNNPACK for every f32 layer call it can take (any row count); without XNNPACK in
