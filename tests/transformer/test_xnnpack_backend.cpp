@@ -1,8 +1,13 @@
 // The XNNPACK f32 GEMM backend (runtime/src/layers/xnnpack_gemm.*, Backend in heed/step_model.h):
 // a Linear on the XNNPACK path against a double-precision loop and against heed's own gemm_f32 at
 // odd shapes, every activation, with and without the residual add, 1 and 3 threads; whole sessions
-// with backend xnnpack, heed and auto agree; the path is only taken where it can be.
+// with backend xnnpack, heed and auto agree; the path is only taken where it can be; the mapped
+// weights' pages are released once XNNPACK holds its copy.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -14,7 +19,9 @@
 #include "heed/transformer.h"
 #include "layers/linear.h"
 #include "layers/xnnpack_gemm.h"
+#include "heed_writer.h"
 #include "session_helpers.h"
+#include "test_paths.h"
 #include "threading/thread_pool.h"
 #include "tiny_model.h"
 
@@ -131,6 +138,88 @@ TEST_CASE("XNNPACK Linear: calls it cannot take run heed's kernel with the same 
     l.forward(k, x.data(), rows, in, got.data(), out, Activation::kNone, /*accumulate=*/rows == 6, no_staging);
     reference(*w, b, x.data(), rows, in, ref.data(), out, Activation::kNone, rows == 6);
     for (size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == Approx(ref[i]).margin(1e-5));
+  }
+}
+
+#if defined(__x86_64__)
+// How many of the pages wholly inside [p, p + bytes) this process has mapped in (the present bit of
+// /proc/self/pagemap). Host only: qemu-user, which runs the ARM tests, emulates neither pagemap nor
+// MADV_DONTNEED.
+size_t resident_pages(const void* p, size_t bytes) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page, end = (reinterpret_cast<uintptr_t>(p) + bytes) / page;
+  const int fd = ::open("/proc/self/pagemap", O_RDONLY);
+  REQUIRE(fd >= 0);
+  size_t present = 0;
+  for (uintptr_t i = begin; i < end; ++i) {
+    uint64_t entry = 0;
+    REQUIRE(::pread(fd, &entry, sizeof entry, static_cast<off_t>(i * sizeof entry)) == sizeof entry);
+    present += (entry >> 63) & 1;
+  }
+  ::close(fd);
+  return present;
+}
+#endif
+
+TEST_CASE("XNNPACK Linear over a mapped file releases the weights' pages; results unchanged") {
+  if (!layers::XnnpackGemm::available()) {
+    WARN("built without XNNPACK (or the CPU is unsupported): skipped");
+    return;
+  }
+  TinyOptions o;
+  o.d_model = 128;
+  o.num_heads = 4;
+  o.ffn_dim = 1000;  // ffn.in: 1000 x 128 floats = 500 KiB, many whole pages
+  std::vector<uint8_t> bytes;
+  REQUIRE(convert::serialize_heed(make_tiny_model(o), &bytes).is_ok());
+  const std::string path = temp_dir() + "/model.heed";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    REQUIRE(std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+    REQUIRE(std::fclose(f) == 0);
+  }
+  std::unique_ptr<Model> mapped;
+  REQUIRE(Model::open(path, LoadOptions{}, &mapped).is_ok());
+  REQUIRE(mapped->is_mapped());
+  const char* prefix = "decoder.layers.0.ffn.in";
+  const TensorView* w = mapped->find(std::string(prefix) + ".weight");
+  const TensorView* b = mapped->find(std::string(prefix) + ".bias");
+  REQUIRE(w != nullptr);
+  const size_t out = w->shape[0], in = w->shape[1], m = 3;
+  const size_t weight_bytes = out * in * sizeof(float);
+  // The same weights from the buffer (not mapped: use_xnnpack must leave that memory alone).
+  std::unique_ptr<Model> unmapped;
+  REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &unmapped).is_ok());
+
+  layers::Linear xnn, heed_after, from_buffer;
+  REQUIRE(xnn.load(*mapped, prefix, out, in).is_ok());
+  REQUIRE(heed_after.load(*mapped, prefix, out, in).is_ok());
+  REQUIRE(from_buffer.load(*unmapped, prefix, out, in).is_ok());
+#if defined(__x86_64__)
+  volatile float sink = 0;
+  for (size_t i = 0; i < out * in; ++i) sink = sink + static_cast<const float*>(w->data)[i];
+  const size_t before = resident_pages(w->data, weight_bytes);
+  CHECK(before * static_cast<size_t>(::sysconf(_SC_PAGESIZE)) + 2 * 4096 >= weight_bytes);
+#endif
+  REQUIRE(xnn.use_xnnpack(1).is_ok());
+  REQUIRE(from_buffer.use_xnnpack(1).is_ok());
+#if defined(__x86_64__)
+  CHECK(resident_pages(w->data, weight_bytes) == 0);
+#endif
+  const kernels::KernelTable& k = kernels::best();
+  std::vector<float> x = random_floats(m * in + layers::kXnnpackReadSlack / sizeof(float), 21);
+  const layers::QuantScratch scratch{nullptr, nullptr, m, in};
+  std::vector<float> got(m * out), again(m * out), buffered(m * out), ref(m * out);
+  xnn.forward(k, x.data(), m, in, got.data(), out, Activation::kNone, false, scratch);
+  // heed's kernel on the released pages reads them back from the file.
+  heed_after.forward(k, x.data(), m, in, again.data(), out, Activation::kNone, false, scratch);
+  from_buffer.forward(k, x.data(), m, in, buffered.data(), out, Activation::kNone, false, scratch);
+  reference(*w, b, x.data(), m, in, ref.data(), out, Activation::kNone, false);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    REQUIRE(got[i] == Approx(ref[i]).margin(1e-5));
+    REQUIRE(again[i] == Approx(ref[i]).margin(1e-5));
+    REQUIRE(buffered[i] == got[i]);
   }
 }
 

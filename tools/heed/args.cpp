@@ -124,7 +124,7 @@ std::optional<double> Args::get_double(const std::string& name, double fallback)
 OptionSpec backend_option() {
   return {"backend", 0, true, "B",
           "float32 GEMMs: auto (default: XNNPACK where it runs, else heed), heed, or xnnpack (an error without it); "
-          "XNNPACK holds a packed copy of the float32 weights (2x memory); int8/float16 models always "
+          "XNNPACK packs its own copy of the float32 weights and the mapped ones are released; int8/float16 models always "
           "run heed's kernels"};
 }
 

@@ -63,6 +63,11 @@ class Model {
   Status require(std::string_view name, const TensorView** out) const;
   size_t file_size() const { return size_; }
   bool is_mapped() const { return mapped_; }
+  // Mapped files only (otherwise a no-op): this process stops holding the pages that lie wholly in
+  // [data, data + bytes) (madvise MADV_DONTNEED). They stay in the page cache and are read back
+  // from the file if touched again, so nothing changes but resident memory. For weights another
+  // copy of which now serves every call (XNNPACK's packed float32 weights).
+  void release_pages(const void* data, size_t bytes) const;
 
  private:
   Model() = default;

@@ -28,7 +28,8 @@ struct TokenBatch {
 //             from 4 rows per call, and faster at 1 row too once the weights come from memory);
 //             heed's kernels when heed is built without XNNPACK (HEED_WITH_XNNPACK=OFF) or
 //             XNNPACK does not support the CPU.
-//             XNNPACK packs its own copy of the f32 weights at creation (about twice the memory).
+//             XNNPACK packs its own copy of the f32 weights at creation; the pages of the mapped
+//             ones are then released (Model::release_pages), so they are resident about once.
 //   kHeed:    heed's kernels for everything.
 //   kXnnpack: XNNPACK for every f32 layer call it can take (any row count); without XNNPACK in
 //             the build, session creation fails with kInvalidArgument.

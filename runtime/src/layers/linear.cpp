@@ -10,6 +10,7 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
   const TensorView* w = nullptr;
   HEED_RETURN_IF_ERROR(require_shape(model, weight_name,
                                      {static_cast<uint32_t>(out), static_cast<uint32_t>(in)}, &w));
+  model_ = &model;
   out_ = out;
   in_ = in;
   dtype_ = w->dtype;
@@ -60,6 +61,10 @@ Status Linear::use_xnnpack(size_t min_rows) {
   HEED_RETURN_IF_ERROR(XnnpackGemm::create(static_cast<const float*>(weight_), bias_.data(), out_, in_, &gemm));
   xnnpack_ = std::move(gemm);
   xnnpack_min_rows_ = min_rows == 0 ? 1 : min_rows;
+  // XNNPACK now holds its own packed copy; the mapped weights were just read to make it. Releasing
+  // their pages keeps the float32 model resident once instead of twice (477 -> ~250 MiB for the
+  // 232 MiB e2e model). Calls XNNPACK cannot take read them back from the file.
+  if (model_ != nullptr) model_->release_pages(weight_, out_ * in_ * sizeof(float));
   return Status::ok();
 }
 

@@ -55,8 +55,9 @@ class Linear {
   fb::DType dtype() const { return dtype_; }
 
   // Hands f32 calls with at least `min_rows` rows to XNNPACK (layers/xnnpack_gemm.h): creates the
-  // operator now (XNNPACK packs a copy of the weights). Calls it cannot take (non-contiguous
-  // rows, accumulate without staging room) keep running heed's gemm_f32. Non-f32 weights: no-op.
+  // operator now (XNNPACK packs a copy of the weights) and, for a mapped file, releases the
+  // mapped weights' pages (Model::release_pages). Calls it cannot take (non-contiguous rows,
+  // accumulate without staging room) keep running heed's gemm_f32. Non-f32 weights: no-op.
   Status use_xnnpack(size_t min_rows);
   bool uses_xnnpack() const { return xnnpack_ != nullptr; }
 
@@ -79,6 +80,7 @@ class Linear {
                     size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
                     size_t n0, size_t n1) const;
 
+  const Model* model_ = nullptr;  // the file the weights live in (for release_pages)
   size_t out_ = 0, in_ = 0;
   fb::DType dtype_ = fb::DType::F32;
   const void* weight_ = nullptr;

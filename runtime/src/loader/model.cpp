@@ -45,6 +45,18 @@ Model::~Model() {
   std::free(owned_buffer_);
 }
 
+void Model::release_pages(const void* data, size_t bytes) const {
+  if (!mapped_ || bytes == 0) return;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(bytes_), hi = lo + size_;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(data);
+  if (p < lo || p > hi || bytes > hi - p) return;  // not inside this file's mapping
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (p + page - 1) / page * page, end = (p + bytes) / page * page;
+  // The mapping is private and read-only, so no page holds anything the file does not; a failure
+  // only leaves the memory resident.
+  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 Status Model::open(const std::string& path, const LoadOptions& options, std::unique_ptr<Model>* out) {
   out->reset();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
