@@ -34,11 +34,10 @@ void layer_norm(const float* x, size_t rows, size_t n, const float* gamma, const
     const __m256 vr = _mm256_set1_ps(rstd);
     const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
     for (size_t i = 0; i < n; i += 8) {
-      const __m256i m = i + 8 <= n ? _mm256_set1_epi32(-1) : tmask;
-      __m256 v = _mm256_mul_ps(_mm256_sub_ps(_mm256_maskload_ps(xr + i, m), vmean), vr);
-      v = _mm256_mul_ps(v, gamma ? _mm256_maskload_ps(gamma + i, m) : one);
-      v = _mm256_add_ps(v, beta ? _mm256_maskload_ps(beta + i, m) : zero);
-      _mm256_maskstore_ps(yr + i, m, v);
+      __m256 v = _mm256_mul_ps(_mm256_sub_ps(load_part(xr + i, n - i), vmean), vr);
+      v = _mm256_mul_ps(v, gamma ? load_part(gamma + i, n - i) : one);
+      v = _mm256_add_ps(v, beta ? load_part(beta + i, n - i) : zero);
+      store_part(yr + i, v, n - i);
     }
   }
 }

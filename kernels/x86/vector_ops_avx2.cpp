@@ -23,16 +23,12 @@ float dot_f32(const float* a, const float* b, size_t n) {
 void axpy_f32(float alpha, const float* x, float* y, size_t n) {
   const __m256 va = _mm256_set1_ps(alpha);
   for (size_t i = 0; i < n; i += 8) {
-    const __m256i m = tail_mask(n - i < 8 ? n - i : 8);
-    _mm256_maskstore_ps(y + i, m, _mm256_fmadd_ps(va, _mm256_maskload_ps(x + i, m), _mm256_maskload_ps(y + i, m)));
+    store_part(y + i, _mm256_fmadd_ps(va, load_part(x + i, n - i), load_part(y + i, n - i)), n - i);
   }
 }
 
 void add(float* y, const float* x, size_t n) {
-  for (size_t i = 0; i < n; i += 8) {
-    const __m256i m = tail_mask(n - i < 8 ? n - i : 8);
-    _mm256_maskstore_ps(y + i, m, _mm256_add_ps(_mm256_maskload_ps(y + i, m), _mm256_maskload_ps(x + i, m)));
-  }
+  for (size_t i = 0; i < n; i += 8) store_part(y + i, _mm256_add_ps(load_part(y + i, n - i), load_part(x + i, n - i)), n - i);
 }
 
 }  // namespace heed::kernels::avx2
