@@ -50,6 +50,15 @@ inline bool finished_before(const FinishedMeta& a, const FinishedMeta& b) {
   return a.order < b.order;
 }
 
+constexpr size_t kScanBlock = 16;
+
+// Whether base + x[i] > worst for any of the kScanBlock values (no early exit, so it vectorizes).
+inline bool any_above(const float* x, float base, float worst) {
+  int any = 0;
+  for (size_t i = 0; i < kScanBlock; ++i) any |= base + x[i] > worst;
+  return any != 0;
+}
+
 // The best `k` extensions of the alive rows of one sentence, best first, into `heap`.
 // Returns how many were found (fewer when few rows are alive or tokens are -inf).
 size_t top_candidates(const float* log_probs, const float* cumulative, size_t beam, size_t vocab, size_t k,
@@ -60,17 +69,24 @@ size_t top_candidates(const float* log_probs, const float* cumulative, size_t be
     const float base = cumulative[j];
     if (base == kNegInf) continue;
     const float* row = log_probs + j * vocab;
-    for (size_t v = 0; v < vocab; ++v) {
-      const float lp = row[v];
-      if (lp == kNegInf) continue;
-      const Candidate c{base + lp, static_cast<int32_t>(j), static_cast<int32_t>(v)};
-      if (n < k) {
-        heap[n++] = c;
-        std::push_heap(heap, heap + n, better);
-      } else if (better(c, heap[0])) {
-        std::pop_heap(heap, heap + n, better);
-        heap[n - 1] = c;
-        std::push_heap(heap, heap + n, better);
+    for (size_t v0 = 0; v0 < vocab; v0 += kScanBlock) {
+      const size_t v1 = std::min(v0 + kScanBlock, vocab);
+      // Candidates arrive in increasing (row, token) order, so once the heap is full one enters
+      // only with a score strictly above the worst kept (a tie ranks after it): whole blocks
+      // without such a score are skipped (the scan was 15 % of a batch-16 beam-4 translation).
+      if (n == k && v1 - v0 == kScanBlock && !any_above(row + v0, base, heap[0].score)) continue;
+      for (size_t v = v0; v < v1; ++v) {
+        const float lp = row[v];
+        if (lp == kNegInf) continue;
+        const Candidate c{base + lp, static_cast<int32_t>(j), static_cast<int32_t>(v)};
+        if (n < k) {
+          heap[n++] = c;
+          std::push_heap(heap, heap + n, better);
+        } else if (better(c, heap[0])) {
+          std::pop_heap(heap, heap + n, better);
+          heap[n - 1] = c;
+          std::push_heap(heap, heap + n, better);
+        }
       }
     }
   }
