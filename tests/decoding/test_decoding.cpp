@@ -226,6 +226,51 @@ TEST_CASE("beam search follows CTranslate2's algorithm step by step", "[decoding
   CHECK(f.model.contract_violations == 0);
 }
 
+TEST_CASE("beam search over a vocabulary of several 16-token scan blocks follows the reference", "[decoding]") {
+  // The candidate scan skips whole blocks of 16 tokens once its heap is full (beam_search.cpp):
+  // 53 tokens = 3 blocks and a tail, with the same sweep as above on fewer settings.
+  const size_t vocab = 53, max_len = 6;
+  Fixture f(vocab, 1, 4, max_len);
+  size_t cases = 0;
+  for (size_t beam : {2, 3, 4}) {
+    for (float penalty : {1.0f, 0.6f}) {
+      for (size_t min_len : {0, 3}) {
+        for (const std::vector<int32_t>& prefix : {std::vector<int32_t>{}, std::vector<int32_t>{40, 17}}) {
+          for (const auto& src : kSources) {
+            INFO("beam " << beam << " penalty " << penalty << " min " << min_len << " prefix " << prefix.size()
+                         << " source " << src.size());
+            Batch b, pre;
+            b.add(src);
+            pre.add(prefix);
+            TokenBatch tb = b.view(), tp = pre.view();
+            DecodeOptions o;
+            o.beam_size = beam;
+            o.n_best = beam;
+            o.length_penalty = penalty;
+            o.min_length = min_len;
+            DecodeOutput out;
+            REQUIRE(f.engine->decode(&tb, 1, o, &tp, &out).is_ok());
+            RefRules rules;
+            rules.max_length = max_len;
+            rules.min_length = min_len;
+            rules.length_penalty = penalty;
+            rules.prefix = prefix;
+            auto ref = ref_beam_search(toy_source_key(src.data(), src.size()), vocab, rules, beam, beam, 1.0f, nullptr);
+            REQUIRE(out.count(0) == ref.size());
+            for (size_t k = 0; k < ref.size(); ++k) {
+              INFO("rank " << k);
+              check_against_reference(out.at(0, k), ref[k]);
+            }
+            ++cases;
+          }
+        }
+      }
+    }
+  }
+  CHECK(cases == 3 * 2 * 2 * 2 * kSources.size());
+  CHECK(f.model.contract_violations == 0);
+}
+
 TEST_CASE("min_length 1 keeps beam search from finishing an empty hypothesis", "[decoding]") {
   // EOS is likely at the first step of some toy sources: with min_length 0 a beam of 2 can
   // finish the empty hypothesis; CTranslate2's translation default (min length 1) cannot.
