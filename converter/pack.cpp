@@ -29,10 +29,24 @@ const char* weight_layout_name(WeightLayout layout) {
   return "?";
 }
 
-bool packable(const NeutralTensor& t) {
+std::string tied_output_table(const NeutralModel& model) {
+  // The tables the runtime reuses as the projection (transformer_encoder_decoder.cpp,
+  // transformer_decoder_only.cpp): the decoder's, or the encoder's when one table is shared and
+  // only that one is stored.
+  if (const auto* c = model.config.AsTransformerEncoderDecoder(); c != nullptr && c->tied_output) {
+    if (c->shared_embeddings && model.find("decoder.embeddings") == nullptr && model.find("encoder.embeddings") != nullptr) {
+      return "encoder.embeddings";
+    }
+    return "decoder.embeddings";
+  }
+  if (const auto* c = model.config.AsTransformerDecoderOnly(); c != nullptr && c->tied_output) return "decoder.embeddings";
+  return "";
+}
+
+bool packable(const NeutralTensor& t, const std::string& tied_table) {
   return t.layout == fb::Layout::RowMajor && t.dtype == fb::DType::I8 && t.shape.size() == 2 &&
          (t.quantization == fb::Quantization::PerRow || t.quantization == fb::Quantization::PerTensor) &&
-         names::is_linear_weight(t.name);
+         (names::is_linear_weight(t.name) || t.name == tied_table);
 }
 
 Status pack_model(NeutralModel* model, WeightLayout layout, size_t* packed, std::vector<TensorReport>* report,
@@ -40,11 +54,12 @@ Status pack_model(NeutralModel* model, WeightLayout layout, size_t* packed, std:
   if (packed) *packed = 0;
   if (layout == WeightLayout::kRowMajor) return Status::ok();
   std::vector<NeutralTensor> sums;
+  const std::string tied = tied_output_table(*model);
   const size_t total = model->tensors.size();
   for (size_t i = 0; i < total; ++i) {
     if (progress) progress(i, total);
     NeutralTensor& t = model->tensors[i];
-    if (!packable(t)) continue;
+    if (!packable(t, tied)) continue;
     const std::string sums_name = names::row_sums(t.name);
     if (model->find(sums_name)) return invalid_argument("tensor '" + sums_name + "' already exists");
     const size_t n = t.shape[0], k = t.shape[1];

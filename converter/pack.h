@@ -21,10 +21,15 @@ enum class WeightLayout { kAuto, kRowMajor, kPacked16x4 };
 Status parse_weight_layout(const std::string& text, WeightLayout* out);
 const char* weight_layout_name(WeightLayout layout);
 
-// True when `t` can be stored packed and only a Linear layer reads it: a row-major 2-D int8
-// matrix with per-row or per-tensor scales whose name ends in ".weight" (names::is_linear_weight;
-// embeddings, also when tied to the output projection, are gathered by row and stay row-major).
-bool packable(const NeutralTensor& t);
+// The embedding table `model`'s output projection reuses (tied_output), or "" when it has none.
+std::string tied_output_table(const NeutralModel& model);
+
+// True when `t` can be stored packed: a row-major 2-D int8 matrix with per-row or per-tensor
+// scales that a Linear layer reads, i.e. whose name ends in ".weight" (names::is_linear_weight),
+// or the embedding table named `tied_table` (tied_output_table): the vocabulary projection is a
+// decoding step's largest product, and the runtime gathers embedding rows from the packed layout
+// too. Other embeddings stay row-major.
+bool packable(const NeutralTensor& t, const std::string& tied_table);
 
 // Packs every packable tensor of `model` in place (unless kRowMajor) and adds its NAME.row_sums
 // (int32 [N]). `packed` (optional) receives how many were packed; `report` entries of packed

@@ -10,10 +10,9 @@ Status Embeddings::load(const Model& model, const std::string& name, size_t rows
   const TensorView* t = nullptr;
   HEED_RETURN_IF_ERROR(require_shape(model, name,
                                      {static_cast<uint32_t>(rows), static_cast<uint32_t>(dim)}, &t));
-  if (t->layout != fb::Layout::RowMajor) {
-    // Rows are gathered one by one: only the row-major layout has them contiguous.
-    return invalid_file("tensor '" + name + "' is an embedding table but has a packed layout (it must be row-major)");
-  }
+  // A table the output projection reuses may be stored in the 16x4 layout of gemm_i8_packed (int8
+  // with per-row or per-tensor scales, which the loader has checked): its rows are gathered from there.
+  packed_ = t->layout == fb::Layout::Packed16x4;
   rows_ = rows;
   dim_ = dim;
   dtype_ = t->dtype;
@@ -49,6 +48,17 @@ void Embeddings::gather(size_t id, float scale, bool accumulate, float* out) con
   const size_t base = id * dim_;
   switch (dtype_) {
     case fb::DType::I8: {
+      if (packed_) {
+        // Row id is lane id % 16 of block id / 16: 4 values per 64-byte unit (kernels.h, "16x4").
+        const int8_t* unit = static_cast<const int8_t*>(data_) + (id / 16) * ((dim_ + 3) / 4) * 64 + (id % 16) * 4;
+        const float s = quantization_ == fb::Quantization::PerRow ? scales_[id] : scales_[0];
+        for (size_t j = 0; j < dim_; ++j) {
+          // The row-major loop's order of products, so both layouts give the same bits.
+          const float v = static_cast<float>(unit[(j / 4) * 64 + j % 4]) * s * scale;
+          out[j] = accumulate ? out[j] + v : v;
+        }
+        break;
+      }
       const int8_t* q = static_cast<const int8_t*>(data_) + base;
       const size_t groups = group_size_ > 0 ? (dim_ + group_size_ - 1) / group_size_ : 1;
       for (size_t j = 0; j < dim_; ++j) {

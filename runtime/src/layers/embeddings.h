@@ -1,5 +1,6 @@
 // Embedding tables [rows, dim] used in place from the mapping (f32, f16 or int8 with per-tensor,
-// per-row or per-group scales), and the sinusoidal position table.
+// per-row or per-group scales; int8 per-row/per-tensor also in the 16x4 packed layout, which the
+// converter writes for a table tied to the output projection), and the sinusoidal position table.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,7 @@ class Embeddings {
   fb::DType dtype_ = fb::DType::F32;
   fb::Quantization quantization_ = fb::Quantization::None;
   size_t group_size_ = 0;
+  bool packed_ = false;  // int8 in the 16x4 layout (a table tied to the output projection)
   const void* data_ = nullptr;
   const float* scales_ = nullptr;
 };
