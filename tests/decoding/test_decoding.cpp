@@ -51,6 +51,29 @@ void check_against_reference(const Hypothesis& got, const RefHypothesis& want) {
   CHECK(got.score == Approx(want.score).margin(1e-4));
 }
 
+// Beam search of one sentence with `o` against the plain simulation of the documented algorithm.
+void check_beam_search(Fixture& f, size_t vocab, size_t max_len, const std::vector<int32_t>& src,
+                       const std::vector<int32_t>& prefix, const DecodeOptions& o, RefBeamStats* stats) {
+  Batch b, pre;
+  b.add(src);
+  pre.add(prefix);
+  TokenBatch tb = b.view(), tp = pre.view();
+  DecodeOutput out;
+  REQUIRE(f.engine->decode(&tb, 1, o, &tp, &out).is_ok());
+  RefRules rules;
+  rules.max_length = max_len;
+  rules.min_length = o.min_length;
+  rules.length_penalty = o.length_penalty;
+  rules.prefix = prefix;
+  auto ref = ref_beam_search(toy_source_key(src.data(), src.size()), vocab, rules, o.beam_size, o.n_best, o.patience,
+                             stats);
+  REQUIRE(out.count(0) == ref.size());
+  for (size_t k = 0; k < ref.size(); ++k) {
+    INFO("rank " << k);
+    check_against_reference(out.at(0, k), ref[k]);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("greedy search follows the argmax chain", "[decoding]") {
@@ -187,30 +210,13 @@ TEST_CASE("beam search follows CTranslate2's algorithm step by step", "[decoding
               const size_t n_best = std::min(beam, enough);
               INFO("beam " << beam << " penalty " << penalty << " min " << min_len << " patience " << patience
                            << " prefix " << prefix.size() << " source " << src.size());
-              Batch b, pre;
-              b.add(src);
-              pre.add(prefix);
-              TokenBatch tb = b.view(), tp = pre.view();
               DecodeOptions o;
               o.beam_size = beam;
               o.n_best = n_best;
               o.length_penalty = penalty;
               o.min_length = min_len;
               o.patience = patience;
-              DecodeOutput out;
-              REQUIRE(f.engine->decode(&tb, 1, o, &tp, &out).is_ok());
-              RefRules rules;
-              rules.max_length = max_len;
-              rules.min_length = min_len;
-              rules.length_penalty = penalty;
-              rules.prefix = prefix;
-              auto ref = ref_beam_search(toy_source_key(src.data(), src.size()), vocab, rules, beam, n_best, patience,
-                                         &stats);
-              REQUIRE(out.count(0) == ref.size());
-              for (size_t k = 0; k < ref.size(); ++k) {
-                INFO("rank " << k);
-                check_against_reference(out.at(0, k), ref[k]);
-              }
+              check_beam_search(f, vocab, max_len, src, prefix, o, &stats);
               ++cases;
             }
           }
@@ -239,28 +245,12 @@ TEST_CASE("beam search over a vocabulary of several 16-token scan blocks follows
           for (const auto& src : kSources) {
             INFO("beam " << beam << " penalty " << penalty << " min " << min_len << " prefix " << prefix.size()
                          << " source " << src.size());
-            Batch b, pre;
-            b.add(src);
-            pre.add(prefix);
-            TokenBatch tb = b.view(), tp = pre.view();
             DecodeOptions o;
             o.beam_size = beam;
             o.n_best = beam;
             o.length_penalty = penalty;
             o.min_length = min_len;
-            DecodeOutput out;
-            REQUIRE(f.engine->decode(&tb, 1, o, &tp, &out).is_ok());
-            RefRules rules;
-            rules.max_length = max_len;
-            rules.min_length = min_len;
-            rules.length_penalty = penalty;
-            rules.prefix = prefix;
-            auto ref = ref_beam_search(toy_source_key(src.data(), src.size()), vocab, rules, beam, beam, 1.0f, nullptr);
-            REQUIRE(out.count(0) == ref.size());
-            for (size_t k = 0; k < ref.size(); ++k) {
-              INFO("rank " << k);
-              check_against_reference(out.at(0, k), ref[k]);
-            }
+            check_beam_search(f, vocab, max_len, src, prefix, o, nullptr);
             ++cases;
           }
         }
