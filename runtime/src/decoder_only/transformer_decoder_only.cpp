@@ -7,6 +7,7 @@
 
 #include "layers/attention.h"
 #include "layers/backend.h"
+#include "layers/beam_reorder.h"
 #include "layers/embeddings.h"
 #include "layers/rope.h"
 
@@ -276,26 +277,13 @@ void TransformerDecoderOnly::step(const int32_t* input_ids, size_t rows, size_t 
 }
 
 void TransformerDecoderOnly::reorder(const int32_t* parents, size_t rows) {
-  if (!started_ || parents == nullptr || rows == 0 || rows > batch_ * beam_ || cache_length_ == 0) return;
-  bool identity = true;
-  for (size_t r = 0; r < rows; ++r) {
-    const int32_t p = parents[r];
-    if (p < 0 || static_cast<size_t>(p) >= rows || static_cast<size_t>(p) / beam_ != r / beam_) return;
-    identity = identity && static_cast<size_t>(p) == r;
-  }
-  if (identity) return;
+  if (!started_ || rows == 0 || rows > batch_ * beam_ || cache_length_ == 0) return;
+  if (!layers::beam_reorder_moves(parents, rows, beam_)) return;
   const size_t kvd = stack_.config.kv_dim(), T = limits_.max_target_len;
-  const size_t row_floats = cache_length_ * kvd;
   float* scratch = static_cast<float*>(reorder_scratch_.ptr);
   for (size_t l = 0; l < stack_.layers.size(); ++l) {
     for (Buf* cache : {&k_cache_[l], &v_cache_[l]}) {
-      float* base = static_cast<float*>(cache->ptr);
-      for (size_t r = 0; r < rows; ++r) {
-        std::memcpy(scratch + r * row_floats, base + static_cast<size_t>(parents[r]) * T * kvd, row_floats * sizeof(float));
-      }
-      for (size_t r = 0; r < rows; ++r) {
-        std::memcpy(base + r * T * kvd, scratch + r * row_floats, row_floats * sizeof(float));
-      }
+      layers::beam_reorder_rows(static_cast<float*>(cache->ptr), T * kvd, cache_length_ * kvd, parents, rows, scratch);
     }
   }
 }

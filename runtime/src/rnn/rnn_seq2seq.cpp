@@ -6,6 +6,7 @@
 #include <string>
 
 #include "heed/rnn_names.h"
+#include "layers/beam_reorder.h"
 
 namespace heed::rnn {
 
@@ -294,26 +295,14 @@ void RnnSeq2Seq::step(const int32_t* input_ids, size_t rows, size_t step, float*
 }
 
 void RnnSeq2Seq::reorder(const int32_t* parents, size_t rows) {
-  if (!started_ || parents == nullptr || rows == 0 || rows > batch_ * beam_) return;
-  bool identity = true;
-  for (size_t r = 0; r < rows; ++r) {
-    const int32_t p = parents[r];
-    if (p < 0 || static_cast<size_t>(p) >= rows || static_cast<size_t>(p) / beam_ != r / beam_) return;
-    identity = identity && static_cast<size_t>(p) == r;
-  }
-  if (identity) return;
+  if (!started_ || rows == 0 || rows > batch_ * beam_) return;
+  if (!layers::beam_reorder_moves(parents, rows, beam_)) return;
   const size_t H = hidden_;
-  const auto permute = [&](float* rows_base) {
-    for (size_t r = 0; r < rows; ++r) {
-      std::memcpy(reorder_.ptr + r * H, rows_base + static_cast<size_t>(parents[r]) * H, H * sizeof(float));
-    }
-    std::memcpy(rows_base, reorder_.ptr, rows * H * sizeof(float));
-  };
   for (size_t l = 0; l < layers_; ++l) {
-    permute(state_h_.ptr + l * max_rows_ * H);
-    if (lstm_) permute(state_c_.ptr + l * max_rows_ * H);
+    layers::beam_reorder_rows(state_h_.ptr + l * max_rows_ * H, H, H, parents, rows, reorder_.ptr);
+    if (lstm_) layers::beam_reorder_rows(state_c_.ptr + l * max_rows_ * H, H, H, parents, rows, reorder_.ptr);
   }
-  if (feeding_) permute(feed_.ptr);
+  if (feeding_) layers::beam_reorder_rows(feed_.ptr, H, H, parents, rows, reorder_.ptr);
 }
 
 Status create_rnn_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,

@@ -7,6 +7,7 @@
 
 #include "layers/attention.h"
 #include "layers/backend.h"
+#include "layers/beam_reorder.h"
 #include "layers/embeddings.h"
 
 namespace heed::transformer {
@@ -509,26 +510,13 @@ const float* TransformerEncoderDecoder::last_attention() const {
 }
 
 void TransformerEncoderDecoder::reorder(const int32_t* parents, size_t rows) {
-  if (!started_ || parents == nullptr || rows == 0 || rows > batch_ * beam_ || cache_length_ == 0) return;
-  bool identity = true;
-  for (size_t r = 0; r < rows; ++r) {
-    const int32_t p = parents[r];
-    if (p < 0 || static_cast<size_t>(p) >= rows || static_cast<size_t>(p) / beam_ != r / beam_) return;
-    identity = identity && static_cast<size_t>(p) == r;
-  }
-  if (identity) return;
+  if (!started_ || rows == 0 || rows > batch_ * beam_ || cache_length_ == 0) return;
+  if (!layers::beam_reorder_moves(parents, rows, beam_)) return;
   const size_t kvd = decoder_.config.kv_dim(), T = limits_.max_target_len;
-  const size_t row_bytes = cache_length_ * kvd * sizeof(float);
   float* scratch = static_cast<float*>(reorder_scratch_.ptr);
   for (size_t l = 0; l < decoder_.layers.size(); ++l) {
     for (Buf* cache : {&self_k_[l], &self_v_[l]}) {
-      float* base = static_cast<float*>(cache->ptr);
-      for (size_t r = 0; r < rows; ++r) {
-        std::memcpy(scratch + r * cache_length_ * kvd, base + static_cast<size_t>(parents[r]) * T * kvd, row_bytes);
-      }
-      for (size_t r = 0; r < rows; ++r) {
-        std::memcpy(base + r * T * kvd, scratch + r * cache_length_ * kvd, row_bytes);
-      }
+      layers::beam_reorder_rows(static_cast<float*>(cache->ptr), T * kvd, cache_length_ * kvd, parents, rows, scratch);
     }
   }
 }
