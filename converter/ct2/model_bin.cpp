@@ -128,6 +128,8 @@ Status ModelBin::parse(std::vector<uint8_t> bytes, const std::string& where, Mod
     Variable v;
     const std::string nth = "variable #" + std::to_string(i);
     HEED_RETURN_IF_ERROR(in.read_string(&v.name, "the name of " + nth));
+    // Empty names never occur in CTranslate2's files, and lookups use "" for "no such alias".
+    if (v.name.empty()) return in.corrupt(nth + " has an empty name");
     const std::string what = "variable '" + v.name + "'";
     uint8_t rank = 0;
     HEED_RETURN_IF_ERROR(in.read(&rank, "the rank of " + what));
@@ -181,6 +183,9 @@ Status ModelBin::parse(std::vector<uint8_t> bytes, const std::string& where, Mod
       std::string alias, target;
       HEED_RETURN_IF_ERROR(in.read_string(&alias, "alias #" + std::to_string(i)));
       HEED_RETURN_IF_ERROR(in.read_string(&target, "the target of alias '" + alias + "'"));
+      if (alias.empty() || target.empty()) {
+        return in.corrupt("alias #" + std::to_string(i) + " has an empty name or target");
+      }
       m.aliases_.emplace_back(std::move(alias), std::move(target));
     }
   }

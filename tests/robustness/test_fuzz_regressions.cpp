@@ -89,6 +89,28 @@ TEST_CASE("fuzz: names with control bytes are escaped in model.bin errors", "[ro
         std::string::npos);
 }
 
+// fuzz_ct2_model_bin: a variable named "" and an alias pointing at it passed the parse, but the
+// alias did not resolve (lookups use "" for "no alias"). Empty names and targets are refused.
+TEST_CASE("fuzz: empty variable names and alias names or targets are refused", "[robustness][fuzz]") {
+  const fx::Var one{"w", {1}, 0, {0, 0, 128, 63}};
+  const std::vector<std::pair<std::vector<fx::Var>, std::vector<std::pair<std::string, std::string>>>> cases = {
+      {{one, fx::Var{"", {1}, 0, {0, 0, 128, 63}}}, {}},
+      {{one}, {{"a", ""}}},
+      {{one}, {{"", "w"}}},
+  };
+  for (const auto& [vars, aliases] : cases) {
+    convert::ct2::ModelBin parsed;
+    const Status s = convert::ct2::ModelBin::parse(fx::model_bin(6, "TransformerSpec", 5, vars, aliases), "model.bin", &parsed);
+    INFO(s.message());
+    CHECK(s.code() == StatusCode::kInvalidFile);
+    CHECK(s.message().find("empty name") != std::string::npos);
+  }
+  convert::ct2::ModelBin parsed;
+  REQUIRE(convert::ct2::ModelBin::parse(fx::model_bin(6, "TransformerSpec", 5, {one}, {{"a", "w"}}), "model.bin", &parsed).is_ok());
+  CHECK(parsed.find("a") == parsed.find("w"));
+  CHECK(parsed.find("a") != nullptr);
+}
+
 TEST_CASE("fuzz: names with control bytes are escaped in read_model errors", "[robustness][fuzz]") {
   std::vector<fx::Var> vars = aren_variables();
   vars.push_back(fx::f32_var("encoder/extra\r\nline", {1}, {0.5f}));
