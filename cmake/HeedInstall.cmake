@@ -14,7 +14,7 @@ set_target_properties(heed_runtime PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
 set_target_properties(heed_kernels PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
   "$<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/kernels/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 set_target_properties(heed_schema PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
-  "$<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/schema/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+  "$<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/schema/include>;$<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/schema/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
 
 install(TARGETS heed RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS heed_runtime heed_kernels heed_schema EXPORT heedTargets
@@ -22,8 +22,6 @@ install(TARGETS heed_runtime heed_kernels heed_schema EXPORT heedTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/include/heed ${CMAKE_SOURCE_DIR}/kernels/include/heed
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development FILES_MATCHING PATTERN "*.h")
-install(FILES ${CMAKE_BINARY_DIR}/schema/include/heed_generated.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        COMPONENT development)
 
 install(EXPORT heedTargets NAMESPACE heed:: DESTINATION ${HEED_INSTALL_CMAKEDIR} COMPONENT development)
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/heedConfig.cmake.in ${CMAKE_BINARY_DIR}/heedConfig.cmake

@@ -16,6 +16,7 @@
 
 #include "heed/kernels.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 
 namespace heed::convert {
 

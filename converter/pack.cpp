@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "heed/kernels.h"
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 
 namespace heed::convert {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 
 namespace heed::convert {
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/model_index.h"
 #include "heed/status.h"
 
 namespace heed::convert {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "loader/model_index.h"
 #include "ct2/model_bin.h"
 
 namespace {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "heed/model.h"
+#include "loader/model_index.h"
 
 namespace {
 

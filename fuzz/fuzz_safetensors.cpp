@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/model_index.h"
 #include "safetensors.h"
 
 namespace {

@@ -76,7 +76,7 @@ void open_translation(const std::string& dir, const char* name, TranslationModel
   heed::TranslatorOptions options;
   options.limits = heed::StepModelLimits{1, 1, 64, 3};  // tiny, so each input stays fast
   must(heed::Translator::create(*out->model, options, &out->translator), name);
-  if (out->translator->conventions().kind != heed::fb::TokenizerKind::Whitespace) {
+  if (out->translator->conventions().kind != heed::TokenizerKind::Whitespace) {
     must(heed::create_tokenizer(*out->model, heed::TokenizerSide::kSource, &out->source), name);
     must(heed::create_tokenizer(*out->model, heed::TokenizerSide::kTarget, &out->target), name);
   }

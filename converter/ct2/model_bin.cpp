@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "ct2/model_bin.h"
 
 

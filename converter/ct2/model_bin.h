@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "loader/model_index.h"
 #include "heed/status.h"
 
 namespace heed::convert::ct2 {

@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "ct2/reader.h"
 
 #include <cmath>
@@ -8,7 +9,7 @@
 
 #include "ct2/model_bin.h"
 #include "ct2/vocabulary.h"
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 #include "quantize.h"
 #include "source_files.h"
 

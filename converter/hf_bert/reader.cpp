@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 #include "json_fields.h"
 #include "safetensors.h"
 #include "source_files.h"

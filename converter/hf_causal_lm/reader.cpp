@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
 
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 #include "hf_causal_lm/config.h"
 #include "safetensors.h"
 #include "source_files.h"

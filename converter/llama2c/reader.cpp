@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <vector>
 
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 #include "llama2c/checkpoint.h"
 #include "llama2c/tokenizer_bin.h"
 #include "source_files.h"

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 #include "marian/config.h"
 #include "safetensors.h"
 #include "source_files.h"

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "heed/rnn_names.h"
+#include "heed_format/rnn_names.h"
 #include "json_fields.h"
 #include "safetensors.h"
 #include "source_files.h"

@@ -15,7 +15,7 @@
 
 #include "ct2/reader.h"
 #include "heed/model.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "heed/translator.h"
 #include "heed_writer.h"
 #include "quantize.h"

@@ -10,10 +10,13 @@ rm -rf "$dir" && mkdir -p "$dir" || exit 1
 [ -f "$model" ] || { echo "FAIL: $model missing (the heed_c_api test converts it)"; exit 1; }
 "$cmake" --install "$build" --prefix "$dir/prefix" >"$dir/install.log" 2>&1 ||
   { echo "FAIL: cmake --install: $(tail -5 "$dir/install.log")"; exit 1; }
-for f in bin/heed include/heed/heed.h include/heed/kernels.h include/heed_generated.h lib*/libheed_runtime.a \
+for f in bin/heed include/heed/heed.h include/heed/kernels.h lib*/libheed_runtime.a \
          lib*/cmake/heed/heedConfig.cmake lib*/pkgconfig/heed.pc; do
   ls "$dir/prefix"/$f >/dev/null 2>&1 || { echo "FAIL: $f not installed"; exit 1; }
 done
+# The API headers stand alone: none includes the file format's generated FlatBuffers code.
+if grep -l 'heed_generated' "$dir"/prefix/include/heed/*.h; then echo "FAIL: an installed header includes heed_generated.h"; exit 1; fi
+[ ! -e "$dir/prefix/include/heed_generated.h" ] || { echo "FAIL: heed_generated.h is installed"; exit 1; }
 pcdir=$(dirname "$(ls "$dir"/prefix/lib*/pkgconfig/heed.pc)")
 PKG_CONFIG_PATH=$pcdir "$cmake" -S "$source/tests/c_api/consumer" -B "$dir/consumer" -G "$generator" \
   -DCMAKE_PREFIX_PATH="$dir/prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$flags" \

@@ -22,6 +22,7 @@
 
 #include "argos/reader.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed/tokenizer.h"
 #include "heed/translator.h"
 #include "heed_writer.h"

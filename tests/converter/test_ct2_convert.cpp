@@ -15,6 +15,7 @@
 #include "ct2/vocabulary.h"
 #include "ct2_fixture.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed/translator.h"
 #include "heed_writer.h"
 #include "quantize.h"
@@ -129,7 +130,7 @@ const std::string kArenI8 = "models/ct2/aren-transliteration-i8";
 const std::string kLm = "models/ct2/onmt-lm";
 
 void check_aren_hyperparameters(const heed::Model& model) {
-  REQUIRE(model.family() == heed::fb::ModelConfig::TransformerEncoderDecoder);
+  REQUIRE(model_family(model) == heed::fb::ModelConfig::TransformerEncoderDecoder);
   const auto* config = model.index().config_as_TransformerEncoderDecoder();
   for (const auto* stack : {config->encoder(), config->decoder()}) {
     CHECK(stack->num_layers() == 6);
@@ -347,7 +348,7 @@ TEST_CASE("aren int8 source: q bytes kept bit-exactly, scales inverted", "[ct2][
 TEST_CASE("onmt-lm: decoder-only, int8 kept, float16 biases and positions widened", "[ct2][convert]") {
   const std::string dir = heed::test::shared_path(kLm);
   auto model = convert_and_open(dir, WeightType::kInt8);
-  REQUIRE(model->family() == heed::fb::ModelConfig::TransformerDecoderOnly);
+  REQUIRE(model_family(*model) == heed::fb::ModelConfig::TransformerDecoderOnly);
   const auto* d = model->index().config_as_TransformerDecoderOnly()->decoder();
   CHECK(d->num_layers() == 2);
   CHECK(d->d_model() == 64);

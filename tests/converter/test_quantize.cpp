@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "loader/model_index.h"
 #include "quantize.h"
 
 using heed::convert::NeutralModel;

@@ -7,7 +7,7 @@
 
 #include "generate_fixture.h"
 #include "heed/generator.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "test_paths.h"
 
 namespace heed::test {

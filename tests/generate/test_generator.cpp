@@ -4,7 +4,7 @@
 
 #include "generate_fixture.h"
 #include "heed/generator.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 
 namespace heed::test {
 namespace {

@@ -14,7 +14,7 @@
 #include "generate_fixture.h"
 #include "heed/generator.h"
 #include "heed/tokenizer.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "hf_causal_lm/reader.h"
 #include "test_paths.h"
 

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "loader/model_index.h"
 #include "generate_fixture.h"
 #include "heed_writer.h"
 #include "llama2c/checkpoint.h"
@@ -65,7 +66,7 @@ void require_same_tensors(const convert::NeutralModel& a, const convert::Neutral
 
 TEST_CASE("llama2c: stories260K converts to a RoPE / GQA / SwiGLU decoder-only model") {
   const auto model = open_model(stories260k_heed(convert::WeightType::kFloat32));
-  REQUIRE(model->family() == fb::ModelConfig::TransformerDecoderOnly);
+  REQUIRE(model_family(*model) == fb::ModelConfig::TransformerDecoderOnly);
   const auto* cfg = model->index().config_as_TransformerDecoderOnly();
   const auto* s = cfg->decoder();
   CHECK(cfg->tied_output());

@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "sample_model.h"
 
 #include <stdexcept>

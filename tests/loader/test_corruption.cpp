@@ -10,6 +10,7 @@
 
 #include "corrupt_files.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "sample_model.h"
 #include "test_paths.h"
 

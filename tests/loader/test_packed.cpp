@@ -9,6 +9,7 @@
 
 #include "corrupt_files.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed_writer.h"
 #include "pack.h"
 #include "sample_model.h"

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed_writer.h"
 #include "sample_model.h"
 #include "test_paths.h"
@@ -141,7 +142,7 @@ TEST_CASE("index fields survive the round trip", "[loader]") {
   REQUIRE(index.producer());
   CHECK(index.producer()->name()->str() == "heed convert");
   CHECK(index.producer()->source_format()->str() == "loader-test");
-  REQUIRE(model->family() == fb::ModelConfig::TransformerEncoderDecoder);
+  REQUIRE(model_family(*model) == fb::ModelConfig::TransformerEncoderDecoder);
   const auto* config = index.config_as_TransformerEncoderDecoder();
   CHECK(config->encoder()->d_model() == 8);
   CHECK(config->decoder()->ffn_dim() == 16);
@@ -238,7 +239,7 @@ TEST_CASE("other families: decoder-only with grouped-query RoPE attention, RNN s
     REQUIRE(s1.is_ok());
     std::unique_ptr<Model> model;
     REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
-    CHECK(model->family() == fb::ModelConfig::TransformerDecoderOnly);
+    CHECK(model_family(*model) == fb::ModelConfig::TransformerDecoderOnly);
     CHECK(model->index().config_as_TransformerDecoderOnly()->decoder()->num_kv_heads() == 2);
 
     m.tokenizer.target_vocabulary->scores.pop_back();
@@ -265,7 +266,7 @@ TEST_CASE("other families: decoder-only with grouped-query RoPE attention, RNN s
     REQUIRE(convert::serialize_heed(m, &bytes).is_ok());
     std::unique_ptr<Model> model;
     REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
-    CHECK(model->family() == fb::ModelConfig::RnnSeq2Seq);
+    CHECK(model_family(*model) == fb::ModelConfig::RnnSeq2Seq);
     m.tokenizer.source_vocabulary = vocabulary(4);
     CHECK(convert::serialize_heed(m, &bytes).message() ==
           "the model is inconsistent: tokenizer: source vocabulary has 4 tokens but the model's vocab_size is 5");

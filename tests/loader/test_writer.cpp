@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "loader/model_index.h"
 #include "heed_writer.h"
 #include "sample_model.h"
 #include "test_paths.h"

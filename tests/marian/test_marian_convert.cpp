@@ -9,7 +9,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "heed/tensor_names.h"
+#include "loader/model_index.h"
+#include "heed_format/tensor_names.h"
 #include "marian/reader.h"
 #include "marian_fixture.h"
 #include "test_paths.h"
@@ -81,7 +82,7 @@ heed::Status convert(const std::string& dir) {
 TEST_CASE("hf-marian: hyperparameters follow config.json and modeling_marian") {
   const auto& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
   const nlohmann::json config = read_json(marian_fixture_dir() + "/config.json");
-  REQUIRE(model.family() == heed::fb::ModelConfig::TransformerEncoderDecoder);
+  REQUIRE(model_family(model) == heed::fb::ModelConfig::TransformerEncoderDecoder);
   const auto* c = model.index().config_as_TransformerEncoderDecoder();
   for (const auto* s : {c->encoder(), c->decoder()}) {
     const bool enc = s == c->encoder();

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "heed/tokenizer.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "heed/translator.h"
 #include "marian_fixture.h"
 

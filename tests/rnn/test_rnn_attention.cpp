@@ -10,7 +10,8 @@
 
 #include "heed/kernels.h"
 #include "heed/model.h"
-#include "heed/rnn_names.h"
+#include "loader/model_index.h"
+#include "heed_format/rnn_names.h"
 #include "heed_writer.h"
 #include "neutral_model.h"
 #include "quantize.h"

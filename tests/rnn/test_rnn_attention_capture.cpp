@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heed/decoding.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "zoo_fixture.h"
 
 namespace heed::test {

@@ -6,7 +6,7 @@
 
 #include "allocation_counter.h"
 #include "heed/decoding.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "threading/thread_pool.h"
 #include "zoo_fixture.h"
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "zoo_fixture.h"
 
 namespace heed::test {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "test_paths.h"
 
 namespace heed::test {

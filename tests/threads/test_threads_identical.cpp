@@ -12,7 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "generate_fixture.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "session_helpers.h"
 #include "threading/thread_pool.h"
 #include "tiny_model.h"

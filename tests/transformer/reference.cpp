@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "reference.h"
 
 #include <algorithm>
@@ -6,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 #include "quantize.h"
 
 namespace heed::test {

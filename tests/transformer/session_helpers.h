@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "heed/step_model.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 
 namespace heed::test {
 

@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "heed/arena.h"
+#include "arena/arena.h"
 
 namespace heed {
 namespace {

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "loader/model_index.h"
 #include "reference.h"
 #include "session_helpers.h"
 #include "tiny_model.h"

@@ -9,7 +9,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "heed/transformer.h"
+#include "loader/model_index.h"
+#include "models/step_model_factory.h"
 #include "layers/embeddings.h"
 #include "pack.h"
 #include "session_helpers.h"

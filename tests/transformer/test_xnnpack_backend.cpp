@@ -16,7 +16,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "heed/transformer.h"
+#include "loader/model_index.h"
+#include "models/step_model_factory.h"
 #include "layers/linear.h"
 #include "layers/xnnpack_gemm.h"
 #include "heed_writer.h"

@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "tiny_model.h"
 
 #include <cmath>
@@ -6,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 #include "heed_writer.h"
 
 namespace heed::test {

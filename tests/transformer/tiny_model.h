@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "neutral_model.h"
 #include "quantize.h"
 

@@ -17,6 +17,7 @@
 #include "heed/generator.h"
 #include "heed/kernels.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed/translator.h"
 
 namespace heed::cli {

@@ -154,7 +154,7 @@ int run_generate(const std::vector<std::string>& argv) {
       previous = id;
     }
     // Whitespace tokens: the continuation's first token comes without its separating space.
-    if (!prompt_ids.empty() && generator->tokenizer_kind() == fb::TokenizerKind::Whitespace) print_piece(" ");
+    if (!prompt_ids.empty() && generator->tokenizer_kind() == TokenizerKind::Whitespace) print_piece(" ");
   }
   Generation result;
   st = generator->generate(prompt_ids.data(), prompt_ids.size(), options, &on_token, &state, &result);

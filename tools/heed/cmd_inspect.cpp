@@ -10,6 +10,7 @@
 #include "args.h"
 #include "command.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 
 namespace heed::cli {
 namespace {

@@ -59,8 +59,8 @@ int run_score(const std::vector<std::string>& argv) {
   std::unique_ptr<Translator> translator;
   Status st = Translator::open(args.get("model"), topts, &translator);
   if (!st) return fail(st.message());
-  if (!args.has("tokens") && translator->conventions().kind != fb::TokenizerKind::Whitespace) {
-    return fail(std::string("this model's tokenizer (") + fb::EnumNameTokenizerKind(translator->conventions().kind) +
+  if (!args.has("tokens") && translator->conventions().kind != TokenizerKind::Whitespace) {
+    return fail(std::string("this model's tokenizer (") + tokenizer_kind_name(translator->conventions().kind) +
                 ") cannot read plain text yet; give space-separated tokens and pass --tokens");
   }
   const size_t max_tokens = translator->max_source_tokens();

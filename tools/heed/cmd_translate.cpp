@@ -179,7 +179,7 @@ int run_translate(const std::vector<std::string>& argv) {
   if (!st) return fail(st.message());
   // Plain text goes through the model's tokenizers unless it is already tokens.
   std::unique_ptr<Tokenizer> source_tokenizer, target_tokenizer;
-  if (!args.has("tokens") && translator->conventions().kind != fb::TokenizerKind::Whitespace) {
+  if (!args.has("tokens") && translator->conventions().kind != TokenizerKind::Whitespace) {
     st = create_tokenizer(*model, TokenizerSide::kSource, &source_tokenizer);
     if (st) st = create_tokenizer(*model, TokenizerSide::kTarget, &target_tokenizer);
     if (!st) return fail(st.message());

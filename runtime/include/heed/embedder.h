@@ -24,7 +24,6 @@
 #include "heed/model.h"
 #include "heed/status.h"
 #include "heed/step_model.h"
-#include "heed/transformer.h"
 
 namespace heed {
 

@@ -26,6 +26,7 @@
 #include "heed/model.h"
 #include "heed/status.h"
 #include "heed/step_model.h"
+#include "heed/tokenizer.h"
 
 namespace heed {
 
@@ -95,7 +96,7 @@ class Generator {
   int32_t bos_id() const { return model_bos_; }
   int32_t eos_id() const { return step_model_->eos_id(); }
   size_t max_context() const { return step_model_->limits().max_target_len; }
-  fb::TokenizerKind tokenizer_kind() const { return kind_; }
+  TokenizerKind tokenizer_kind() const { return kind_; }
   const std::string& token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
   StepModel& step_model() { return *step_model_; }
 
@@ -108,7 +109,7 @@ class Generator {
   std::unique_ptr<generation::StartTokenModel> start_model_;  // what the engine drives
   std::unique_ptr<DecodingEngine> engine_;
   int32_t model_bos_ = -1;  // the model's start token, -1 when it has none
-  fb::TokenizerKind kind_ = fb::TokenizerKind::Whitespace;
+  TokenizerKind kind_ = TokenizerKind::Whitespace;
   std::unique_ptr<tokenizer::ByteBpe> bpe_;   // ByteBPE models
   std::unique_ptr<Tokenizer> text_tokenizer_;  // SentencePiece (HF Llama), byte-level BPE (GPT-2): encode()
   std::vector<std::string> tokens_;           // vocabulary (Whitespace models, and names for tools)

@@ -1,5 +1,6 @@
-// A loaded .heed file: the verified FlatBuffers index plus views of every tensor, which point into
-// the memory mapping (weights are used in place, never copied).
+// A loaded .heed file: the verified file index plus views of every tensor, which point into the
+// memory mapping (weights are used in place, never copied). The file must not change while a
+// Model is open: write a new model beside it and rename it over the old one, as heed convert does.
 #pragma once
 
 #include <cstddef>
@@ -11,32 +12,16 @@
 #include <vector>
 
 #include "heed/status.h"
-#include "heed_generated.h"  // flatc output of schema/heed.fbs
 
 namespace heed {
 
+namespace fb {
+struct Model;  // the FlatBuffers index of the file (schema/heed.fbs), internal to the runtime
+}  // namespace fb
+struct TensorView;  // one tensor of the file, internal to the runtime
+
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr size_t kTensorAlignment = 64;
-
-// One tensor of the file. `data` points into the mapping; `scales` (quantized tensors only) too.
-struct TensorView {
-  std::string_view name;
-  std::vector<uint32_t> shape;
-  fb::DType dtype = fb::DType::F32;
-  fb::Quantization quantization = fb::Quantization::None;
-  fb::Layout layout = fb::Layout::RowMajor;
-  uint32_t group_size = 0;
-  const void* data = nullptr;
-  uint64_t size_bytes = 0;
-  const float* scales = nullptr;  // PerTensor: 1, PerRow: rows(), PerGroup: rows() * groups_per_row()
-  size_t num_scales = 0;
-  const int32_t* row_sums = nullptr;  // layout Packed16x4: sum_k q[n, k] for each of the rows()
-
-  size_t rows() const { return shape.empty() ? 1 : shape[0]; }
-  size_t row_size() const;        // product of shape[1..]
-  size_t num_elements() const;
-  template <typename T> const T* as() const { return static_cast<const T*>(data); }
-};
 
 struct LoadOptions {
   bool use_mmap = true;  // false: read the file into one aligned buffer instead
@@ -54,8 +39,9 @@ class Model {
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
+  // The runtime's view of the file (runtime/src/loader/model_index.h defines these types): the
+  // FlatBuffers index and the tensors. Not part of the API a program builds on.
   const fb::Model& index() const { return *index_; }
-  fb::ModelConfig family() const { return index_->config_type(); }
   const std::vector<TensorView>& tensors() const { return tensors_; }
   // nullptr when absent.
   const TensorView* find(std::string_view name) const;
@@ -82,8 +68,5 @@ class Model {
   std::vector<TensorView> tensors_;
   std::unordered_map<std::string_view, size_t> by_name_;
 };
-
-const char* dtype_name(fb::DType dtype);
-size_t dtype_size(fb::DType dtype);
 
 }  // namespace heed

@@ -28,6 +28,18 @@ namespace heed {
 
 enum class TokenizerSide { kSource, kTarget };
 
+// How a model's text becomes tokens (the file's tokenizer section; the values are the file's).
+enum class TokenizerKind : uint8_t {
+  Whitespace = 0,     // space-separated vocabulary entries
+  Characters = 1,     // one token per Unicode character
+  SentencePiece = 2,  // a SentencePiece model embedded in the file
+  ByteBPE = 3,        // byte-fallback BPE (llama2.c's tokenizer.bin)
+  WordPiece = 4,      // BERT's WordPiece
+  ByteLevelBPE = 5,   // GPT-2's byte-level BPE
+};
+// "Whitespace", "SentencePiece", ... (static storage); "unknown" for other values.
+const char* tokenizer_kind_name(TokenizerKind kind);
+
 struct TokenizerOptions {
   int32_t unk_id = -1;                // pieces missing from the vocabulary map here; -1: an error
   std::vector<int32_t> special_ids;   // left out by decode()

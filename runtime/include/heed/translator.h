@@ -28,8 +28,13 @@
 #include "heed/model.h"
 #include "heed/status.h"
 #include "heed/step_model.h"
+#include "heed/tokenizer.h"
 
 namespace heed {
+
+namespace fb {
+struct Vocabulary;  // the file's vocabulary table (runtime/src/loader/model_index.h)
+}  // namespace fb
 
 // Token strings <-> ids of one side of a model.
 class Vocabulary {
@@ -69,7 +74,7 @@ struct TokenConventions {
   int32_t eos_id = -1;
   bool add_source_bos = false;
   bool add_source_eos = false;
-  fb::TokenizerKind kind = fb::TokenizerKind::Whitespace;  // how plain text becomes tokens
+  TokenizerKind kind = TokenizerKind::Whitespace;  // how plain text becomes tokens
 };
 
 // One hypothesis in token form.

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "heed/arena.h"
+#include "arena/arena.h"
 
 namespace heed {
 namespace {

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "heed/arena.h"
+#include "arena/arena.h"
 
 namespace heed {
 

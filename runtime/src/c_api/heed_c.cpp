@@ -16,7 +16,7 @@
 #include "heed/sentence_splitter.h"
 #include "heed/status.h"
 #include "heed/tokenizer.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "heed/translator.h"
 
 struct heed_model {
@@ -180,7 +180,7 @@ heed_status heed_translator_create(heed_model* model, const heed_translator_opti
                            &model->last_error);
     if (s != HEED_OK) return s;
     handle->split = options == nullptr || options->no_sentence_split == 0;
-    if (handle->translator->conventions().kind != heed::fb::TokenizerKind::Whitespace) {
+    if (handle->translator->conventions().kind != heed::TokenizerKind::Whitespace) {
       s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kSource, &handle->source), &model->last_error);
       if (s != HEED_OK) return s;
       s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kTarget, &handle->target), &model->last_error);

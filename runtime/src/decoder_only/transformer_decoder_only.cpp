@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "decoder_only/transformer_decoder_only.h"
 
 #include <cmath>

@@ -1,4 +1,5 @@
 // The Embedder: an encoder-only session, the model's WordPiece tokenizer and pooling together.
+#include "loader/model_index.h"
 #include "heed/embedder.h"
 
 #include <algorithm>

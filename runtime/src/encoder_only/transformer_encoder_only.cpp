@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "encoder_only/transformer_encoder_only.h"
 
 #include <cmath>
@@ -37,7 +38,7 @@ Status TransformerEncoderOnly::create(const Model& model, size_t max_batch, size
 Status TransformerEncoderOnly::load(const Model& model, size_t max_batch, size_t max_length) {
   const fb::TransformerEncoderOnly* cfg = model.index().config_as_TransformerEncoderOnly();
   if (cfg == nullptr) {
-    const char* family = fb::EnumNameModelConfig(model.family());
+    const char* family = fb::EnumNameModelConfig(model_family(model));
     return invalid_argument(std::string("the model is a ") + (family && *family ? family : "unknown family") +
                             ", not an encoder-only Transformer (BERT-style): it cannot make embeddings");
   }

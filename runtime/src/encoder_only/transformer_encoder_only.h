@@ -9,12 +9,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "heed/arena.h"
+#include "arena/arena.h"
 #include "heed/embedder.h"
 #include "heed/kernels.h"
 #include "heed/model.h"
 #include "heed/step_model.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "layers/embeddings.h"
 #include "threading/thread_pool.h"
 #include "transformer/stack.h"

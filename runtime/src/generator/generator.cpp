@@ -1,10 +1,11 @@
+#include "loader/model_index.h"
 #include "heed/generator.h"
 
 #include <cmath>
 
 #include "generator/start_token_model.h"
 #include "heed/tokenizer.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "tokenizer/byte_bpe.h"
 #include "tokenizer/byte_level_bpe.h"
 
@@ -59,7 +60,7 @@ Status Generator::open(const std::string& path, const GeneratorOptions& options,
 Status Generator::create(const Model& model, const GeneratorOptions& options, std::unique_ptr<Generator>* out) {
   const fb::TransformerDecoderOnly* cfg = model.index().config_as_TransformerDecoderOnly();
   if (cfg == nullptr) {
-    const char* name = fb::EnumNameModelConfig(model.family());
+    const char* name = fb::EnumNameModelConfig(model_family(model));
     return unsupported_model(std::string("generation needs a decoder-only model; this one is '") +
                              (name && *name ? name : "unknown") + "'");
   }
@@ -72,21 +73,21 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   std::unique_ptr<Generator> g(new Generator());
   const fb::Tokenizer* tok = model.index().tokenizer();
   if (tok == nullptr || tok->target_vocabulary() == nullptr) return invalid_file("the model has no vocabulary");
-  g->kind_ = tok->kind();
+  g->kind_ = api_tokenizer_kind(tok->kind());
   g->unk_id_ = tok->unk_id();
   const auto* tokens = tok->target_vocabulary()->tokens();
   g->tokens_.reserve(tokens->size());
   for (const auto* s : *tokens) g->tokens_.emplace_back(s->data(), s->size());
-  if (g->kind_ == fb::TokenizerKind::ByteBPE) {
+  if (g->kind_ == TokenizerKind::ByteBPE) {
     g->bpe_ = std::make_unique<tokenizer::ByteBpe>();
     HEED_RETURN_IF_ERROR(tokenizer::ByteBpe::from_index(tok, g->bpe_.get()));
-  } else if (g->kind_ == fb::TokenizerKind::SentencePiece || g->kind_ == fb::TokenizerKind::ByteLevelBPE) {
+  } else if (g->kind_ == TokenizerKind::SentencePiece || g->kind_ == TokenizerKind::ByteLevelBPE) {
     HEED_RETURN_IF_ERROR(create_tokenizer(model, TokenizerSide::kTarget, &g->text_tokenizer_));
     g->spaced_tokens_.reserve(g->tokens_.size());
     for (size_t i = 0; i < g->tokens_.size(); ++i) {
       const int32_t id = static_cast<int32_t>(i);
       const bool special = id == tok->bos_id() || id == tok->eos_id();
-      if (g->kind_ == fb::TokenizerKind::SentencePiece) {
+      if (g->kind_ == TokenizerKind::SentencePiece) {
         g->spaced_tokens_.push_back(sentencepiece_text(g->tokens_[i], special));
       } else {
         // Byte-level BPE symbols back to their bytes (a token that is not made of them, such as
@@ -123,7 +124,7 @@ void Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
   }
   if (token == g.eos_id()) return;
   // The continuation's first whitespace token gets no separating space.
-  const int32_t previous = step == g.prompt_length_ && g.kind_ == fb::TokenizerKind::Whitespace ? -1 : g.previous_;
+  const int32_t previous = step == g.prompt_length_ && g.kind_ == TokenizerKind::Whitespace ? -1 : g.previous_;
   if (g.on_token_ != nullptr) g.on_token_(g.user_, token, g.piece(previous, token));
   g.previous_ = token;
 }
@@ -199,17 +200,17 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
 }
 
 bool Generator::can_encode_text() const {
-  return kind_ == fb::TokenizerKind::ByteBPE || kind_ == fb::TokenizerKind::Whitespace ||
-         kind_ == fb::TokenizerKind::SentencePiece || kind_ == fb::TokenizerKind::ByteLevelBPE;
+  return kind_ == TokenizerKind::ByteBPE || kind_ == TokenizerKind::Whitespace ||
+         kind_ == TokenizerKind::SentencePiece || kind_ == TokenizerKind::ByteLevelBPE;
 }
 
 Status Generator::encode(std::string_view text, std::vector<int32_t>* ids) const {
   ids->clear();
-  if (kind_ == fb::TokenizerKind::ByteBPE) return bpe_->encode(text, false, false, ids);
+  if (kind_ == TokenizerKind::ByteBPE) return bpe_->encode(text, false, false, ids);
   if (text_tokenizer_) return text_tokenizer_->encode(text, ids);
-  if (kind_ != fb::TokenizerKind::Whitespace) {
+  if (kind_ != TokenizerKind::Whitespace) {
     return Status(StatusCode::kUnsupportedModel,
-                  std::string("this model's tokenizer (") + fb::EnumNameTokenizerKind(kind_) +
+                  std::string("this model's tokenizer (") + tokenizer_kind_name(kind_) +
                       ") cannot read text in heed generate yet; give token ids");
   }
   size_t i = 0;
@@ -240,7 +241,7 @@ std::string_view Generator::piece(int32_t previous, int32_t token) const {
     std::string_view text = spaced_tokens_[static_cast<size_t>(token)];
     // SentencePiece marks word starts with a space; the text's first word has none. (Byte-level
     // BPE pieces hold their spaces as written.)
-    if (kind_ == fb::TokenizerKind::SentencePiece && (previous < 0 || previous == bos_id()) && !text.empty() &&
+    if (kind_ == TokenizerKind::SentencePiece && (previous < 0 || previous == bos_id()) && !text.empty() &&
         text[0] == ' ') {
       text.remove_prefix(1);
     }

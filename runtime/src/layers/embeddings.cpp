@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "layers/embeddings.h"
 
 #include <cmath>

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed/status.h"
 
 namespace heed::layers {

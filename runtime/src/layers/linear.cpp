@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "layers/linear.h"
 
 #include "layers/output_ranges.h"

@@ -17,6 +17,7 @@
 
 #include "heed/kernels.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed/status.h"
 #include "layers/weights.h"
 #include "layers/xnnpack_gemm.h"

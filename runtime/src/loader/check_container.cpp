@@ -2,6 +2,7 @@
 // version and where the weight segment starts. Nothing past these checks reads raw offsets.
 #include <cstring>
 
+#include "loader/model_index.h"
 #include "loader/validate.h"
 
 namespace heed::loader {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "loader/model_index.h"
 #include "loader/validate.h"
 
 namespace heed {

@@ -1,5 +1,6 @@
 // Element types and the size arithmetic of TensorView.
 #include "heed/model.h"
+#include "loader/model_index.h"
 
 namespace heed {
 

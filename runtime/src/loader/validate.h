@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "heed/model.h"
+#include "loader/model_index.h"
 
 namespace heed::loader {
 

@@ -2,6 +2,7 @@
 // ModelConfig union adds its check here; the runtime code of a family can then trust these values.
 #include <cmath>
 
+#include "loader/model_index.h"
 #include "loader/validate.h"
 
 namespace heed::loader {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "loader/model_index.h"
 #include "loader/validate.h"
 
 namespace heed::loader {

@@ -1,5 +1,6 @@
 // The tokenizer section against the model: vocabulary sizes agree with the embedding sizes the
 // hyperparameters declare, and every special token id names a vocabulary entry.
+#include "loader/model_index.h"
 #include "loader/validate.h"
 
 namespace heed::loader {

@@ -1,9 +1,10 @@
+#include "loader/model_index.h"
 #include "rnn/rnn_attention.h"
 
 #include <cmath>
 #include <cstring>
 
-#include "heed/rnn_names.h"
+#include "heed_format/rnn_names.h"
 
 namespace heed::rnn {
 

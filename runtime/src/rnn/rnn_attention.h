@@ -14,6 +14,7 @@
 
 #include "heed/kernels.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed/status.h"
 #include "layers/linear.h"
 #include "layers/weights.h"
@@ -31,7 +32,7 @@ struct AttentionConfig {
 
 class RnnAttention {
  public:
-  // Requires the tensors this configuration uses (heed/rnn_names.h), checking their shapes.
+  // Requires the tensors this configuration uses (heed_format/rnn_names.h), checking their shapes.
   Status load(const Model& model, const AttentionConfig& config);
   const AttentionConfig& config() const { return config_; }
 

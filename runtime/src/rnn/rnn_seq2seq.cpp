@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "rnn/rnn_seq2seq.h"
 
 #include <cmath>
@@ -5,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "heed/rnn_names.h"
+#include "heed_format/rnn_names.h"
 #include "layers/beam_reorder.h"
 
 namespace heed::rnn {

@@ -16,12 +16,12 @@
 #include <memory>
 #include <vector>
 
-#include "heed/arena.h"
+#include "arena/arena.h"
 #include "threading/thread_pool.h"
 #include "heed/kernels.h"
 #include "heed/model.h"
 #include "heed/step_model.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "layers/embeddings.h"
 #include "layers/linear.h"
 #include "rnn/recurrent_cell.h"

@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "tokenizer/byte_bpe.h"
 
 #include <cmath>

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed/status.h"
 #include "heed/tokenizer.h"
 

@@ -1,4 +1,5 @@
 // ByteBpe behind the heed::Tokenizer interface.
+#include "loader/model_index.h"
 #include "tokenizer/byte_bpe.h"
 
 namespace heed::tokenizer {

@@ -1,5 +1,6 @@
 // The parts every tokenizer shares (vocabulary lookups, ids <-> pieces) and the factory that reads
 // a model's tokenizer section.
+#include "loader/model_index.h"
 #include "heed/tokenizer.h"
 
 #include <algorithm>
@@ -165,6 +166,18 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
       return unsupported_model(std::string("tokenizer kind ") + fb::EnumNameTokenizerKind(tok->kind()) +
                                " has no text tokenizer in heed yet");
   }
+}
+
+const char* tokenizer_kind_name(TokenizerKind kind) {
+  switch (kind) {
+    case TokenizerKind::Whitespace: return "Whitespace";
+    case TokenizerKind::Characters: return "Characters";
+    case TokenizerKind::SentencePiece: return "SentencePiece";
+    case TokenizerKind::ByteBPE: return "ByteBPE";
+    case TokenizerKind::WordPiece: return "WordPiece";
+    case TokenizerKind::ByteLevelBPE: return "ByteLevelBPE";
+  }
+  return "unknown";
 }
 
 }  // namespace heed

@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "transformer/stack.h"
 
 #include "layers/backend.h"
@@ -5,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "heed/tensor_names.h"
+#include "heed_format/tensor_names.h"
 
 namespace heed::transformer {
 

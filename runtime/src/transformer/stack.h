@@ -8,6 +8,7 @@
 
 #include "heed/kernels.h"
 #include "heed/model.h"
+#include "loader/model_index.h"
 #include "heed/status.h"
 #include "layers/embeddings.h"
 #include "layers/linear.h"

@@ -1,3 +1,4 @@
+#include "loader/model_index.h"
 #include "transformer/transformer_encoder_decoder.h"
 
 #include <cmath>

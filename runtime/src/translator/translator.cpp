@@ -1,11 +1,12 @@
 // Translator: Model + StepModel + vocabularies + DecodingEngine.
+#include "loader/model_index.h"
 #include "heed/translator.h"
 
 #include <algorithm>
 #include <string>
 #include <utility>
 
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 
 namespace heed {
 namespace {
@@ -47,7 +48,7 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
   c.eos_id = tok->eos_id();
   c.add_source_bos = metadata_true(model.index(), "add_source_bos");
   c.add_source_eos = metadata_true(model.index(), "add_source_eos");
-  c.kind = tok->kind();
+  c.kind = api_tokenizer_kind(tok->kind());
   return create(std::move(step_model), Vocabulary::from_index(source), Vocabulary::from_index(tok->target_vocabulary()),
                 c, options.max_n_best, out);
 }

@@ -1,6 +1,7 @@
 #include <string>
 #include <utility>
 
+#include "loader/model_index.h"
 #include "heed/translator.h"
 
 namespace heed {

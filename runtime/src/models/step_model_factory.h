@@ -13,13 +13,6 @@
 
 namespace heed {
 
-// What the arena planner laid out for a session.
-struct ArenaReport {
-  size_t arena_bytes = 0;     // the one block the session uses
-  size_t unshared_bytes = 0;  // what the same buffers would take without lifetime sharing
-  size_t buffers = 0;         // number of buffers planned
-};
-
 // Builds a session over `model` (which must outlive it). Validates every required tensor and its
 // shape (errors name the tensor) and the limits, plans the arena and allocates it once (or uses
 // arena.buffer; too small -> kInvalidArgument naming the needed size). Families without a

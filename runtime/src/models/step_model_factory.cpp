@@ -1,8 +1,9 @@
 // create_step_model: reads the model family from the file and builds its StepModel.
 #include <string>
 
+#include "loader/model_index.h"
 #include "decoder_only/transformer_decoder_only.h"
-#include "heed/transformer.h"
+#include "models/step_model_factory.h"
 #include "rnn/rnn_seq2seq.h"  // RNN seq2seq family
 #include "transformer/transformer_encoder_decoder.h"
 
@@ -11,7 +12,7 @@ namespace heed {
 namespace {
 
 Status unsupported_family(const Model& model) {
-  const char* name = fb::EnumNameModelConfig(model.family());
+  const char* name = fb::EnumNameModelConfig(model_family(model));
   return unsupported_model(std::string("model family '") + (name && *name ? name : "unknown") +
                            "' has no StepModel implementation in this runtime");
 }
@@ -20,7 +21,7 @@ Status unsupported_family(const Model& model) {
 
 Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
                          std::unique_ptr<StepModel>* out, size_t threads) {
-  switch (model.family()) {
+  switch (model_family(model)) {
     case fb::ModelConfig::TransformerEncoderDecoder: {
       std::unique_ptr<transformer::TransformerEncoderDecoder> m;
       HEED_RETURN_IF_ERROR(transformer::TransformerEncoderDecoder::create(model, limits, &arena, nullptr, &m, threads));
@@ -42,7 +43,7 @@ Status create_step_model(const Model& model, const StepModelLimits& limits, Aren
 
 Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
                              size_t threads) {
-  switch (model.family()) {
+  switch (model_family(model)) {
     case fb::ModelConfig::TransformerEncoderDecoder:
       return transformer::TransformerEncoderDecoder::create(model, limits, nullptr, out, nullptr, threads);
     case fb::ModelConfig::TransformerDecoderOnly:

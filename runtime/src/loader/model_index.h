@@ -1,0 +1,51 @@
+// The runtime's view of a loaded .heed file: the FlatBuffers types of the index (generated from
+// schema/heed.fbs) and one TensorView per tensor. Internal: programs use heed/model.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "heed/model.h"
+#include "heed/tokenizer.h"
+#include "heed_generated.h"  // flatc output of schema/heed.fbs
+
+namespace heed {
+
+// One tensor of the file. `data` points into the mapping; `scales` (quantized tensors only) too.
+struct TensorView {
+  std::string_view name;
+  std::vector<uint32_t> shape;
+  fb::DType dtype = fb::DType::F32;
+  fb::Quantization quantization = fb::Quantization::None;
+  fb::Layout layout = fb::Layout::RowMajor;
+  uint32_t group_size = 0;
+  const void* data = nullptr;
+  uint64_t size_bytes = 0;
+  const float* scales = nullptr;  // PerTensor: 1, PerRow: rows(), PerGroup: rows() * groups_per_row()
+  size_t num_scales = 0;
+  const int32_t* row_sums = nullptr;  // layout Packed16x4: sum_k q[n, k] for each of the rows()
+
+  size_t rows() const { return shape.empty() ? 1 : shape[0]; }
+  size_t row_size() const;        // product of shape[1..]
+  size_t num_elements() const;
+  template <typename T> const T* as() const { return static_cast<const T*>(data); }
+};
+
+// The file's tokenizer kind as the API names it: the same values.
+inline TokenizerKind api_tokenizer_kind(fb::TokenizerKind kind) { return static_cast<TokenizerKind>(kind); }
+static_assert(static_cast<int>(fb::TokenizerKind::Whitespace) == static_cast<int>(TokenizerKind::Whitespace) &&
+              static_cast<int>(fb::TokenizerKind::Characters) == static_cast<int>(TokenizerKind::Characters) &&
+              static_cast<int>(fb::TokenizerKind::SentencePiece) == static_cast<int>(TokenizerKind::SentencePiece) &&
+              static_cast<int>(fb::TokenizerKind::ByteBPE) == static_cast<int>(TokenizerKind::ByteBPE) &&
+              static_cast<int>(fb::TokenizerKind::WordPiece) == static_cast<int>(TokenizerKind::WordPiece) &&
+              static_cast<int>(fb::TokenizerKind::ByteLevelBPE) == static_cast<int>(TokenizerKind::ByteLevelBPE),
+              "heed::TokenizerKind mirrors the schema's TokenizerKind");
+
+inline fb::ModelConfig model_family(const Model& model) { return model.index().config_type(); }
+
+const char* dtype_name(fb::DType dtype);
+size_t dtype_size(fb::DType dtype);
+
+}  // namespace heed
