@@ -1,6 +1,6 @@
 // NeutralModel helpers: lookup by name and building f32 tensors from values.
-#include "loader/model_index.h"
 #include "neutral_model.h"
+
 
 #include <cstring>
 

@@ -1,4 +1,3 @@
-#include "loader/model_index.h"
 #include "safetensors.h"
 
 #include <cerrno>
@@ -9,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "quantize.h"  // f16_to_f32, bf16_to_f32
+#include "loader/model_index.h"
 
 namespace heed::convert {
 namespace {

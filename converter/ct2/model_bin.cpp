@@ -1,5 +1,5 @@
-#include "loader/model_index.h"
 #include "ct2/model_bin.h"
+
 
 
 #include <cerrno>

@@ -1,4 +1,3 @@
-#include "loader/model_index.h"
 #include "ct2/reader.h"
 
 #include <cmath>
@@ -12,6 +11,7 @@
 #include "heed_format/tensor_names.h"
 #include "quantize.h"
 #include "source_files.h"
+#include "loader/model_index.h"
 
 #ifndef HEED_VERSION
 #define HEED_VERSION "unknown"

@@ -1,5 +1,5 @@
-#include "loader/model_index.h"
 #include "corrupt_files.h"
+
 
 #include <cstring>
 #include <stdexcept>

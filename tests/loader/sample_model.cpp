@@ -1,9 +1,9 @@
-#include "loader/model_index.h"
 #include "sample_model.h"
 
 #include <stdexcept>
 
 #include "heed_writer.h"
+#include "loader/model_index.h"
 
 namespace heed::test {
 

@@ -35,7 +35,7 @@
 #include "heed/model.h"
 #include "heed_writer.h"
 #include "quantize.h"
-#include "rnn/rnn_seq2seq.h"
+#include "models/step_model_factory.h"
 #include "test_paths.h"
 #include "torch_seq2seq/reader.h"
 
@@ -99,7 +99,7 @@ Loaded convert_and_open(const std::string& dir, heed::convert::WeightType type, 
   limits.max_beam = 5;
   limits.max_source_len = 64;
   limits.max_target_len = kMaxLength;
-  s = heed::rnn::create_rnn_step_model(*l.model, limits, {}, &l.session);
+  s = heed::create_step_model(*l.model, limits, {}, &l.session);
   INFO(s.message());
   REQUIRE(s.is_ok());
   return l;

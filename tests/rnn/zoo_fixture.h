@@ -11,7 +11,7 @@
 #include "heed/step_model.h"
 #include "heed_writer.h"
 #include "quantize.h"
-#include "rnn/rnn_seq2seq.h"
+#include "models/step_model_factory.h"
 #include "test_paths.h"
 #include "torch_seq2seq/reader.h"
 

@@ -1,4 +1,3 @@
-#include "loader/model_index.h"
 #include "reference.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 
 #include "heed_format/tensor_names.h"
 #include "quantize.h"
+#include "loader/model_index.h"
 
 namespace heed::test {
 

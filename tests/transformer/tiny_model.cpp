@@ -1,4 +1,3 @@
-#include "loader/model_index.h"
 #include "tiny_model.h"
 
 #include <cmath>
@@ -9,6 +8,7 @@
 
 #include "heed_format/tensor_names.h"
 #include "heed_writer.h"
+#include "loader/model_index.h"
 
 namespace heed::test {
 

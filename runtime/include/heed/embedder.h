@@ -28,8 +28,8 @@
 namespace heed {
 
 class Tokenizer;
-namespace encoder_only {
-class TransformerEncoderOnly;
+namespace models {
+class EncoderOnly;  // the session (runtime/src/models/)
 }
 
 enum class Pooling { kMean, kCls };
@@ -77,7 +77,7 @@ class Embedder {
  private:
   Embedder();
   std::unique_ptr<Model> owned_model_;
-  std::unique_ptr<encoder_only::TransformerEncoderOnly> session_;
+  std::unique_ptr<models::EncoderOnly> session_;
   std::unique_ptr<Tokenizer> tokenizer_;
   Pooling default_pooling_ = Pooling::kMean;
   int32_t cls_id_ = -1, sep_id_ = -1;

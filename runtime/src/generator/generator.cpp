@@ -1,4 +1,3 @@
-#include "loader/model_index.h"
 #include "heed/generator.h"
 
 #include <cmath>
@@ -8,6 +7,7 @@
 #include "models/step_model_factory.h"
 #include "tokenizer/byte_bpe.h"
 #include "tokenizer/byte_level_bpe.h"
+#include "loader/model_index.h"
 
 namespace heed {
 

@@ -1,9 +1,9 @@
-#include "loader/model_index.h"
 #include "layers/embeddings.h"
 
 #include <cmath>
 
 #include "layers/weights.h"
+#include "loader/model_index.h"
 
 namespace heed::layers {
 

@@ -1,8 +1,8 @@
-#include "loader/model_index.h"
 #include "layers/linear.h"
 
 #include "layers/output_ranges.h"
 #include "threading/thread_pool.h"
+#include "loader/model_index.h"
 
 namespace heed::layers {
 

@@ -1,5 +1,5 @@
-#include "loader/model_index.h"
 #include "layers/weights.h"
+
 
 #include <cstring>
 

@@ -1,11 +1,13 @@
-// create_step_model: reads the model family from the file and builds its StepModel.
+// create_step_model / plan_step_model_arena: reads the model family from the file and builds its
+// session.
+#include "models/step_model_factory.h"
+
 #include <string>
 
 #include "loader/model_index.h"
-#include "decoder_only/transformer_decoder_only.h"
-#include "models/step_model_factory.h"
-#include "rnn/rnn_seq2seq.h"  // RNN seq2seq family
-#include "transformer/transformer_encoder_decoder.h"
+#include "models/decoder_only.h"
+#include "models/encoder_decoder.h"
+#include "models/rnn_seq2seq.h"
 
 namespace heed {
 
@@ -17,42 +19,40 @@ Status unsupported_family(const Model& model) {
                            "' has no StepModel implementation in this runtime");
 }
 
-}  // namespace
+// With `arena` null only plans into `report`; otherwise creates the session into *out.
+template <typename Family>
+Status create_family(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
+                     ArenaReport* report, std::unique_ptr<StepModel>* out, size_t threads) {
+  std::unique_ptr<Family> session;
+  HEED_RETURN_IF_ERROR(Family::create(model, limits, arena, report, &session, threads));
+  if (out != nullptr) *out = std::move(session);
+  return Status::ok();
+}
 
-Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
-                         std::unique_ptr<StepModel>* out, size_t threads) {
+Status create_any(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena, ArenaReport* report,
+                  std::unique_ptr<StepModel>* out, size_t threads) {
   switch (model_family(model)) {
-    case fb::ModelConfig::TransformerEncoderDecoder: {
-      std::unique_ptr<transformer::TransformerEncoderDecoder> m;
-      HEED_RETURN_IF_ERROR(transformer::TransformerEncoderDecoder::create(model, limits, &arena, nullptr, &m, threads));
-      *out = std::move(m);
-      return Status::ok();
-    }
-    case fb::ModelConfig::TransformerDecoderOnly: {
-      std::unique_ptr<decoder_only::TransformerDecoderOnly> m;
-      HEED_RETURN_IF_ERROR(decoder_only::TransformerDecoderOnly::create(model, limits, &arena, nullptr, &m, threads));
-      *out = std::move(m);
-      return Status::ok();
-    }
-    case fb::ModelConfig::RnnSeq2Seq:  // RNN seq2seq family (runtime/src/rnn/)
-      return rnn::create_rnn_step_model(model, limits, arena, out, threads);
+    case fb::ModelConfig::TransformerEncoderDecoder:
+      return create_family<models::EncoderDecoder>(model, limits, arena, report, out, threads);
+    case fb::ModelConfig::TransformerDecoderOnly:
+      return create_family<models::DecoderOnly>(model, limits, arena, report, out, threads);
+    case fb::ModelConfig::RnnSeq2Seq:
+      return create_family<rnn::RnnSeq2Seq>(model, limits, arena, report, out, threads);
     default:
       return unsupported_family(model);
   }
 }
 
+}  // namespace
+
+Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
+                         std::unique_ptr<StepModel>* out, size_t threads) {
+  return create_any(model, limits, &arena, nullptr, out, threads);
+}
+
 Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
                              size_t threads) {
-  switch (model_family(model)) {
-    case fb::ModelConfig::TransformerEncoderDecoder:
-      return transformer::TransformerEncoderDecoder::create(model, limits, nullptr, out, nullptr, threads);
-    case fb::ModelConfig::TransformerDecoderOnly:
-      return decoder_only::TransformerDecoderOnly::create(model, limits, nullptr, out, nullptr, threads);
-    case fb::ModelConfig::RnnSeq2Seq:  // RNN seq2seq family (runtime/src/rnn/)
-      return rnn::plan_rnn_step_model_arena(model, limits, out, threads);
-    default:
-      return unsupported_family(model);
-  }
+  return create_any(model, limits, nullptr, out, nullptr, threads);
 }
 
 }  // namespace heed

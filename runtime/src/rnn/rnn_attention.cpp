@@ -1,10 +1,10 @@
-#include "loader/model_index.h"
 #include "rnn/rnn_attention.h"
 
 #include <cmath>
 #include <cstring>
 
 #include "heed_format/rnn_names.h"
+#include "loader/model_index.h"
 
 namespace heed::rnn {
 

@@ -1,5 +1,5 @@
-#include "loader/model_index.h"
 #include "tokenizer/byte_bpe.h"
+
 
 #include <cmath>
 #include <cstdio>

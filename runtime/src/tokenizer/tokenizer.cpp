@@ -1,6 +1,5 @@
 // The parts every tokenizer shares (vocabulary lookups, ids <-> pieces) and the factory that reads
 // a model's tokenizer section.
-#include "loader/model_index.h"
 #include "heed/tokenizer.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include "tokenizer/byte_bpe.h"
 #include "tokenizer/byte_level_bpe.h"
 #include "tokenizer/wordpiece.h"
+#include "loader/model_index.h"
 
 namespace heed {
 namespace {

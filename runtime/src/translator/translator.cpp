@@ -1,5 +1,4 @@
 // Translator: Model + StepModel + vocabularies + DecodingEngine.
-#include "loader/model_index.h"
 #include "heed/translator.h"
 
 #include <algorithm>
@@ -7,6 +6,7 @@
 #include <utility>
 
 #include "models/step_model_factory.h"
+#include "loader/model_index.h"
 
 namespace heed {
 namespace {

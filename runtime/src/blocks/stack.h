@@ -14,7 +14,7 @@
 #include "layers/linear.h"
 #include "layers/norm.h"
 
-namespace heed::transformer {
+namespace heed::blocks {
 
 struct StackConfig {
   size_t num_layers = 0;
@@ -77,4 +77,4 @@ struct StackWeights {
   Status use_xnnpack(size_t min_rows);
 };
 
-}  // namespace heed::transformer
+}  // namespace heed::blocks

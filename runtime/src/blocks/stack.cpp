@@ -1,5 +1,4 @@
-#include "loader/model_index.h"
-#include "transformer/stack.h"
+#include "blocks/stack.h"
 
 #include "layers/backend.h"
 
@@ -7,8 +6,9 @@
 #include <cmath>
 
 #include "heed_format/tensor_names.h"
+#include "loader/model_index.h"
 
-namespace heed::transformer {
+namespace heed::blocks {
 
 namespace {
 
@@ -142,4 +142,4 @@ Status StackWeights::use_xnnpack(size_t min_rows) {
   return Status::ok();
 }
 
-}  // namespace heed::transformer
+}  // namespace heed::blocks

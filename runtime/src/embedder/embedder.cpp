@@ -1,11 +1,11 @@
 // The Embedder: an encoder-only session, the model's WordPiece tokenizer and pooling together.
-#include "loader/model_index.h"
 #include "heed/embedder.h"
 
 #include <algorithm>
 
-#include "encoder_only/transformer_encoder_only.h"
+#include "models/encoder_only.h"
 #include "heed/tokenizer.h"
+#include "loader/model_index.h"
 
 namespace heed {
 
@@ -39,7 +39,7 @@ Embedder::~Embedder() = default;
 
 Status Embedder::create(const Model& model, const EmbedderOptions& options, std::unique_ptr<Embedder>* out) {
   std::unique_ptr<Embedder> e(new Embedder());
-  HEED_RETURN_IF_ERROR(encoder_only::TransformerEncoderOnly::create(model, options.max_batch, options.max_length,
+  HEED_RETURN_IF_ERROR(models::EncoderOnly::create(model, options.max_batch, options.max_length,
                                                                     &options.arena, nullptr, &e->session_,
                                                                     options.threads));
   const fb::Tokenizer* tok = model.index().tokenizer();
@@ -67,7 +67,7 @@ Status Embedder::open(const std::string& path, const EmbedderOptions& options, s
 }
 
 Status Embedder::plan(const Model& model, const EmbedderOptions& options, ArenaReport* out) {
-  return encoder_only::TransformerEncoderOnly::create(model, options.max_batch, options.max_length, nullptr, out,
+  return models::EncoderOnly::create(model, options.max_batch, options.max_length, nullptr, out,
                                                       nullptr, options.threads);
 }
 

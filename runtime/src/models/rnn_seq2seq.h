@@ -16,20 +16,16 @@
 #include <memory>
 #include <vector>
 
-#include "arena/arena.h"
-#include "threading/thread_pool.h"
-#include "heed/kernels.h"
 #include "heed/model.h"
-#include "heed/step_model.h"
-#include "models/step_model_factory.h"
 #include "layers/embeddings.h"
 #include "layers/linear.h"
+#include "models/step_session.h"
 #include "rnn/recurrent_cell.h"
 #include "rnn/rnn_attention.h"
 
 namespace heed::rnn {
 
-class RnnSeq2Seq final : public StepModel {
+class RnnSeq2Seq final : public models::StepSession {
  public:
   // With `arena` null only plans (fills `report`); otherwise also allocates/binds and sets *out.
   static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
@@ -39,7 +35,6 @@ class RnnSeq2Seq final : public StepModel {
   size_t vocab_size() const override { return target_vocab_; }
   int32_t bos_id() const override { return bos_id_; }
   int32_t eos_id() const override { return eos_id_; }
-  const StepModelLimits& limits() const override { return limits_; }
 
   Status start(const TokenBatch* sources, size_t batch, size_t beam) override;
   // Invalid calls (not started, too many rows, a step beyond the limit, an id outside the
@@ -54,24 +49,18 @@ class RnnSeq2Seq final : public StepModel {
   // Capture costs nothing here: the alignment vectors already live in the arena ([rows, S]).
   size_t attention_panels() const override { return limits_.capture_attention ? 1 : 0; }
   const float* last_attention() const override { return limits_.capture_attention ? weights_.ptr : nullptr; }
-  const ArenaReport& arena_report() const { return report_; }
 
  private:
   RnnSeq2Seq() = default;
   Status load(const Model& model, const StepModelLimits& limits);
-  void plan(ArenaPlanner* planner);
-  void bind(const ArenaPlanner& planner);
+  void plan(ArenaPlanner* planner) override;
+  void bind(const ArenaPlanner& planner) override;
   void encode(size_t sentence, const int32_t* ids, size_t length);
   layers::QuantScratch quant() const;
 
-  const kernels::KernelTable* k_ = nullptr;
-  size_t threads_ = 1;  // resolved thread count
-  std::unique_ptr<threading::ThreadPool> pool_;  // splits the GEMMs' output rows
-  StepModelLimits limits_;
   bool lstm_ = true, bidirectional_ = false, luong_ = true, feeding_ = false;
   size_t layers_ = 1, embed_ = 0, hidden_ = 0, enc_hidden_ = 0, source_vocab_ = 0, target_vocab_ = 0;
   size_t dec_input_ = 0;    // decoder layer 0 input width
-  size_t max_rows_ = 0;     // max_batch * max_beam
   size_t quant_rows_ = 0, quant_cols_ = 0;
   int32_t bos_id_ = -1, eos_id_ = -1;
 
@@ -81,8 +70,6 @@ class RnnSeq2Seq final : public StepModel {
   RnnAttention attention_;
   layers::Linear combine_, output_;
 
-  Arena arena_;
-  ArenaReport report_;
   struct Buf {
     size_t id = 0;
     float* ptr = nullptr;
@@ -90,15 +77,6 @@ class RnnSeq2Seq final : public StepModel {
   Buf memory_, keys_, enc_a_, enc_b_, enc_gx_, enc_gh_, enc_h_, enc_c_;
   Buf state_h_, state_c_, feed_, x0_, gx_, gh_, comb_, htilde_, weights_, att_scratch_, reorder_;
   Buf quant_q_, quant_scales_, lengths_;
-
-  bool started_ = false;
-  size_t batch_ = 0, beam_ = 0;
 };
-
-// The factory entry points for this family (called from create_step_model / plan_step_model_arena).
-Status create_rnn_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
-                             std::unique_ptr<StepModel>* out, size_t threads = 1);
-Status plan_rnn_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
-                                 size_t threads = 1);
 
 }  // namespace heed::rnn

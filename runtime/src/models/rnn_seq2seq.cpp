@@ -1,5 +1,4 @@
-#include "loader/model_index.h"
-#include "rnn/rnn_seq2seq.h"
+#include "models/rnn_seq2seq.h"
 
 #include <cmath>
 #include <cstring>
@@ -8,6 +7,9 @@
 
 #include "heed_format/rnn_names.h"
 #include "layers/beam_reorder.h"
+#include "models/decoder_head.h"
+#include "models/token_batch_check.h"
+#include "loader/model_index.h"
 
 namespace heed::rnn {
 
@@ -24,31 +26,17 @@ size_t max_of(std::initializer_list<size_t> values) {
 Status RnnSeq2Seq::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
                           ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out, size_t threads) {
   std::unique_ptr<RnnSeq2Seq> m(new RnnSeq2Seq());
-  HEED_RETURN_IF_ERROR(threading::resolve_threads(threads, &m->threads_));
+  HEED_RETURN_IF_ERROR(m->init(threads));
   HEED_RETURN_IF_ERROR(m->load(model, limits));
-  ArenaPlanner planner;
-  m->plan(&planner);
-  planner.plan();
-  if (planner.overflowed()) return invalid_argument("session limits are too large: the arena size overflows");
-  m->report_.arena_bytes = planner.total_bytes();
-  m->report_.unshared_bytes = planner.unshared_bytes();
-  m->report_.buffers = planner.requests().size();
-  if (report != nullptr) *report = m->report_;
-  if (arena == nullptr) return Status::ok();
-  HEED_RETURN_IF_ERROR(Arena::create(planner.total_bytes(), *arena, &m->arena_));
-  HEED_RETURN_IF_ERROR(threading::ThreadPool::create(m->threads_, &m->pool_));
-  m->bind(planner);
-  *out = std::move(m);
+  HEED_RETURN_IF_ERROR(m->build(arena, report, "session"));
+  if (arena != nullptr) *out = std::move(m);
   return Status::ok();
 }
 
 Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   const fb::RnnSeq2Seq* c = model.index().config_as_RnnSeq2Seq();
   if (c == nullptr) return invalid_argument("not an RNN seq2seq model");
-  if (limits.max_batch == 0 || limits.max_beam == 0 || limits.max_source_len == 0 || limits.max_target_len == 0) {
-    return invalid_argument("session limits must all be > 0 (batch, beam, source and target length)");
-  }
-  limits_ = limits;
+  HEED_RETURN_IF_ERROR(set_limits(limits, /*needs_source=*/true));
   lstm_ = c->cell() == fb::RnnCell::LSTM;
   bidirectional_ = c->bidirectional_encoder();
   luong_ = c->placement() == fb::AttentionPlacement::Luong;
@@ -94,19 +82,9 @@ Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   HEED_RETURN_IF_ERROR(combine_.load(model, std::string(n::kCombine) + ".weight", "", hidden_, 2 * hidden_));
   HEED_RETURN_IF_ERROR(output_.load(model, n::kOutput, target_vocab_, hidden_));
 
-  const fb::Tokenizer* tok = model.index().tokenizer();
-  if (tok == nullptr) return invalid_file("the model has no tokenizer section (bos/eos ids)");
-  bos_id_ = tok->decoder_start_id() >= 0 ? tok->decoder_start_id() : tok->bos_id();
-  eos_id_ = tok->eos_id();
-  const auto in_vocab = [&](int32_t id) { return id >= 0 && static_cast<size_t>(id) < target_vocab_; };
-  if (!in_vocab(bos_id_) || !in_vocab(eos_id_)) {
-    return invalid_file("decoder start id " + std::to_string(bos_id_) + " or eos id " + std::to_string(eos_id_) +
-                        " is outside the target vocabulary of " + std::to_string(target_vocab_));
-  }
-  max_rows_ = saturating_mul(limits.max_batch, limits.max_beam);
+  HEED_RETURN_IF_ERROR(models::read_start_and_end(model, target_vocab_, /*start_optional=*/false, &bos_id_, &eos_id_));
   quant_rows_ = max_of({limits.max_source_len, max_rows_, attention_.quant_rows(limits.max_source_len)});
   quant_cols_ = max_of({embed_, dec_input_, 2 * hidden_, attention_.quant_cols()});
-  k_ = &kernels::best();
   return Status::ok();
 }
 
@@ -166,33 +144,12 @@ Status RnnSeq2Seq::start(const TokenBatch* sources, size_t batch, size_t beam) {
       (sources->ids == nullptr && sources->offsets[sources->size] > sources->offsets[0])) {
     return invalid_argument("an RNN seq2seq model needs a batch of source sentences");
   }
-  if (batch == 0 || batch > limits_.max_batch || sources->size != batch) {
-    return Status(StatusCode::kLimitExceeded, "batch of " + std::to_string(batch) + " (" +
-                                                  std::to_string(sources->size) + " sources) outside 1.." +
-                                                  std::to_string(limits_.max_batch));
+  if (sources->size != batch) {
+    return invalid_argument("the source batch holds " + std::to_string(sources->size) +
+                            " sequences, but batch is " + std::to_string(batch));
   }
-  if (beam == 0 || beam > limits_.max_beam) {
-    return Status(StatusCode::kLimitExceeded,
-                  "beam " + std::to_string(beam) + " outside 1.." + std::to_string(limits_.max_beam));
-  }
-  for (size_t b = 0; b < batch; ++b) {
-    if (sources->offsets[b + 1] < sources->offsets[b]) return invalid_argument("source offsets decrease");
-    const size_t len = sources->length(b);
-    if (len > limits_.max_source_len) {
-      return Status(StatusCode::kLimitExceeded, "source sentence " + std::to_string(b) + " has " +
-                                                    std::to_string(len) + " tokens, the limit is " +
-                                                    std::to_string(limits_.max_source_len));
-    }
-    const int32_t* ids = sources->sequence(b);
-    for (size_t i = 0; i < len; ++i) {
-      if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= source_vocab_) {
-        return invalid_argument("source token id " + std::to_string(ids[i]) + " outside the vocabulary of " +
-                                std::to_string(source_vocab_));
-      }
-    }
-  }
-  batch_ = batch;
-  beam_ = beam;
+  HEED_RETURN_IF_ERROR(begin(batch, beam));
+  HEED_RETURN_IF_ERROR(models::check_token_batch(*sources, {limits_.max_source_len, source_vocab_}));
   const size_t H = hidden_;
   size_t* lengths = reinterpret_cast<size_t*>(lengths_.ptr);
   std::memset(feed_.ptr, 0, batch * beam * H * sizeof(float));
@@ -247,16 +204,9 @@ void RnnSeq2Seq::encode(size_t b, const int32_t* ids, size_t len) {
 
 void RnnSeq2Seq::step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) {
   const size_t H = hidden_, V = target_vocab_, S = limits_.max_source_len;
-  bool valid = started_ && input_ids != nullptr && log_probs != nullptr && rows > 0 && rows <= batch_ * beam_ &&
-               step < limits_.max_target_len;
-  for (size_t r = 0; valid && r < rows; ++r) valid = input_ids[r] >= 0 && static_cast<size_t>(input_ids[r]) < V;
-  if (!valid) {
-    if (log_probs != nullptr && rows <= max_rows_) {
-      const float nan = std::numeric_limits<float>::quiet_NaN();
-      for (size_t i = 0; i < rows * V; ++i) log_probs[i] = nan;
-    }
-    return;
-  }
+  // Any step may be asked again (the states hold no positions): no order check.
+  if (!check_step(input_ids, rows, step, log_probs, V, /*in_order=*/false)) return;
+  cache_length_ = step + 1;
   const kernels::KernelTable& k = *k_;
   const layers::QuantScratch q = quant();
   const size_t* lengths = reinterpret_cast<const size_t*>(lengths_.ptr);
@@ -296,27 +246,13 @@ void RnnSeq2Seq::step(const int32_t* input_ids, size_t rows, size_t step, float*
 }
 
 void RnnSeq2Seq::reorder(const int32_t* parents, size_t rows) {
-  if (!started_ || rows == 0 || rows > batch_ * beam_) return;
-  if (!layers::beam_reorder_moves(parents, rows, beam_)) return;
+  if (!can_reorder(rows) || !layers::beam_reorder_moves(parents, rows, beam_)) return;
   const size_t H = hidden_;
   for (size_t l = 0; l < layers_; ++l) {
     layers::beam_reorder_rows(state_h_.ptr + l * max_rows_ * H, H, H, parents, rows, reorder_.ptr);
     if (lstm_) layers::beam_reorder_rows(state_c_.ptr + l * max_rows_ * H, H, H, parents, rows, reorder_.ptr);
   }
   if (feeding_) layers::beam_reorder_rows(feed_.ptr, H, H, parents, rows, reorder_.ptr);
-}
-
-Status create_rnn_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
-                             std::unique_ptr<StepModel>* out, size_t threads) {
-  std::unique_ptr<RnnSeq2Seq> m;
-  HEED_RETURN_IF_ERROR(RnnSeq2Seq::create(model, limits, &arena, nullptr, &m, threads));
-  *out = std::move(m);
-  return Status::ok();
-}
-
-Status plan_rnn_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
-                                 size_t threads) {
-  return RnnSeq2Seq::create(model, limits, nullptr, out, nullptr, threads);
 }
 
 }  // namespace heed::rnn

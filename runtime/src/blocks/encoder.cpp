@@ -1,0 +1,82 @@
+#include "blocks/encoder.h"
+
+#include <cmath>
+
+#include "blocks/sublayers.h"
+#include "layers/attention.h"
+
+namespace heed::blocks {
+
+namespace {
+
+void embed_sentences(const Compute& cx, const StackWeights& w, const StackScratch& s, const EncoderInput& in) {
+  const size_t d = w.config.d_model;
+  const TokenBatch& batch = *in.batch;
+  for (size_t i = 0; i < batch.size; ++i) {
+    const int32_t* ids = batch.sequence(i);
+    for (size_t t = 0; t < batch.length(i); ++t) {
+      float* row = s.x() + (in.offsets[i] + t) * d;
+      embed_token(cx, w, in.sinusoidal, ids[t], t, row);
+      if (in.token_types != nullptr) in.token_types->gather(0, 1.0f, true, row);  // single sentences: segment 0
+    }
+  }
+  if (w.has_embedding_norm) normalize_rows(cx, w.embedding_norm, s.x(), s.normed(), in.offsets[batch.size], d);
+}
+
+// Every (token, head) pair attends over its own sentence's rows; the pairs are split between the
+// threads, each task with its own scores row.
+void packed_self_attention(const Compute& cx, const StackConfig& c, const StackScratch& s, const size_t* offsets,
+                           size_t batch, size_t tokens) {
+  const size_t hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim(), ld = c.qkv_dim(), heads = c.num_heads;
+  const size_t group = c.num_heads / c.num_kv_heads;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  const float* qkv = s.qkv();
+  float* ctx = s.context();
+  const size_t average_length = (tokens + batch - 1) / batch;
+  threading::parallel_ranges(cx.pool, tokens * heads, threading::min_items_for(2 * average_length * hd),
+                             [&](size_t task, size_t begin, size_t end) {
+    float* scores = s.scores(task);
+    size_t sentence = 0;
+    for (size_t item = begin; item < end; ++item) {
+      const size_t i = item / heads, head = item % heads, kvh = head / group;
+      while (offsets[sentence + 1] <= i) ++sentence;  // the token's sentence (tokens ascend within a task)
+      const size_t first = offsets[sentence];
+      layers::AttentionInput a;
+      a.query = qkv + i * ld + head * hd;
+      a.keys = qkv + first * ld + qd + kvh * hd;
+      a.values = qkv + first * ld + qd + kvd + kvh * hd;
+      a.key_stride = a.value_stride = ld;
+      a.length = offsets[sentence + 1] - first;
+      a.head_dim = hd;
+      a.scale = scale;
+      layers::attend(*cx.k, a, scores, ctx + i * qd + head * hd);
+    }
+  });
+}
+
+}  // namespace
+
+void pack_offsets(const TokenBatch& batch, size_t* offsets) {
+  offsets[0] = 0;
+  for (size_t i = 0; i < batch.size; ++i) offsets[i + 1] = offsets[i] + batch.length(i);
+}
+
+void encode_stack(const Compute& cx, const StackWeights& w, const StackScratch& s, const EncoderInput& in) {
+  const StackConfig& c = w.config;
+  const size_t d = c.d_model, qd = c.q_dim(), ld = c.qkv_dim();
+  const size_t batch = in.batch->size, tokens = in.offsets[batch];
+  const layers::QuantScratch q = s.quant();
+  embed_sentences(cx, w, s, in);
+  float* x = s.x();
+  for (const LayerWeights& l : w.layers) {
+    const float* input = sublayer_input(cx, c, l.self_norm, x, s.normed(), tokens);
+    l.self_qkv.forward(*cx.k, input, tokens, d, s.qkv(), ld, kernels::Activation::kNone, false, q, cx.pool);
+    packed_self_attention(cx, c, s, in.offsets, batch, tokens);
+    l.self_out.forward(*cx.k, s.context(), tokens, qd, x, d, kernels::Activation::kNone, true, q, cx.pool);
+    sublayer_output(cx, c, l.self_norm, x, s.normed(), tokens);
+    feed_forward(cx, c, l, s, q, tokens);
+  }
+  if (w.has_final_norm) normalize_rows(cx, w.final_norm, x, s.normed(), tokens, d);
+}
+
+}  // namespace heed::blocks

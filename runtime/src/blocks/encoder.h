@@ -1,0 +1,29 @@
+// The Transformer encoder stack over a batch of sentences packed without padding (sentence s at
+// rows offsets[s] .. offsets[s + 1]), so no padding can leak into any sentence's result: input
+// embeddings, then every layer's self-attention (each token attends over its own sentence) and
+// feed-forward, then the final norm. Serves the encoder-decoder and the encoder-only families.
+#pragma once
+
+#include <cstddef>
+
+#include "blocks/compute.h"
+#include "blocks/stack.h"
+#include "blocks/stack_scratch.h"
+#include "heed/step_model.h"
+
+namespace heed::blocks {
+
+// offsets[s] = first row of sentence s; offsets[batch.size] = all rows.
+void pack_offsets(const TokenBatch& batch, size_t* offsets);
+
+struct EncoderInput {
+  const TokenBatch* batch = nullptr;
+  const size_t* offsets = nullptr;           // pack_offsets() of the batch
+  const float* sinusoidal = nullptr;         // [max length, d_model] when the stack uses them
+  const layers::Embeddings* token_types = nullptr;  // BERT: type 0 added to every token
+};
+
+// Leaves the encoder's output in s.x() (rows as packed).
+void encode_stack(const Compute& cx, const StackWeights& w, const StackScratch& s, const EncoderInput& in);
+
+}  // namespace heed::blocks

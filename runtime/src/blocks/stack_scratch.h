@@ -1,0 +1,54 @@
+// The working buffers of one Transformer stack (encoder or decoder) for `rows` rows at a time:
+// the residual stream, its normed copy, Q/K/V, attention context, FFN inner and gate, the int8
+// activations and their scales, one attention scores row per worker task, and XNNPACK's staging
+// rows. Every family plans this one set for each of its stacks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "arena/arena.h"
+#include "blocks/arena_buffer.h"
+#include "blocks/stack.h"
+#include "layers/linear.h"
+
+namespace heed::blocks {
+
+struct StackScratchShape {
+  size_t rows = 0;           // rows processed at once (packed tokens, or hypotheses)
+  size_t scores_length = 0;  // longest key sequence one query attends to
+  size_t threads = 1;        // worker tasks (one scores row each)
+  bool xnnpack = false;      // f32 layers may run on XNNPACK: plan its staging rows
+  uint32_t first = 0;        // lifetime phases of the scratch
+  uint32_t last = 0;
+  uint32_t output_last = 0;  // the residual stream and int8 activations may be read until this phase
+};
+
+class StackScratch {
+ public:
+  // Requests every buffer, named "<prefix>.x", "<prefix>.qkv", ...
+  void plan(ArenaPlanner* planner, const std::string& prefix, const StackConfig& config,
+            const StackScratchShape& shape);
+  void bind(const Arena& arena, const ArenaPlanner& planner);
+
+  float* x() const { return x_.as<float>(); }
+  float* normed() const { return h_.as<float>(); }
+  float* qkv() const { return qkv_.as<float>(); }
+  float* context() const { return ctx_.as<float>(); }
+  float* ffn() const { return ffn_.as<float>(); }
+  float* ffn_gate() const { return gate_.as<float>(); }
+  // The scores row of worker task `task`.
+  float* scores(size_t task) const { return scores_.as<float>() + task * shape_.scores_length; }
+  // The int8 activation scratch the stack's linear layers share, with XNNPACK's staging rows
+  // unless `with_staging` is false (after the scratch's last phase: only the residual stream and
+  // the int8 activations live until output_last).
+  layers::QuantScratch quant(bool with_staging = true) const;
+
+ private:
+  StackScratchShape shape_;
+  size_t d_model_ = 0, max_linear_input_ = 0;
+  ArenaBuffer x_, h_, qkv_, ctx_, ffn_, gate_, q_, qscales_, scores_, staging_;
+};
+
+}  // namespace heed::blocks

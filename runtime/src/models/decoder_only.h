@@ -1,0 +1,59 @@
+// The decoder-only Transformer (GPT-style language models from CTranslate2, Hugging Face GPT-2
+// and Llama, llama2.c checkpoints) as a StepModel: no sources; start() only resets the K/V
+// caches; step() runs the decoder step for every hypothesis row; a prompt is fed through step()
+// one position at a time (the decoding engine's forced prefix). Positions: learned table,
+// sinusoidal, or RoPE (queries and keys rotated before they enter the cache). Every buffer lives
+// in one planned arena: no allocation after create().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "blocks/arena_buffer.h"
+#include "blocks/kv_cache.h"
+#include "blocks/stack.h"
+#include "blocks/stack_scratch.h"
+#include "heed/model.h"
+#include "models/step_session.h"
+
+namespace heed::models {
+
+class DecoderOnly final : public StepSession {
+ public:
+  // With `arena` null only plans (fills `report`); otherwise also allocates/binds and sets *out.
+  // limits.max_source_len is ignored; max_target_len bounds the positions (prompt + generated)
+  // and may not exceed a learned position table or a RoPE model's trained context.
+  static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
+                       ArenaReport* report, std::unique_ptr<DecoderOnly>* out, size_t threads = 1);
+
+  size_t vocab_size() const override { return stack_.config.vocab_size; }
+  // -1 for language models trained without a start token (OpenNMT-py's transformer_lm): their
+  // first input is the prompt's first token, which heed::Generator arranges.
+  int32_t bos_id() const override { return bos_id_; }
+  int32_t eos_id() const override { return eos_id_; }
+
+  // `sources` must be null or empty: a decoder-only model has no source.
+  Status start(const TokenBatch* sources, size_t batch, size_t beam) override;
+  // Invalid calls leave the caches untouched and fill log_probs with NaN (as EncoderDecoder).
+  void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) override;
+  void reorder(const int32_t* parents, size_t rows) override;
+
+  const blocks::StackConfig& config() const { return stack_.config; }
+
+ private:
+  DecoderOnly() = default;
+  Status load(const Model& model, const StepModelLimits& limits);
+  void plan(ArenaPlanner* planner) override;
+  Status use_xnnpack() override;
+  void bind(const ArenaPlanner& planner) override;
+
+  blocks::StackWeights stack_;
+  layers::Linear output_;
+  int32_t bos_id_ = -1, eos_id_ = -1;
+  blocks::StackScratch scratch_;
+  blocks::KvCache cache_;
+  blocks::ArenaBuffer positions_;  // sinusoidal [T, d] or RoPE [T, head_dim] table
+};
+
+}  // namespace heed::models

@@ -1,0 +1,48 @@
+// The skeleton every model family's session is built on: worker threads, the kernel table, one
+// arena planned at creation. A family loads its weights and checks its limits, then build() runs
+// the one creation sequence: plan every buffer, report, allocate the arena once (or take the
+// caller's buffer), start the threads, hand f32 layers to XNNPACK, bind the buffers. Nothing
+// allocates after that.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "arena/arena.h"
+#include "blocks/compute.h"
+#include "heed/arena.h"
+#include "heed/kernels.h"
+#include "heed/status.h"
+#include "threading/thread_pool.h"
+
+namespace heed::models {
+
+class Session {
+ public:
+  virtual ~Session() = default;
+  const ArenaReport& arena_report() const { return report_; }
+
+ protected:
+  // threads as in create_step_model (0: one per core); also picks the kernels for this CPU.
+  Status init(size_t threads);
+  // With `arena` null only plans (fills `report`); otherwise allocates and binds too.
+  // `limits_name` names the limits in the overflow error ("session", "embedder").
+  Status build(const ArenaOptions* arena, ArenaReport* report, const char* limits_name);
+
+  virtual void plan(ArenaPlanner* planner) = 0;
+  // Hands the f32 layers to XNNPACK (xnnpack_min_rows_ > 0); families without any: nothing.
+  virtual Status use_xnnpack() { return Status::ok(); }
+  virtual void bind(const ArenaPlanner& planner) = 0;
+
+  blocks::Compute compute() const { return blocks::Compute{k_, pool_.get()}; }
+
+  const kernels::KernelTable* k_ = nullptr;
+  size_t threads_ = 1;           // resolved thread count (sizes per-task scratch)
+  size_t xnnpack_min_rows_ = 0;  // f32 layers go to XNNPACK from this many rows (0: never)
+  std::unique_ptr<threading::ThreadPool> pool_;
+  Arena arena_;
+  ArenaReport report_;
+};
+
+}  // namespace heed::models

@@ -1,0 +1,45 @@
+#include "models/step_session.h"
+
+#include <limits>
+
+#include "models/token_batch_check.h"
+
+namespace heed::models {
+
+Status StepSession::set_limits(const StepModelLimits& limits, bool needs_source) {
+  if (limits.max_batch == 0 || limits.max_beam == 0 || limits.max_target_len == 0 ||
+      (needs_source && limits.max_source_len == 0)) {
+    return invalid_argument(needs_source ? "session limits must all be at least 1 (max_batch, max_beam, "
+                                           "max_source_len, max_target_len)"
+                                         : "session limits must be at least 1 (max_batch, max_beam, max_target_len)");
+  }
+  limits_ = limits;
+  if (!needs_source) limits_.max_source_len = 0;
+  max_rows_ = saturating_mul(limits.max_batch, limits.max_beam);
+  if (max_rows_ == static_cast<size_t>(-1)) return invalid_argument("session limits are too large: the arena size overflows");
+  return Status::ok();
+}
+
+Status StepSession::begin(size_t batch, size_t beam) {
+  started_ = false;
+  cache_length_ = 0;
+  HEED_RETURN_IF_ERROR(check_range("batch", batch, limits_.max_batch));
+  HEED_RETURN_IF_ERROR(check_range("beam", beam, limits_.max_beam));
+  batch_ = batch;
+  beam_ = beam;
+  return Status::ok();
+}
+
+bool StepSession::check_step(const int32_t* ids, size_t rows, size_t step, float* log_probs, size_t vocab,
+                             bool in_order) const {
+  bool valid = started_ && ids != nullptr && log_probs != nullptr && rows > 0 && rows <= batch_ * beam_ &&
+               step < limits_.max_target_len && (!in_order || step <= cache_length_);
+  for (size_t r = 0; valid && r < rows; ++r) valid = ids[r] >= 0 && static_cast<size_t>(ids[r]) < vocab;
+  if (!valid && log_probs != nullptr && rows <= max_rows_) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (size_t i = 0; i < rows * vocab; ++i) log_probs[i] = nan;
+  }
+  return valid;
+}
+
+}  // namespace heed::models

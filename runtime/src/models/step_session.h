@@ -1,0 +1,39 @@
+// What the generative families (Transformer encoder-decoder, decoder-only, RNN seq2seq) share on
+// top of the session skeleton: the StepModel limits, the batch state start() sets, the checks of
+// start() and step() calls, and the NaN answer to a step() call that cannot be run (step() has no
+// Status to return).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "heed/step_model.h"
+#include "models/session.h"
+
+namespace heed::models {
+
+class StepSession : public StepModel, public Session {
+ public:
+  const StepModelLimits& limits() const override { return limits_; }
+
+ protected:
+  // Every limit at least 1 (max_source_len too when `needs_source`); remembers them.
+  Status set_limits(const StepModelLimits& limits, bool needs_source);
+  // Resets the batch state; batch and beam within the session's limits (kLimitExceeded).
+  Status begin(size_t batch, size_t beam);
+  // A step() call that can run: started, rows within batch * beam, ids inside the vocabulary, the
+  // step within max_target_len and (when `in_order`) not skipping a position. Otherwise fills
+  // log_probs with NaN (when rows is within the limits) and returns false.
+  bool check_step(const int32_t* ids, size_t rows, size_t step, float* log_probs, size_t vocab,
+                  bool in_order) const;
+  // reorder() may run: started, rows within batch * beam, something cached.
+  bool can_reorder(size_t rows) const { return started_ && rows > 0 && rows <= batch_ * beam_ && cache_length_ > 0; }
+
+  StepModelLimits limits_;
+  size_t max_rows_ = 0;  // max_batch * max_beam
+  bool started_ = false;
+  size_t batch_ = 0, beam_ = 0;
+  size_t cache_length_ = 0;  // decoder positions held in the caches
+};
+
+}  // namespace heed::models
