@@ -99,51 +99,174 @@ size_t max_finished(size_t beam, float patience) {
   return static_cast<size_t>(std::round(static_cast<float>(beam) * patience));
 }
 
-}  // namespace
+// One beam_search() call: the state of the search over the engine's storage, and its steps.
+class BeamSearch {
+ public:
+  BeamSearch(DecodingEngine::Storage& s, StepModel& model, const TokenBatch* sources, size_t batch,
+             const DecodeOptions& o, const TokenBatch* prefixes, size_t max_length)
+      : s_(s), model_(model), sources_(sources), prefixes_(prefixes), o_(o), batch_(batch), beam_(o.beam_size),
+        rows_(batch * o.beam_size), max_length_(max_length), eos_(model.eos_id()),
+        enough_finished_(max_finished(o.beam_size, o.patience)) {}
 
-Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, const DecodeOptions& o,
-                                   const TokenBatch* prefixes, size_t max_length, DecodeOutput* out) {
-  Storage& s = *storage_;
-  const size_t beam = o.beam_size;
-  const size_t rows = batch * beam;
-  const size_t vocab = s.vocab;
-  const size_t steps = s.max_steps;           // history row stride
-  const size_t fcap = s.finished_capacity;
-  const int32_t eos = model_->eos_id();
-  const size_t enough_finished = max_finished(beam, o.patience);
-
-  HEED_RETURN_IF_ERROR(model_->start(sources, batch, beam));
-  int cur = 0;  // which history buffer holds the current hypotheses
-  for (size_t r = 0; r < rows; ++r) {
-    s.cumulative[cur][r] = (r % beam == 0) ? 0.0f : kNegInf;
-    s.inputs[r] = model_->bos_id();
+  Status run(DecodeOutput* out) {
+    HEED_RETURN_IF_ERROR(model_.start(sources_, batch_, beam_));
+    reset();
+    // Attention capture: every alive row's attention of every step, and the parents each step
+    // chose, so that a finished hypothesis's matrix is found by following the back-pointers.
+    attention_ = s_.attention_floats > 0 ? model_.last_attention() : nullptr;
+    size_t remaining = batch_;
+    for (size_t t = 0; t < max_length_ && remaining > 0; ++t) {
+      model_.step(s_.inputs, rows_, t, s_.log_probs);
+      capture_attention(t);
+      bool identity = true;
+      for (size_t i = 0; i < batch_; ++i) {
+        if (s_.done[i]) {
+          retire_rows(i, 0);
+        } else if (advance_sentence(i, t, &identity)) {
+          --remaining;
+        }
+      }
+      if (attention_ != nullptr) std::memcpy(s_.step_parents + t * rows_, s_.parents, rows_ * sizeof(int32_t));
+      extend_histories(t);
+      cur_ = 1 - cur_;
+      if (remaining == 0) break;
+      if (!identity) model_.reorder(s_.parents, rows_);
+      for (size_t r = 0; r < rows_; ++r) s_.inputs[r] = s_.next_tokens[r];
+    }
+    for (size_t i = 0; i < batch_; ++i) collect(i);
+    out->stride = s_.max_n_best;
+    return Status::ok();
   }
-  for (size_t i = 0; i < batch; ++i) {
-    s.done[i] = 0;
-    s.finished_count[i] = 0;
-    s.finished_total[i] = 0;
-    s.top_finished[i] = 0;
+
+ private:
+  void reset() {
+    for (size_t r = 0; r < rows_; ++r) {
+      s_.cumulative[cur_][r] = (r % beam_ == 0) ? 0.0f : kNegInf;
+      s_.inputs[r] = model_.bos_id();
+    }
+    for (size_t i = 0; i < batch_; ++i) {
+      s_.done[i] = 0;
+      s_.finished_count[i] = 0;
+      s_.finished_total[i] = 0;
+      s_.top_finished[i] = 0;
+    }
+  }
+
+  void capture_attention(size_t t) {
+    if (attention_ == nullptr) return;
+    for (size_t r = 0; r < rows_; ++r) {
+      if (s_.done[r / beam_] || s_.cumulative[cur_][r] == kNegInf) continue;
+      s_.copy_attention(attention_, r, sources_ ? sources_->length(r / beam_) : 0,
+                        s_.step_attention + (t * rows_ + r) * s_.attention_floats);
+    }
+  }
+
+  // Rows `from`.. of sentence i hold no hypothesis in the next step.
+  void retire_rows(size_t i, size_t from) {
+    const size_t base_row = i * beam_;
+    for (size_t j = from; j < beam_; ++j) {
+      s_.parents[base_row + j] = static_cast<int32_t>(base_row + j);
+      s_.next_tokens[base_row + j] = eos_;
+      s_.cumulative[1 - cur_][base_row + j] = kNegInf;
+    }
+  }
+
+  // Row `alive_` of sentence i's next beam continues row parent_local with `token`.
+  void keep_alive(size_t i, size_t parent_local, int32_t token, float score) {
+    const size_t base_row = i * beam_, r = base_row + alive_++;
+    s_.parents[r] = static_cast<int32_t>(base_row + parent_local);
+    s_.next_tokens[r] = token;
+    s_.cumulative[1 - cur_][r] = score;
+  }
+
+  // One step of sentence i (not done yet); returns true when the sentence is done after it.
+  bool advance_sentence(size_t i, size_t t, bool* identity) {
+    const bool last = t + 1 == max_length_;
+    const size_t base_row = i * beam_, prefix_len = prefixes_ ? prefixes_->length(i) : 0;
+    alive_ = 0;
+    if (t < prefix_len) {
+      // Forced token: the single hypothesis of the prefix phase lives in row 0. Its cumulative
+      // log-prob stays 0: the score counts only what follows the prefix.
+      const int32_t token = prefixes_->sequence(i)[t];
+      if (last) {
+        register_finished(i, base_row, token, s_.log_probs[base_row * s_.vocab + token], 0.0f, t);
+      } else {
+        keep_alive(i, 0, token, 0.0f);
+      }
+    } else {
+      expand(i, t, last, prefix_len > 0 && t == prefix_len);
+    }
+    // Stopping rules (rule 4).
+    bool finished = last || alive_ == 0;
+    if (!finished) {
+      finished = o_.length_penalty == 0.0f ? s_.top_finished[i] && s_.finished_total[i] >= o_.n_best
+                                           : s_.finished_total[i] >= enough_finished_;
+    }
+    if (finished) {
+      s_.done[i] = 1;
+      alive_ = 0;
+    }
+    retire_rows(i, alive_);
+    for (size_t j = 0; j < alive_; ++j) {
+      if (s_.parents[base_row + j] != static_cast<int32_t>(base_row + j)) *identity = false;
+    }
+    return finished;
+  }
+
+  // A free step of sentence i: rank the extensions, fill the beam, finish hypotheses (rules 1-3).
+  void expand(size_t i, size_t t, bool last, bool first_free_step) {
+    const size_t base_row = i * beam_, vocab = s_.vocab;
+    const float* cum = s_.cumulative[cur_] + base_row;
+    float* lp = s_.log_probs + base_row * vocab;
+    if (t < o_.min_length) {
+      for (size_t j = 0; j < beam_; ++j) {
+        if (cum[j] != kNegInf) decoding::forbid_token(lp + j * vocab, vocab, eos_);
+      }
+    }
+    const size_t n = top_candidates(lp, cum, beam_, vocab, 2 * beam_, s_.candidates);
+    size_t next_secondary = beam_;  // where the search for replacement candidates resumes
+    for (size_t rank = 0; rank < std::min(beam_, n); ++rank) {
+      const Candidate& c = s_.candidates[rank];
+      if (first_free_step && rank > 0 && c.token == eos_) continue;  // rule 3: a dead slot
+      if (c.token != eos_ && !last) {
+        keep_alive(i, static_cast<size_t>(c.row), c.token, c.score);
+        continue;
+      }
+      if (rank == 0) s_.top_finished[i] = 1;
+      const float token_lp = lp[static_cast<size_t>(c.row) * vocab + static_cast<size_t>(c.token)];
+      register_finished(i, base_row + static_cast<size_t>(c.row), c.token, token_lp, c.score, t);
+      if (last) continue;
+      // The slot goes to the next second-half candidate that does not end with EOS (at the
+      // first free step after a prefix, an EOS there is a placeholder: the slot is dead).
+      for (size_t j = next_secondary; j < n; ++j) {
+        const Candidate& r = s_.candidates[j];
+        if (r.token == eos_ && !first_free_step) continue;
+        next_secondary = j + 1;
+        if (r.token != eos_) keep_alive(i, static_cast<size_t>(r.row), r.token, r.score);
+        break;
+      }
+    }
   }
 
   // Registers the extension of row `parent` (global row) by `token` at step t as a finished
-  // hypothesis with cumulative (post-prefix) log-prob `cum`. The store keeps the best `fcap`.
-  auto register_finished = [&](size_t i, size_t parent, int32_t token, float token_lp, float cum, size_t t) {
+  // hypothesis with cumulative (post-prefix) log-prob `cum`. The store keeps the best ones.
+  void register_finished(size_t i, size_t parent, int32_t token, float token_lp, float cum, size_t t) {
+    const size_t steps = s_.max_steps, fcap = s_.finished_capacity;
     FinishedMeta meta;
-    meta.with_eos = token == eos;
+    meta.with_eos = token == eos_;
     meta.length = meta.with_eos ? t : t + 1;
     meta.num_log_probs = t + 1;
-    meta.order = s.finished_total[i]++;
-    meta.score = decoding::normalized_score(cum, meta.num_log_probs, o.length_penalty);
-    const float* parent_lps = s.history_log_probs[cur] + parent * steps;
+    meta.order = s_.finished_total[i]++;
+    meta.score = decoding::normalized_score(cum, meta.num_log_probs, o_.length_penalty);
+    const float* parent_lps = s_.history_log_probs[cur_] + parent * steps;
     float sum = 0;
     for (size_t k = 0; k < t; ++k) sum += parent_lps[k];
     meta.log_prob = sum + token_lp;
     meta.end_row = parent;
-
-    FinishedMeta* metas = s.finished + i * fcap;
-    size_t slot = s.finished_count[i];
+    FinishedMeta* metas = s_.finished + i * fcap;
+    size_t slot = s_.finished_count[i];
     if (slot < fcap) {
-      ++s.finished_count[i];
+      ++s_.finished_count[i];
     } else {
       // Full: replace the worst kept hypothesis if this one ranks before it.
       slot = 0;
@@ -152,183 +275,93 @@ Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, cons
       }
       if (!finished_before(meta, metas[slot])) return;
     }
-    int32_t* ids = s.finished_ids + (i * fcap + slot) * steps;
-    float* lps = s.finished_log_probs + (i * fcap + slot) * steps;
-    std::memcpy(ids, s.history_ids[cur] + parent * steps, t * sizeof(int32_t));
+    int32_t* ids = s_.finished_ids + (i * fcap + slot) * steps;
+    float* lps = s_.finished_log_probs + (i * fcap + slot) * steps;
+    std::memcpy(ids, s_.history_ids[cur_] + parent * steps, t * sizeof(int32_t));
     std::memcpy(lps, parent_lps, t * sizeof(float));
     ids[t] = token;
     lps[t] = token_lp;
     metas[slot] = meta;
-  };
-
-  // Attention capture: every alive row's attention of every step, and the parents each step
-  // chose, so that a finished hypothesis's matrix is found by following the back-pointers.
-  const float* attention = s.attention_floats > 0 ? model_->last_attention() : nullptr;
-
-  size_t remaining = batch;
-  for (size_t t = 0; t < max_length && remaining > 0; ++t) {
-    model_->step(s.inputs, rows, t, s.log_probs);
-    if (attention != nullptr) {
-      for (size_t r = 0; r < rows; ++r) {
-        if (s.done[r / beam] || s.cumulative[cur][r] == kNegInf) continue;
-        s.copy_attention(attention, r, sources ? sources->length(r / beam) : 0,
-                         s.step_attention + (t * rows + r) * s.attention_floats);
-      }
-    }
-    const bool last = t + 1 == max_length;
-    const int nxt = 1 - cur;
-    float* new_cum = s.cumulative[nxt];
-    bool identity = true;
-
-    for (size_t i = 0; i < batch; ++i) {
-      const size_t base_row = i * beam;
-      if (s.done[i]) {
-        for (size_t j = 0; j < beam; ++j) {
-          s.parents[base_row + j] = static_cast<int32_t>(base_row + j);
-          s.next_tokens[base_row + j] = eos;
-          new_cum[base_row + j] = kNegInf;
-        }
-        continue;
-      }
-      const float* cum = s.cumulative[cur] + base_row;
-      float* lp = s.log_probs + base_row * vocab;
-      const size_t prefix_len = prefixes ? prefixes->length(i) : 0;
-      size_t alive = 0;
-
-      auto keep_alive = [&](size_t parent_local, int32_t token, float score) {
-        const size_t r = base_row + alive++;
-        s.parents[r] = static_cast<int32_t>(base_row + parent_local);
-        s.next_tokens[r] = token;
-        new_cum[r] = score;
-      };
-
-      if (t < prefix_len) {
-        // Forced token: the single hypothesis of the prefix phase lives in row 0. Its cumulative
-        // log-prob stays 0: the score counts only what follows the prefix.
-        const int32_t token = prefixes->sequence(i)[t];
-        if (last) {
-          register_finished(i, base_row, token, lp[token], 0.0f, t);
-        } else {
-          keep_alive(0, token, 0.0f);
-        }
-      } else {
-        if (t < o.min_length) {
-          for (size_t j = 0; j < beam; ++j) {
-            if (cum[j] != kNegInf) decoding::forbid_token(lp + j * vocab, vocab, eos);
-          }
-        }
-        const size_t n = top_candidates(lp, cum, beam, vocab, 2 * beam, s.candidates);
-        const bool first_free_step = prefix_len > 0 && t == prefix_len;
-        size_t next_secondary = beam;  // where the search for replacement candidates resumes
-        for (size_t rank = 0; rank < std::min(beam, n); ++rank) {
-          const Candidate& c = s.candidates[rank];
-          if (first_free_step && rank > 0 && c.token == eos) continue;  // rule 3: a dead slot
-          if (c.token != eos && !last) {
-            keep_alive(static_cast<size_t>(c.row), c.token, c.score);
-            continue;
-          }
-          if (rank == 0) s.top_finished[i] = 1;
-          const float token_lp = lp[static_cast<size_t>(c.row) * vocab + static_cast<size_t>(c.token)];
-          register_finished(i, base_row + static_cast<size_t>(c.row), c.token, token_lp, c.score, t);
-          if (last) continue;
-          // The slot goes to the next second-half candidate that does not end with EOS (at the
-          // first free step after a prefix, an EOS there is a placeholder: the slot is dead).
-          for (size_t j = next_secondary; j < n; ++j) {
-            const Candidate& r = s.candidates[j];
-            if (r.token == eos && !first_free_step) continue;
-            next_secondary = j + 1;
-            if (r.token != eos) keep_alive(static_cast<size_t>(r.row), r.token, r.score);
-            break;
-          }
-        }
-      }
-
-      // Stopping rules (rule 4).
-      bool finished = last || alive == 0;
-      if (!finished) {
-        finished = o.length_penalty == 0.0f ? s.top_finished[i] && s.finished_total[i] >= o.n_best
-                                            : s.finished_total[i] >= enough_finished;
-      }
-      if (finished) {
-        s.done[i] = 1;
-        --remaining;
-        alive = 0;
-      }
-      for (size_t j = alive; j < beam; ++j) {
-        s.parents[base_row + j] = static_cast<int32_t>(base_row + j);
-        s.next_tokens[base_row + j] = eos;
-        new_cum[base_row + j] = kNegInf;
-      }
-      for (size_t j = 0; j < alive; ++j) {
-        if (s.parents[base_row + j] != static_cast<int32_t>(base_row + j)) identity = false;
-      }
-    }
-
-    if (attention != nullptr) std::memcpy(s.step_parents + t * rows, s.parents, rows * sizeof(int32_t));
-
-    // New histories: each row continues its parent's and appends its token.
-    for (size_t r = 0; r < rows; ++r) {
-      if (new_cum[r] == kNegInf) continue;
-      const size_t p = static_cast<size_t>(s.parents[r]);
-      int32_t* dst_ids = s.history_ids[nxt] + r * steps;
-      float* dst_lps = s.history_log_probs[nxt] + r * steps;
-      std::memcpy(dst_ids, s.history_ids[cur] + p * steps, t * sizeof(int32_t));
-      std::memcpy(dst_lps, s.history_log_probs[cur] + p * steps, t * sizeof(float));
-      dst_ids[t] = s.next_tokens[r];
-      dst_lps[t] = s.log_probs[p * vocab + static_cast<size_t>(s.next_tokens[r])];
-    }
-    cur = nxt;
-    if (remaining == 0) break;
-    if (!identity) model_->reorder(s.parents, rows);
-    for (size_t r = 0; r < rows; ++r) s.inputs[r] = s.next_tokens[r];
   }
 
-  // Rank each sentence's finished hypotheses and expose the n best.
-  for (size_t i = 0; i < batch; ++i) {
-    const size_t count = s.finished_count[i];
-    const FinishedMeta* meta = s.finished + i * fcap;
-    for (size_t f = 0; f < count; ++f) s.order[f] = static_cast<int32_t>(f);
-    std::sort(s.order, s.order + count, [meta](int32_t a, int32_t b) { return finished_before(meta[a], meta[b]); });
-    const size_t keep = std::min(count, o.n_best);
+  // New histories: each alive row continues its parent's and appends its token.
+  void extend_histories(size_t t) {
+    const size_t steps = s_.max_steps, nxt = 1 - cur_;
+    for (size_t r = 0; r < rows_; ++r) {
+      if (s_.cumulative[nxt][r] == kNegInf) continue;
+      const size_t p = static_cast<size_t>(s_.parents[r]);
+      int32_t* dst_ids = s_.history_ids[nxt] + r * steps;
+      float* dst_lps = s_.history_log_probs[nxt] + r * steps;
+      std::memcpy(dst_ids, s_.history_ids[cur_] + p * steps, t * sizeof(int32_t));
+      std::memcpy(dst_lps, s_.history_log_probs[cur_] + p * steps, t * sizeof(float));
+      dst_ids[t] = s_.next_tokens[r];
+      dst_lps[t] = s_.log_probs[p * s_.vocab + static_cast<size_t>(s_.next_tokens[r])];
+    }
+  }
+
+  // Ranks sentence i's finished hypotheses and exposes the n best.
+  void collect(size_t i) {
+    const size_t count = s_.finished_count[i], fcap = s_.finished_capacity, steps = s_.max_steps;
+    const FinishedMeta* meta = s_.finished + i * fcap;
+    for (size_t f = 0; f < count; ++f) s_.order[f] = static_cast<int32_t>(f);
+    std::sort(s_.order, s_.order + count, [meta](int32_t a, int32_t b) { return finished_before(meta[a], meta[b]); });
+    const size_t keep = std::min(count, o_.n_best);
     for (size_t k = 0; k < keep; ++k) {
-      const size_t f = static_cast<size_t>(s.order[k]);
-      Hypothesis& h = s.hypotheses[i * s.max_n_best + k];
-      h.ids = s.finished_ids + (i * fcap + f) * steps;
-      h.token_log_probs = s.finished_log_probs + (i * fcap + f) * steps;
+      const size_t f = static_cast<size_t>(s_.order[k]);
+      Hypothesis& h = s_.hypotheses[i * s_.max_n_best + k];
+      h.ids = s_.finished_ids + (i * fcap + f) * steps;
+      h.token_log_probs = s_.finished_log_probs + (i * fcap + f) * steps;
       h.length = meta[f].length;
       h.num_log_probs = meta[f].num_log_probs;
       h.log_prob = meta[f].log_prob;
       h.score = meta[f].score;
       h.finished_with_eos = meta[f].with_eos;
-      h.attention = nullptr;
-      if (attention != nullptr) {
-        // Back-tracking: the row that produced step u's token is the parent chosen at step u - 1
-        // for the row of step u.
-        const size_t matrix = s.max_steps * s.attention_floats;
-        float* dst = s.hypothesis_attention + (i * s.max_n_best + k) * matrix;
-        size_t row = meta[f].end_row;
-        for (size_t u = h.num_log_probs; u-- > 0;) {
-          std::memcpy(dst + u * s.attention_floats, s.step_attention + (u * rows + row) * s.attention_floats,
-                      s.attention_floats * sizeof(float));
-          if (u > 0) row = static_cast<size_t>(s.step_parents[(u - 1) * rows + row]);
-        }
-        h.attention = dst;
-      }
+      h.attention = attention_ != nullptr ? backtrack_attention(i, k, meta[f].end_row, h.num_log_probs) : nullptr;
     }
     if (keep == 0) {
       // Nothing could be generated (every token impossible): one empty, impossible hypothesis.
-      Hypothesis& h = s.hypotheses[i * s.max_n_best];
+      Hypothesis& h = s_.hypotheses[i * s_.max_n_best];
       h = Hypothesis{};
-      h.ids = s.finished_ids + i * fcap * steps;
-      h.token_log_probs = s.finished_log_probs + i * fcap * steps;
+      h.ids = s_.finished_ids + i * fcap * steps;
+      h.token_log_probs = s_.finished_log_probs + i * fcap * steps;
       h.log_prob = kNegInf;
       h.score = kNegInf;
-      h.attention = attention != nullptr ? s.hypothesis_attention + i * s.max_n_best * s.max_steps * s.attention_floats : nullptr;
+      h.attention = attention_ != nullptr ? s_.hypothesis_attention + i * s_.max_n_best * steps * s_.attention_floats
+                                          : nullptr;
     }
-    s.counts[i] = std::max<size_t>(keep, 1);
+    s_.counts[i] = std::max<size_t>(keep, 1);
   }
-  out->stride = s.max_n_best;
-  return Status::ok();
+
+  // The attention matrix of hypothesis k of sentence i: the row that produced step u's token is
+  // the parent chosen at step u - 1 for the row of step u.
+  const float* backtrack_attention(size_t i, size_t k, size_t row, size_t steps) {
+    const size_t floats = s_.attention_floats, matrix = s_.max_steps * floats;
+    float* dst = s_.hypothesis_attention + (i * s_.max_n_best + k) * matrix;
+    for (size_t u = steps; u-- > 0;) {
+      std::memcpy(dst + u * floats, s_.step_attention + (u * rows_ + row) * floats, floats * sizeof(float));
+      if (u > 0) row = static_cast<size_t>(s_.step_parents[(u - 1) * rows_ + row]);
+    }
+    return dst;
+  }
+
+  DecodingEngine::Storage& s_;
+  StepModel& model_;
+  const TokenBatch* sources_;
+  const TokenBatch* prefixes_;
+  const DecodeOptions& o_;
+  const size_t batch_, beam_, rows_, max_length_;
+  const int32_t eos_;
+  const size_t enough_finished_;
+  const float* attention_ = nullptr;
+  int cur_ = 0;       // which history buffer holds the current hypotheses
+  size_t alive_ = 0;  // rows filled in the sentence being advanced
+};
+
+}  // namespace
+
+Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, const DecodeOptions& o,
+                                   const TokenBatch* prefixes, size_t max_length, DecodeOutput* out) {
+  return BeamSearch(*storage_, *model_, sources, batch, o, prefixes, max_length).run(out);
 }
 
 }  // namespace heed

@@ -107,87 +107,71 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
   });
 }
 
+namespace {
+
+// The fields every GEMM kernel's parameters share, for output rows [n0, n1) of one call.
+struct GemmCall {
+  size_t m, n0, n1, k;
+  const void* a;
+  size_t lda;
+  const float* bias;
+  kernels::Activation activation;
+  bool accumulate;
+  float* y;
+  size_t ldy;
+};
+
+template <typename Params, typename A>
+Params gemm_params(const GemmCall& call) {
+  Params p;
+  p.m = call.m;
+  p.n = call.n1 - call.n0;
+  p.k = call.k;
+  p.a = static_cast<const A*>(call.a);
+  p.lda = call.lda;
+  p.bias = call.bias;
+  p.activation = call.activation;
+  p.accumulate = call.accumulate;
+  p.c = call.y + call.n0;
+  p.ldc = call.ldy;
+  return p;
+}
+
+}  // namespace
+
 void Linear::forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
                           size_t ldy, kernels::Activation act, bool accumulate,
                           const QuantScratch& scratch, size_t n0, size_t n1) const {
   const float* bias = bias_.data() == nullptr ? nullptr : bias_.data() + n0;
-  switch (dtype_) {
-    case fb::DType::I8: {
-      if (row_sums_ != nullptr) {
-        // Ranges start on whole 16-row blocks (output_ranges.h), so block n0 / 16 begins
-        // n0 * round_up(K, 4) bytes into the packed weights.
-        kernels::GemmI8PackedParams p;
-        p.m = m;
-        p.n = n1 - n0;
-        p.k = in_;
-        p.a = static_cast<const int8_t*>(a);
-        p.lda = lda;
-        p.a_scales = scratch.scales;
-        p.packed = static_cast<const int8_t*>(weight_) + n0 * ((in_ + 3) / 4 * 4);
-        p.row_sums = row_sums_ + n0;
-        p.b_scales = scales_ + n0;
-        p.bias = bias;
-        p.activation = act;
-        p.accumulate = accumulate;
-        p.c = y + n0;
-        p.ldc = ldy;
-        k.gemm_i8_packed(p);
-        break;
-      }
-      const size_t groups = group_size_ == 0 ? 1 : (in_ + group_size_ - 1) / group_size_;
-      kernels::GemmI8Params p;
-      p.m = m;
-      p.n = n1 - n0;
-      p.k = in_;
-      p.a = static_cast<const int8_t*>(a);
-      p.lda = lda;
-      p.a_scales = scratch.scales;
-      p.b = static_cast<const int8_t*>(weight_) + n0 * in_;
-      p.ldb = in_;
-      p.b_scales = scales_ + n0 * groups;
-      p.group_size = group_size_;
-      p.bias = bias;
-      p.activation = act;
-      p.accumulate = accumulate;
-      p.c = y + n0;
-      p.ldc = ldy;
-      k.gemm_i8(p);
-      break;
-    }
-    case fb::DType::F16: {
-      kernels::GemmF16Params p;
-      p.m = m;
-      p.n = n1 - n0;
-      p.k = in_;
-      p.a = static_cast<const float*>(a);
-      p.lda = lda;
-      p.b = static_cast<const uint16_t*>(weight_) + n0 * in_;
-      p.ldb = in_;
-      p.bias = bias;
-      p.activation = act;
-      p.accumulate = accumulate;
-      p.c = y + n0;
-      p.ldc = ldy;
-      k.gemm_f16(p);
-      break;
-    }
-    default: {
-      kernels::GemmF32Params p;
-      p.m = m;
-      p.n = n1 - n0;
-      p.k = in_;
-      p.a = static_cast<const float*>(a);
-      p.lda = lda;
-      p.b = static_cast<const float*>(weight_) + n0 * in_;
-      p.ldb = in_;
-      p.bias = bias;
-      p.activation = act;
-      p.accumulate = accumulate;
-      p.c = y + n0;
-      p.ldc = ldy;
-      k.gemm_f32(p);
-      break;
-    }
+  const GemmCall call{m, n0, n1, in_, a, lda, bias, act, accumulate, y, ldy};
+  if (dtype_ == fb::DType::I8 && row_sums_ != nullptr) {
+    // Ranges start on whole 16-row blocks (output_ranges.h), so block n0 / 16 begins
+    // n0 * round_up(K, 4) bytes into the packed weights.
+    auto p = gemm_params<kernels::GemmI8PackedParams, int8_t>(call);
+    p.a_scales = scratch.scales;
+    p.packed = static_cast<const int8_t*>(weight_) + n0 * ((in_ + 3) / 4 * 4);
+    p.row_sums = row_sums_ + n0;
+    p.b_scales = scales_ + n0;
+    k.gemm_i8_packed(p);
+  } else if (dtype_ == fb::DType::I8) {
+    const size_t groups = group_size_ == 0 ? 1 : (in_ + group_size_ - 1) / group_size_;
+    auto p = gemm_params<kernels::GemmI8Params, int8_t>(call);
+    p.a_scales = scratch.scales;
+    p.b = static_cast<const int8_t*>(weight_) + n0 * in_;
+    p.ldb = in_;
+    p.b_scales = scales_ + n0 * groups;
+    p.group_size = group_size_;
+    k.gemm_i8(p);
+  } else if (dtype_ == fb::DType::F16) {
+    auto p = gemm_params<kernels::GemmF16Params, float>(call);
+    p.b = static_cast<const uint16_t*>(weight_) + n0 * in_;
+    p.ldb = in_;
+    k.gemm_f16(p);
+  } else {
+    auto p = gemm_params<kernels::GemmF32Params, float>(call);
+    p.b = static_cast<const float*>(weight_) + n0 * in_;
+    p.ldb = in_;
+    k.gemm_f32(p);
   }
 }
 

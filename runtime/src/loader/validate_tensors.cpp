@@ -92,13 +92,113 @@ Status resolve_row_sums(const fb::Tensor& entry, const std::vector<TensorView>& 
   return Status::ok();
 }
 
+// The entry's name, type and shape as a view (no data yet); refuses unknown enums and shapes
+// whose size does not fit.
+Status read_entry(const fb::Tensor& t, std::string_view name, const std::string& at, TensorView* v) {
+  v->name = name;
+  v->dtype = t.dtype();
+  v->quantization = t.quantization();
+  v->layout = t.layout();
+  v->group_size = t.group_size();
+  if (!known_enum(v->dtype)) return invalid_file(at + "unknown dtype " + std::to_string(int(v->dtype)));
+  if (!known_enum(v->quantization)) return invalid_file(at + "unknown quantization " + std::to_string(int(v->quantization)));
+  if (!known_enum(v->layout)) return invalid_file(at + "unknown layout " + std::to_string(int(v->layout)));
+  const auto& shape = *t.shape();
+  if (shape.size() == 0) return invalid_file(at + "has an empty shape");
+  uint64_t elements = 1;
+  for (uint32_t dim : shape) {
+    if (dim == 0) return invalid_file(at + "has a zero dimension");
+    // Checked before multiplying so the product never wraps (and fits size_t on 32-bit devices).
+    if (elements > std::numeric_limits<size_t>::max() / dim) return invalid_file(at + "shape is too large");
+    elements *= dim;
+    v->shape.push_back(dim);
+  }
+  if (elements > std::numeric_limits<uint64_t>::max() / dtype_size(v->dtype)) return invalid_file(at + "shape is too large");
+  return Status::ok();
+}
+
+// The entry's bytes: the size its shape and layout need, aligned, inside the weight segment.
+Status check_extent(const TensorView& v, uint64_t offset, uint64_t size, uint64_t weights_size, const std::string& at) {
+  const uint64_t elements = v.num_elements(), element_size = dtype_size(v.dtype);
+  if (v.layout == fb::Layout::Packed16x4) {
+    HEED_RETURN_IF_ERROR(check_packed(v, size, at));
+  } else if (size != elements * element_size) {
+    return invalid_file(at + "size " + std::to_string(size) + " bytes does not match its shape (" +
+                        std::to_string(elements) + " " + dtype_name(v.dtype) + " values = " +
+                        std::to_string(elements * element_size) + " bytes)");
+  }
+  if (offset % kTensorAlignment != 0) {
+    return invalid_file(at + "offset " + std::to_string(offset) + " is not a multiple of " +
+                        std::to_string(kTensorAlignment));
+  }
+  if (offset > weights_size) {
+    return invalid_file(at + "offset " + std::to_string(offset) + " is past the end of the weight segment (" +
+                        std::to_string(weights_size) + " bytes)");
+  }
+  if (size > weights_size - offset) {
+    return invalid_file(at + "bytes " + std::to_string(offset) + ".." + std::to_string(offset + size) +
+                        " run past the end of the weight segment (" + std::to_string(weights_size) + " bytes)");
+  }
+  return Status::ok();
+}
+
+// int8 values need scales, float values may not declare any.
+Status check_quantization(const TensorView& v, const std::string& at) {
+  const bool integer = v.dtype == fb::DType::I8;
+  if (integer && v.quantization == fb::Quantization::None) {
+    return invalid_file(at + "is int8 but has no quantization scales");
+  }
+  if (!integer && v.quantization != fb::Quantization::None) {
+    return invalid_file(at + "is " + dtype_name(v.dtype) + " but declares quantization " +
+                        fb::EnumNameQuantization(v.quantization));
+  }
+  if (v.quantization == fb::Quantization::PerGroup && v.group_size == 0) {
+    return invalid_file(at + "per-group quantization with group size 0");
+  }
+  return Status::ok();
+}
+
+// A quantized tensor's scales: an F32 tensor with as many values as its quantization needs.
+Status resolve_scales(const fb::Tensor& entry, const std::vector<TensorView>& views,
+                      const std::unordered_map<std::string_view, size_t>& by_name, const std::string& at,
+                      TensorView* v) {
+  const flatbuffers::String* scales_name = entry.scales();
+  if (!scales_name || scales_name->size() == 0) return invalid_file(at + "is quantized but names no scales tensor");
+  const std::string_view sname(scales_name->c_str(), scales_name->size());
+  auto found = by_name.find(sname);
+  if (found == by_name.end()) return invalid_file(at + "scales tensor '" + std::string(sname) + "' is missing");
+  const TensorView& s = views[found->second];
+  if (s.dtype != fb::DType::F32) {
+    return invalid_file(at + "scales tensor '" + std::string(sname) + "' is " + dtype_name(s.dtype) + ", not F32");
+  }
+  const uint64_t want = expected_scales(*v);
+  if (s.num_elements() != want) {
+    return invalid_file(at + "scales tensor '" + std::string(sname) + "' has " + std::to_string(s.num_elements()) +
+                        " values but " + fb::EnumNameQuantization(v->quantization) + " quantization needs " +
+                        std::to_string(want));
+  }
+  v->scales = s.as<float>();
+  v->num_scales = s.num_elements();
+  return Status::ok();
+}
+
+// Names must be non-empty, unique and sorted (the table is searched by name).
+Status check_name_order(std::string_view name, std::string_view previous, size_t i, const std::string& where,
+                        const std::string& at) {
+  if (name.empty()) return invalid_file(where + ": tensor #" + std::to_string(i) + " has an empty name");
+  if (i > 0 && name == previous) return invalid_file(at + "appears twice in the tensor table");
+  if (i > 0 && name < previous) {
+    return invalid_file(at + "tensor table is not sorted by name (comes after '" + std::string(previous) + "')");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status validate_tensors(const fb::Model& index, const uint8_t* weights, const std::string& where,
                         std::vector<TensorView>* views,
                         std::unordered_map<std::string_view, size_t>* by_name) {
   const auto& tensors = *index.tensors();
-  const uint64_t weights_size = index.weights_size();
   views->clear();
   by_name->clear();
   views->reserve(tensors.size());
@@ -108,95 +208,25 @@ Status validate_tensors(const fb::Model& index, const uint8_t* weights, const st
     const fb::Tensor* t = tensors.Get(i);
     const std::string_view name(t->name()->c_str(), t->name()->size());
     const std::string at = where + ": tensor '" + std::string(name) + "': ";
-    if (name.empty()) return invalid_file(where + ": tensor #" + std::to_string(i) + " has an empty name");
-    if (i > 0 && name == previous) return invalid_file(at + "appears twice in the tensor table");
-    if (i > 0 && name < previous) {
-      return invalid_file(at + "tensor table is not sorted by name (comes after '" + std::string(previous) + "')");
-    }
+    HEED_RETURN_IF_ERROR(check_name_order(name, previous, i, where, at));
     previous = name;
-
     TensorView v;
-    v.name = name;
-    v.dtype = t->dtype();
-    v.quantization = t->quantization();
-    v.layout = t->layout();
-    v.group_size = t->group_size();
-    if (!known_enum(v.dtype)) return invalid_file(at + "unknown dtype " + std::to_string(int(v.dtype)));
-    if (!known_enum(v.quantization)) return invalid_file(at + "unknown quantization " + std::to_string(int(v.quantization)));
-    if (!known_enum(v.layout)) return invalid_file(at + "unknown layout " + std::to_string(int(v.layout)));
-
-    const auto& shape = *t->shape();
-    if (shape.size() == 0) return invalid_file(at + "has an empty shape");
-    uint64_t elements = 1;
-    for (uint32_t dim : shape) {
-      if (dim == 0) return invalid_file(at + "has a zero dimension");
-      // Checked before multiplying so the product never wraps (and fits size_t on 32-bit devices).
-      if (elements > std::numeric_limits<size_t>::max() / dim) return invalid_file(at + "shape is too large");
-      elements *= dim;
-      v.shape.push_back(dim);
-    }
-    const uint64_t element_size = dtype_size(v.dtype);
-    if (elements > std::numeric_limits<uint64_t>::max() / element_size) return invalid_file(at + "shape is too large");
-    const uint64_t offset = t->offset(), size = t->size();
-    if (v.layout == fb::Layout::Packed16x4) {
-      HEED_RETURN_IF_ERROR(check_packed(v, size, at));
-    } else if (size != elements * element_size) {
-      return invalid_file(at + "size " + std::to_string(size) + " bytes does not match its shape (" +
-                          std::to_string(elements) + " " + dtype_name(v.dtype) + " values = " +
-                          std::to_string(elements * element_size) + " bytes)");
-    }
-    if (offset % kTensorAlignment != 0) {
-      return invalid_file(at + "offset " + std::to_string(offset) + " is not a multiple of " +
-                          std::to_string(kTensorAlignment));
-    }
-    if (offset > weights_size) {
-      return invalid_file(at + "offset " + std::to_string(offset) + " is past the end of the weight segment (" +
-                          std::to_string(weights_size) + " bytes)");
-    }
-    if (size > weights_size - offset) {
-      return invalid_file(at + "bytes " + std::to_string(offset) + ".." + std::to_string(offset + size) +
-                          " run past the end of the weight segment (" + std::to_string(weights_size) + " bytes)");
-    }
-    const bool integer = v.dtype == fb::DType::I8;
-    if (integer && v.quantization == fb::Quantization::None) {
-      return invalid_file(at + "is int8 but has no quantization scales");
-    }
-    if (!integer && v.quantization != fb::Quantization::None) {
-      return invalid_file(at + "is " + dtype_name(v.dtype) + " but declares quantization " +
-                          fb::EnumNameQuantization(v.quantization));
-    }
-    if (v.quantization == fb::Quantization::PerGroup && v.group_size == 0) {
-      return invalid_file(at + "per-group quantization with group size 0");
-    }
-    v.data = weights + offset;
-    v.size_bytes = size;
+    HEED_RETURN_IF_ERROR(read_entry(*t, name, at, &v));
+    HEED_RETURN_IF_ERROR(check_extent(v, t->offset(), t->size(), index.weights_size(), at));
+    HEED_RETURN_IF_ERROR(check_quantization(v, at));
+    v.data = weights + t->offset();
+    v.size_bytes = t->size();
     (*by_name)[v.name] = views->size();
     views->push_back(std::move(v));
   }
-
   // Scales and row sums are resolved once every tensor is known, since they may sort after their user.
   for (flatbuffers::uoffset_t i = 0; i < tensors.size(); ++i) {
     TensorView& v = (*views)[i];
     const std::string at = where + ": tensor '" + std::string(v.name) + "': ";
     HEED_RETURN_IF_ERROR(resolve_row_sums(*tensors.Get(i), *views, *by_name, at, &v));
-    if (v.quantization == fb::Quantization::None) continue;
-    const flatbuffers::String* scales_name = tensors.Get(i)->scales();
-    if (!scales_name || scales_name->size() == 0) return invalid_file(at + "is quantized but names no scales tensor");
-    const std::string_view sname(scales_name->c_str(), scales_name->size());
-    auto found = by_name->find(sname);
-    if (found == by_name->end()) return invalid_file(at + "scales tensor '" + std::string(sname) + "' is missing");
-    const TensorView& s = (*views)[found->second];
-    if (s.dtype != fb::DType::F32) {
-      return invalid_file(at + "scales tensor '" + std::string(sname) + "' is " + dtype_name(s.dtype) + ", not F32");
+    if (v.quantization != fb::Quantization::None) {
+      HEED_RETURN_IF_ERROR(resolve_scales(*tensors.Get(i), *views, *by_name, at, &v));
     }
-    const uint64_t want = expected_scales(v);
-    if (s.num_elements() != want) {
-      return invalid_file(at + "scales tensor '" + std::string(sname) + "' has " + std::to_string(s.num_elements()) +
-                          " values but " + fb::EnumNameQuantization(v.quantization) + " quantization needs " +
-                          std::to_string(want));
-    }
-    v.scales = s.as<float>();
-    v.num_scales = s.num_elements();
   }
   return Status::ok();
 }
