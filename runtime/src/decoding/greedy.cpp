@@ -9,6 +9,34 @@
 
 namespace heed {
 
+namespace {
+
+// The hypothesis of sentence i once decoding stopped.
+void collect(DecodingEngine::Storage& s, size_t i, const TokenBatch* prefixes, const DecodeOptions& o,
+             bool with_attention) {
+  const size_t stride = s.max_steps;
+  Hypothesis& h = s.hypotheses[i * s.max_n_best];
+  h.ids = s.history_ids[0] + i * stride;
+  h.length = s.lengths[i];
+  h.finished_with_eos = s.with_eos[i] != 0;
+  h.token_log_probs = s.history_log_probs[0] + i * stride;
+  h.num_log_probs = h.length + (h.finished_with_eos ? 1 : 0);
+  h.attention = with_attention ? s.hypothesis_attention + i * s.max_n_best * s.max_steps * s.attention_floats : nullptr;
+  // log_prob counts every token; the score only those after the forced prefix, over the whole
+  // length (decoding.h), as CTranslate2 scores a translation with a target prefix.
+  const size_t prefix_len = prefixes ? std::min(prefixes->length(i), h.num_log_probs) : 0;
+  float sum = 0, free_sum = 0;
+  for (size_t t = 0; t < h.num_log_probs; ++t) {
+    sum += h.token_log_probs[t];
+    if (t >= prefix_len) free_sum += h.token_log_probs[t];
+  }
+  h.log_prob = sum;
+  h.score = decoding::normalized_score(free_sum, h.num_log_probs, o.length_penalty);
+  s.counts[i] = 1;
+}
+
+}  // namespace
+
 Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const DecodeOptions& o,
                               const TokenBatch* prefixes, size_t max_length, DecodeOutput* out) {
   Storage& s = *storage_;
@@ -56,39 +84,16 @@ Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const Dec
       ids[i * stride + t] = token;
       lps[i * stride + t] = row[token];
       if (o.on_token != nullptr) o.on_token(o.on_token_user, i, t, token);
-      if (token == eos) {
+      if (token == eos || t + 1 == max_length) {
         s.done[i] = 1;
-        s.with_eos[i] = 1;
-        s.lengths[i] = t;
-        --remaining;
-      } else if (t + 1 == max_length) {
-        s.done[i] = 1;
-        s.lengths[i] = t + 1;
+        s.with_eos[i] = token == eos;
+        s.lengths[i] = token == eos ? t : t + 1;
         --remaining;
       }
       s.inputs[i] = token;
     }
   }
-  for (size_t i = 0; i < batch; ++i) {
-    Hypothesis& h = s.hypotheses[i * s.max_n_best];
-    h.ids = ids + i * stride;
-    h.length = s.lengths[i];
-    h.finished_with_eos = s.with_eos[i] != 0;
-    h.token_log_probs = lps + i * stride;
-    h.num_log_probs = h.length + (h.finished_with_eos ? 1 : 0);
-    h.attention = attention != nullptr ? s.hypothesis_attention + i * s.max_n_best * attention_matrix : nullptr;
-    // log_prob counts every token; the score only those after the forced prefix, over the whole
-    // length (decoding.h), as CTranslate2 scores a translation with a target prefix.
-    const size_t prefix_len = prefixes ? std::min(prefixes->length(i), h.num_log_probs) : 0;
-    float sum = 0, free_sum = 0;
-    for (size_t t = 0; t < h.num_log_probs; ++t) {
-      sum += h.token_log_probs[t];
-      if (t >= prefix_len) free_sum += h.token_log_probs[t];
-    }
-    h.log_prob = sum;
-    h.score = decoding::normalized_score(free_sum, h.num_log_probs, o.length_penalty);
-    s.counts[i] = 1;
-  }
+  for (size_t i = 0; i < batch; ++i) collect(s, i, prefixes, o, attention != nullptr);
   out->stride = s.max_n_best;
   return Status::ok();
 }

@@ -24,11 +24,17 @@ class Session {
   const ArenaReport& arena_report() const { return report_; }
 
  protected:
-  // threads as in create_step_model (0: one per core); also picks the kernels for this CPU.
-  Status init(size_t threads);
-  // With `arena` null only plans (fills `report`); otherwise allocates and binds too.
-  // `limits_name` names the limits in the overflow error ("session", "embedder").
-  Status build(const ArenaOptions* arena, ArenaReport* report, const char* limits_name);
+  // The creation sequence: resolve `threads` (0: one per core) and pick the kernels for this CPU,
+  // run `load` (the family reads its weights and checks its limits), then plan; with `arena` null
+  // only plans (fills `report`), otherwise allocates and binds too. `limits_name` names the
+  // limits in the overflow error ("session", "embedder").
+  template <typename Load>
+  Status create_session(size_t threads, const ArenaOptions* arena, ArenaReport* report, const char* limits_name,
+                const Load& load) {
+    HEED_RETURN_IF_ERROR(init(threads));
+    HEED_RETURN_IF_ERROR(load());
+    return build(arena, report, limits_name);
+  }
 
   virtual void plan(ArenaPlanner* planner) = 0;
   // Hands the f32 layers to XNNPACK (xnnpack_min_rows_ > 0); families without any: nothing.
@@ -43,6 +49,10 @@ class Session {
   std::unique_ptr<threading::ThreadPool> pool_;
   Arena arena_;
   ArenaReport report_;
+
+ private:
+  Status init(size_t threads);
+  Status build(const ArenaOptions* arena, ArenaReport* report, const char* limits_name);
 };
 
 }  // namespace heed::models
