@@ -196,9 +196,9 @@ int main(int argc, char** argv) {
 
   /* Bad arguments: a status and a message, never a crash. */
   s = heed_translate_text(translator, sources[0], 0, out, sizeof out, &length);
-  CHECK(s == HEED_INVALID_ARGUMENT && heed_translator_last_error(translator)[0], "beam 0: %d", (int)s);
+  CHECK(s == HEED_LIMIT_EXCEEDED && heed_translator_last_error(translator)[0], "beam 0: %d", (int)s);
   s = heed_translate_text(translator, sources[0], 5, out, sizeof out, &length);
-  CHECK(s == HEED_INVALID_ARGUMENT, "beam 5 above max_beam 4: %d", (int)s);
+  CHECK(s == HEED_LIMIT_EXCEEDED, "beam 5 above max_beam 4: %d", (int)s);
   s = heed_translate_text(translator, NULL, 1, out, sizeof out, &length);
   CHECK(s == HEED_INVALID_ARGUMENT, "null text: %d", (int)s);
 

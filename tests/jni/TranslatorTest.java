@@ -59,7 +59,7 @@ public final class TranslatorTest {
         t.translate("Hello", 99);
         check(false, "beam 99 must fail");
       } catch (HeedException e) {
-        check(e.status() == HeedException.INVALID_ARGUMENT, "beam 99: status " + e.status());
+        check(e.status() == HeedException.LIMIT_EXCEEDED, "beam 99: status " + e.status());
         check(e.getMessage().contains("beam 99"), "beam 99: message " + e.getMessage());
       }
       try {

@@ -121,6 +121,20 @@ std::optional<double> Args::get_double(const std::string& name, double fallback)
   return x;
 }
 
+OptionSpec model_option(const std::string& help) { return {"model", 'm', true, "MODEL.heed", help}; }
+
+OptionSpec threads_option(char short_name) {
+  return {"threads", short_name, true, "N", "worker threads (default 1; 0: one per core); same output for any N"};
+}
+
+std::optional<int> parse_model_command(Args& args, const std::vector<std::string>& argv) {
+  if (!args.parse(argv)) return kExitUsage;
+  if (args.help_requested()) return kExitOk;
+  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
+  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  return std::nullopt;
+}
+
 OptionSpec backend_option() {
   return {"backend", 0, true, "B",
           "float32 GEMMs: auto (default: XNNPACK where it runs, else heed), heed, or xnnpack (an error without it); "

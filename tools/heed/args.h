@@ -51,6 +51,14 @@ class Args {
   bool help_requested_ = false;
 };
 
+// The options every command that runs a model shares: -m/--model (its help says what the model is
+// for) and --threads (the short name is bench's -t; 0: none).
+OptionSpec model_option(const std::string& help = "the model (required)");
+OptionSpec threads_option(char short_name = 0);
+// Parses the command line of a command that runs one model (-m MODEL, no positional argument).
+// Returns the exit code to leave with (help printed, usage error), or nullopt to go on.
+std::optional<int> parse_model_command(Args& args, const std::vector<std::string>& argv);
+
 // --backend auto|heed|xnnpack, shared by translate, generate, score and bench.
 OptionSpec backend_option();
 // Its value (default auto); a usage error listing the choices, and nullopt, for anything else.

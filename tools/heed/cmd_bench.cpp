@@ -47,7 +47,7 @@ constexpr const char* kDescription =
 
 std::vector<OptionSpec> specs() {
   return {
-      {"model", 'm', true, "MODEL.heed", "the model (required)"},
+      model_option(),
       {"batch", 'b', true, "N", "sentences per batch (default 1)"},
       {"beam", 0, true, "N", "beam size (default 1: greedy)"},
       {"sentences", 's', true, "N", "synthetic sources per pass (default 16)"},
@@ -231,10 +231,7 @@ Status bench_generation(const std::string& path, const Settings& s, Clock::time_
 int run_bench(const std::vector<std::string>& argv) {
   const auto t0 = Clock::now();
   Args args("bench", "-m MODEL.heed [options]", kDescription, specs());
-  if (!args.parse(argv)) return kExitUsage;
-  if (args.help_requested()) return kExitOk;
-  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
-  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   const auto batch = args.get_int("batch", 1, 1, 4096);
   const auto beam = args.get_int("beam", 1, 1, 256);
   const auto sentences = args.get_int("sentences", 16, 1, 1 << 20);

@@ -35,12 +35,12 @@ constexpr const char* kDescription =
 
 std::vector<OptionSpec> specs() {
   return {
-      {"model", 'm', true, "MODEL.heed", "the model (required)"},
+      model_option(),
       {"pooling", 'p', true, "MODE", "mean or cls (default: the model's, else mean)"},
       {"normalize", 0, false, "", "L2-normalize each embedding"},
       {"batch", 'b', true, "N", "sentences per encoder call (default 8)"},
       {"max-length", 0, true, "N", "tokens per sentence, [CLS] and [SEP] included (default: the model's limit)"},
-      {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
+      threads_option(),
   };
 }
 
@@ -57,10 +57,7 @@ void print_embedding(const float* v, size_t n) {
 
 int run_embed(const std::vector<std::string>& argv) {
   Args args("embed", "-m MODEL.heed [--pooling mean|cls] [--normalize] < sentences.txt", kDescription, specs());
-  if (!args.parse(argv)) return kExitUsage;
-  if (args.help_requested()) return kExitOk;
-  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
-  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   const auto batch = args.get_int("batch", 8, 1, 4096);
   const auto max_length = args.get_int("max-length", 0, 0, 1 << 20);
   const auto threads = args.get_int("threads", 1, 0, 256);

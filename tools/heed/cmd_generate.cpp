@@ -35,7 +35,7 @@ constexpr const char* kDescription =
 
 std::vector<OptionSpec> specs() {
   return {
-      {"model", 'm', true, "MODEL.heed", "the model (required)"},
+      model_option(),
       {"prompt", 'p', true, "TEXT", "prompt text"},
       {"prompt-ids", 0, true, "IDS", "prompt token ids, e.g. 1,2,3 (instead of --prompt)"},
       {"tokens", 'n', true, "N", "tokens to generate, end token included (default 256)"},
@@ -44,7 +44,7 @@ std::vector<OptionSpec> specs() {
       {"top-p", 0, true, "P", "sample from the smallest set reaching probability P (default 1)"},
       {"seed", 's', true, "S", "random seed for sampling (default 0)"},
       {"max-context", 0, true, "N", "positions per generation (default: the model's limit, or 1024)"},
-      {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
+      threads_option(),
       backend_option(),
       {"echo", 0, false, "", "print the prompt before the continuation"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},
@@ -105,10 +105,7 @@ void on_token(void* user, int32_t id, std::string_view text) {
 
 int run_generate(const std::vector<std::string>& argv) {
   Args args("generate", "-m MODEL.heed [--prompt TEXT | --prompt-ids IDS] [-n N] [options]", kDescription, specs());
-  if (!args.parse(argv)) return kExitUsage;
-  if (args.help_requested()) return kExitOk;
-  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
-  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   if (args.has("prompt") && args.has("prompt-ids")) return args.usage_error("give --prompt or --prompt-ids, not both");
   const auto tokens = args.get_int("tokens", 256, 1, 1 << 20);
   const auto top_k = args.get_int("top-k", 0, 0, 1 << 30);

@@ -23,11 +23,11 @@ constexpr const char* kDescription =
 
 std::vector<OptionSpec> specs() {
   return {
-      {"model", 'm', true, "MODEL.heed", "the model to score with (required)"},
+      model_option("the model to score with (required)"),
       {"batch", 0, true, "N", "lines per batch (default 16)"},
       {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
       {"max-len", 0, true, "N", "longest accepted target in tokens, end token included (default 256)"},
-      {"threads", 0, true, "N", "worker threads (default 1; 0: one per core); same output for any N"},
+      threads_option(),
       backend_option(),
       {"tokens", 0, false, "", "input is space-separated tokens (the only mode for now)"},
   };
@@ -40,10 +40,7 @@ int fail(const std::string& message) {
 
 int run_score(const std::vector<std::string>& argv) {
   Args args("score", "-m MODEL.heed --tokens < 'source ||| target' lines", kDescription, specs());
-  if (!args.parse(argv)) return kExitUsage;
-  if (args.help_requested()) return kExitOk;
-  if (!args.positionals().empty()) return args.usage_error("unexpected argument '" + args.positionals()[0] + "'");
-  if (!args.has("model")) return args.usage_error("missing --model MODEL.heed");
+  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   auto batch = args.get_int("batch", 16, 1, 1024);
   auto max_source = args.get_int("max-source-len", 256, 1, 65536);
   auto max_len = args.get_int("max-len", 256, 2, 4096);

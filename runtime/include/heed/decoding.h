@@ -123,6 +123,13 @@ struct ScoreOutput {
   float total(size_t i) const;
 };
 
+// The one check of decoding options against a session's limits, made by the decoding engine, the
+// command line and the C API alike: beam_size 1..max_beam (kLimitExceeded, as the session's own check of
+// start()), n_best 1..beam_size and at most round(beam_size x patience),
+// max_length within max_target_len (kLimitExceeded), finite length penalty, positive patience,
+// streaming and sampling only with beam_size 1, sampling temperature above 0 and top_p in (0, 1].
+Status check_decode_options(const DecodeOptions& options, const StepModelLimits& limits);
+
 struct DecodingLimits {
   size_t max_n_best = 0;  // 0: the model's max_beam
 };

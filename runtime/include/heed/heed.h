@@ -103,7 +103,7 @@ void heed_translator_free(heed_translator* translator);
  * kept, an empty or blank line stays empty. *out_length receives the translation's length in bytes
  * (without the NUL) on success and on HEED_BUFFER_TOO_SMALL, when out_capacity < *out_length + 1
  * (nothing useful is then written to out). A sentence longer than max_source_length tokens is
- * HEED_LIMIT_EXCEEDED. Models whose tokenizer is 'whitespace' read and write space-separated tokens
+ * HEED_LIMIT_EXCEEDED, as is a beam outside 1..max_beam. Models whose tokenizer is 'whitespace' read and write space-separated tokens
  * (the text is one sentence: tokens are not prose). */
 heed_status heed_translate_text(heed_translator* translator, const char* text, size_t beam, char* out,
                                 size_t out_capacity, size_t* out_length);

@@ -108,11 +108,82 @@ heed::DecodeOptions decode_options(const heed::Translator& t, size_t beam) {
   return d;
 }
 
-heed_status check_beam(const heed::Translator& t, size_t beam, std::string* last_error) {
-  if (beam == 0 || beam > t.limits().max_beam) {
-    *last_error = "beam " + std::to_string(beam) + " is outside 1.." + std::to_string(t.limits().max_beam) +
-                  " (the translator's max_beam)";
-    return HEED_INVALID_ARGUMENT;
+// The decoding options of a C API call, checked once by the runtime's own rule.
+heed_status checked_decode_options(const heed::Translator& t, size_t beam, heed::DecodeOptions* out,
+                                   std::string* last_error) {
+  *out = decode_options(t, beam);
+  return record(heed::check_decode_options(*out, t.limits()), last_error);
+}
+
+// The text of a heed_translate_text call as sentences (per line when splitting plain text, else
+// the whole text as one); sentences[.. line_ends[k]) belong to lines 0..k.
+struct TextSentences {
+  std::vector<std::vector<std::string>> sentences;
+  std::vector<size_t> line_ends;
+};
+
+heed_status add_sentence(heed_translator* translator, std::string_view sentence, bool split, TextSentences* text,
+                         std::string* err) {
+  const heed::Translator& t = *translator->translator;
+  std::vector<std::string> pieces;
+  if (translator->source) {
+    heed_status e = record(translator->source->encode_pieces(sentence, &pieces), err);
+    if (e != HEED_OK) return e;
+  } else {
+    pieces = heed::Translator::split_tokens(sentence);
+  }
+  if (pieces.size() > t.max_source_tokens()) {
+    *err = (split ? "a sentence of the text has " : "the text has ") + std::to_string(pieces.size()) +
+           " tokens, more than the translator accepts (" + std::to_string(t.max_source_tokens()) + ")";
+    return HEED_LIMIT_EXCEEDED;
+  }
+  if (!pieces.empty()) text->sentences.push_back(std::move(pieces));  // an empty one translates to nothing
+  return HEED_OK;
+}
+
+heed_status split_text(heed_translator* translator, std::string_view all, TextSentences* text, std::string* err) {
+  const bool split = translator->split && translator->source;
+  if (!split) {
+    heed_status s = add_sentence(translator, all, false, text, err);
+    text->line_ends.push_back(text->sentences.size());
+    return s;
+  }
+  for (size_t begin = 0;;) {
+    const size_t end = std::min(all.find('\n', begin), all.size());
+    heed::SentenceSplitter splitter(all.substr(begin, end - begin));
+    std::string_view sentence;
+    while (splitter.next(&sentence)) {
+      heed_status s = add_sentence(translator, sentence, true, text, err);
+      if (s != HEED_OK) return s;
+    }
+    text->line_ends.push_back(text->sentences.size());
+    if (end == all.size()) return HEED_OK;
+    begin = end + 1;
+  }
+}
+
+// The best hypotheses joined back into the text's lines, into translator->text.
+heed_status join_lines(heed_translator* translator, const TextSentences& text,
+                       const std::vector<std::vector<heed::TranslationHypothesis>>& hypotheses, std::string* err) {
+  std::string& result = translator->text;
+  result.clear();
+  std::vector<std::string> line;
+  std::string sentence_text;
+  for (size_t k = 0, i = 0; k < text.line_ends.size(); ++k) {
+    line.clear();
+    for (; i < text.line_ends[k]; ++i) {
+      const heed::TranslationHypothesis& best = hypotheses.at(i).at(0);
+      sentence_text.clear();
+      if (translator->target) {
+        heed_status s = record(translator->target->decode(best.ids.data(), best.ids.size(), &sentence_text), err);
+        if (s != HEED_OK) return s;
+      } else {
+        for (size_t j = 0; j < best.tokens.size(); ++j) sentence_text += (j ? " " : "") + best.tokens[j];
+      }
+      line.push_back(sentence_text);
+    }
+    if (k) result += '\n';
+    result += heed::join_sentences(line);
   }
   return HEED_OK;
 }
@@ -207,73 +278,21 @@ heed_status heed_translate_text(heed_translator* translator, const char* text, s
     if (!out_length) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: out_length is null", err);
     if (!out && out_capacity > 0) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: out is null", err);
     heed::Translator& t = *translator->translator;
-    heed_status s = check_beam(t, beam, err);
+    heed::DecodeOptions options;
+    heed_status s = checked_decode_options(t, beam, &options, err);
     if (s != HEED_OK) return s;
-    // The sentences: per line when splitting plain text, else the whole text as one.
-    std::vector<std::vector<std::string>> sentences;
-    std::vector<size_t> line_ends;  // sentences[.. line_ends[k]) belong to lines 0..k
-    const std::string_view all(text);
-    const bool split = translator->split && translator->source;
-    auto add = [&](std::string_view sentence) -> heed_status {
-      std::vector<std::string> pieces;
-      if (translator->source) {
-        heed_status e = record(translator->source->encode_pieces(sentence, &pieces), err);
-        if (e != HEED_OK) return e;
-      } else {
-        pieces = heed::Translator::split_tokens(sentence);
-      }
-      if (pieces.size() > t.max_source_tokens()) {
-        *err = (split ? "a sentence of the text has " : "the text has ") + std::to_string(pieces.size()) +
-               " tokens, more than the translator accepts (" + std::to_string(t.max_source_tokens()) + ")";
-        return HEED_LIMIT_EXCEEDED;
-      }
-      if (!pieces.empty()) sentences.push_back(std::move(pieces));  // an empty one translates to nothing
-      return HEED_OK;
-    };
-    if (split) {
-      for (size_t begin = 0;;) {
-        const size_t end = std::min(all.find('\n', begin), all.size());
-        heed::SentenceSplitter splitter(all.substr(begin, end - begin));
-        std::string_view sentence;
-        while (splitter.next(&sentence)) {
-          s = add(sentence);
-          if (s != HEED_OK) return s;
-        }
-        line_ends.push_back(sentences.size());
-        if (end == all.size()) break;
-        begin = end + 1;
-      }
-    } else {
-      s = add(all);
-      if (s != HEED_OK) return s;
-      line_ends.push_back(sentences.size());
-    }
+    TextSentences sentences;
+    s = split_text(translator, text, &sentences, err);
+    if (s != HEED_OK) return s;
     // translate_tokens batches the sentences by length, max_batch at a time.
     std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
-    if (!sentences.empty()) {
-      s = record(t.translate_tokens(sentences, decode_options(t, beam), nullptr, &hypotheses), err);
+    if (!sentences.sentences.empty()) {
+      s = record(t.translate_tokens(sentences.sentences, options, nullptr, &hypotheses), err);
       if (s != HEED_OK) return s;
     }
-    std::string& result = translator->text;
-    result.clear();
-    std::vector<std::string> line;
-    std::string sentence_text;
-    for (size_t k = 0, i = 0; k < line_ends.size(); ++k) {
-      line.clear();
-      for (; i < line_ends[k]; ++i) {
-        const heed::TranslationHypothesis& best = hypotheses.at(i).at(0);
-        sentence_text.clear();
-        if (translator->target) {
-          s = record(translator->target->decode(best.ids.data(), best.ids.size(), &sentence_text), err);
-          if (s != HEED_OK) return s;
-        } else {
-          for (size_t j = 0; j < best.tokens.size(); ++j) sentence_text += (j ? " " : "") + best.tokens[j];
-        }
-        line.push_back(sentence_text);
-      }
-      if (k) result += '\n';
-      result += heed::join_sentences(line);
-    }
+    s = join_lines(translator, sentences, hypotheses, err);
+    if (s != HEED_OK) return s;
+    const std::string& result = translator->text;
     *out_length = result.size();
     if (out_capacity < result.size() + 1) {
       *err = "the output buffer holds " + std::to_string(out_capacity) + " bytes; the translation needs " +
@@ -296,7 +315,8 @@ heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, 
       return fail(HEED_INVALID_ARGUMENT, "heed_translate_ids: a required pointer is null", err);
     }
     heed::Translator& t = *translator->translator;
-    heed_status s = check_beam(t, beam, err);
+    heed::DecodeOptions options;
+    heed_status s = checked_decode_options(t, beam, &options, err);
     if (s != HEED_OK) return s;
     out_offsets[0] = 0;
     if (batch == 0) return HEED_OK;
@@ -307,7 +327,7 @@ heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, 
       }
     }
     heed::DecodeOutput result;
-    s = record(t.translate(heed::TokenBatch{ids, offsets, batch}, decode_options(t, beam), nullptr, &result), err);
+    s = record(t.translate(heed::TokenBatch{ids, offsets, batch}, options, nullptr, &result), err);
     if (s != HEED_OK) return s;
     for (size_t i = 0; i < batch; ++i) out_offsets[i + 1] = out_offsets[i] + result.at(i, 0).length;
     if (out_offsets[batch] > out_capacity) {

@@ -86,30 +86,10 @@ Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const Dec
   if (sources && sources->size != batch) {
     return invalid_argument("decode: " + std::to_string(sources->size) + " sources for a batch of " + std::to_string(batch));
   }
-  if (o.beam_size == 0 || o.beam_size > l.max_beam) {
-    return invalid_argument("beam size " + std::to_string(o.beam_size) + " must be from 1 to " + std::to_string(l.max_beam));
-  }
-  if (o.n_best == 0 || o.n_best > o.beam_size || o.n_best > s.max_n_best) {
-    return invalid_argument("n_best " + std::to_string(o.n_best) + " must be from 1 to the beam size (" +
-                            std::to_string(o.beam_size) + ")");
-  }
-  if (o.max_length > l.max_target_len) {
-    return limit_exceeded("max_length " + std::to_string(o.max_length) + " is above the session's max_target_len " +
-                          std::to_string(l.max_target_len));
-  }
-  if (!std::isfinite(o.length_penalty)) return invalid_argument("length penalty must be a finite number");
-  if (!(o.patience > 0) || !std::isfinite(o.patience)) return invalid_argument("patience must be a positive number");
-  if (o.beam_size > 1 && static_cast<double>(o.n_best) > std::round(static_cast<float>(o.beam_size) * o.patience)) {
-    return invalid_argument("n_best " + std::to_string(o.n_best) + " is above round(beam size x patience)");
-  }
-  if (o.on_token != nullptr && o.beam_size != 1) return invalid_argument("streaming (on_token) needs beam size 1");
-  const bool sampling = o.sampling_top_k != 1;
-  if (sampling) {
-    if (o.beam_size != 1) return invalid_argument("sampling (sampling_top_k != 1) needs beam size 1");
-    if (!(o.sampling_temperature > 0) || !std::isfinite(o.sampling_temperature)) {
-      return invalid_argument("sampling temperature must be a positive number");
-    }
-    if (!(o.sampling_top_p > 0 && o.sampling_top_p <= 1)) return invalid_argument("sampling top_p must be in (0, 1]");
+  HEED_RETURN_IF_ERROR(check_decode_options(o, l));
+  if (o.n_best > s.max_n_best) {
+    return invalid_argument("n_best " + std::to_string(o.n_best) + " is above the engine's max_n_best " +
+                            std::to_string(s.max_n_best));
   }
   const size_t max_length = o.max_length == 0 ? l.max_target_len : o.max_length;
   HEED_RETURN_IF_ERROR(check_prefixes(prefixes, batch, max_length));

@@ -1,0 +1,51 @@
+// check_decode_options: every decoding option's rule, in one place (heed/decoding.h).
+#include <cmath>
+#include <string>
+
+#include "heed/decoding.h"
+
+namespace heed {
+
+namespace {
+
+Status check_beam_and_n_best(const DecodeOptions& o, const StepModelLimits& l) {
+  if (o.beam_size == 0 || o.beam_size > l.max_beam) {  // the wording of the session's own check
+    return Status(StatusCode::kLimitExceeded, "beam " + std::to_string(o.beam_size) +
+                  " is outside the session's range 1.." + std::to_string(l.max_beam));
+  }
+  if (o.n_best == 0 || o.n_best > o.beam_size) {
+    return invalid_argument("n_best " + std::to_string(o.n_best) + " must be from 1 to the beam size (" +
+                            std::to_string(o.beam_size) + ")");
+  }
+  if (!(o.patience > 0) || !std::isfinite(o.patience)) return invalid_argument("patience must be a positive number");
+  if (o.beam_size > 1 && static_cast<double>(o.n_best) > std::round(static_cast<float>(o.beam_size) * o.patience)) {
+    return invalid_argument("n_best " + std::to_string(o.n_best) + " is above round(beam size x patience)");
+  }
+  return Status::ok();
+}
+
+Status check_sampling(const DecodeOptions& o) {
+  if (o.on_token != nullptr && o.beam_size != 1) return invalid_argument("streaming (on_token) needs beam size 1");
+  if (o.sampling_top_k != 1) {
+    if (o.beam_size != 1) return invalid_argument("sampling (sampling_top_k != 1) needs beam size 1");
+    if (!(o.sampling_temperature > 0) || !std::isfinite(o.sampling_temperature)) {
+      return invalid_argument("sampling temperature must be a positive number");
+    }
+  }
+  if (!(o.sampling_top_p > 0 && o.sampling_top_p <= 1)) return invalid_argument("sampling top_p must be in (0, 1]");
+  return Status::ok();
+}
+
+}  // namespace
+
+Status check_decode_options(const DecodeOptions& o, const StepModelLimits& l) {
+  HEED_RETURN_IF_ERROR(check_beam_and_n_best(o, l));
+  if (o.max_length > l.max_target_len) {
+    return Status(StatusCode::kLimitExceeded, "max_length " + std::to_string(o.max_length) +
+                  " is above the session's max_target_len " + std::to_string(l.max_target_len));
+  }
+  if (!std::isfinite(o.length_penalty)) return invalid_argument("length penalty must be a finite number");
+  return check_sampling(o);
+}
+
+}  // namespace heed
