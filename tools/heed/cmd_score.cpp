@@ -38,6 +38,57 @@ int fail(const std::string& message) {
   return kExitError;
 }
 
+// The batch of 'source ||| target' lines being read, scored together.
+struct ScoreBatch {
+  std::vector<std::vector<std::string>> sources, targets;
+  size_t first_line = 0;
+};
+
+// Scores the batch and prints each line's log-probs; the batch is empty afterwards.
+int flush(Translator& translator, ScoreBatch* b) {
+  if (b->sources.empty()) return kExitOk;
+  std::vector<std::vector<float>> scores;
+  Status s = translator.score_tokens(b->sources, b->targets, &scores);
+  if (!s) {
+    return fail("lines " + std::to_string(b->first_line + 1) + "-" + std::to_string(b->first_line + b->sources.size()) +
+                ": " + s.message());
+  }
+  for (const auto& lps : scores) {
+    std::string out;
+    char buf[32];
+    for (size_t i = 0; i < lps.size(); ++i) {
+      std::snprintf(buf, sizeof buf, i ? " %.6f" : "%.6f", lps[i]);
+      out += buf;
+    }
+    out += '\n';
+    std::fputs(out.c_str(), stdout);
+  }
+  std::fflush(stdout);
+  b->first_line += b->sources.size();
+  b->sources.clear();
+  b->targets.clear();
+  return kExitOk;
+}
+
+// Splits line `index` into source and target tokens and adds them to the batch.
+int add_line(const std::string& line, size_t index, size_t max_tokens, size_t max_len, ScoreBatch* b) {
+  const size_t bar = line.find("|||");
+  if (bar == std::string::npos) return fail("line " + std::to_string(index + 1) + " has no '|||' between source and target");
+  std::vector<std::string> src = Translator::split_tokens(std::string_view(line).substr(0, bar));
+  std::vector<std::string> tgt = Translator::split_tokens(std::string_view(line).substr(bar + 3));
+  if (src.size() > max_tokens) {
+    return fail("line " + std::to_string(index + 1) + ": the source has " + std::to_string(src.size()) +
+                " tokens, more than --max-source-len allows (" + std::to_string(max_tokens) + ")");
+  }
+  if (tgt.size() + 1 > max_len) {
+    return fail("line " + std::to_string(index + 1) + ": the target has " + std::to_string(tgt.size()) +
+                " tokens; with the end token that is more than --max-len " + std::to_string(max_len));
+  }
+  b->sources.push_back(std::move(src));
+  b->targets.push_back(std::move(tgt));
+  return kExitOk;
+}
+
 int run_score(const std::vector<std::string>& argv) {
   Args args("score", "-m MODEL.heed --tokens < 'source ||| target' lines", kDescription, specs());
   if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
@@ -60,62 +111,22 @@ int run_score(const std::vector<std::string>& argv) {
     return fail(std::string("this model's tokenizer (") + tokenizer_kind_name(translator->conventions().kind) +
                 ") cannot read plain text yet; give space-separated tokens and pass --tokens");
   }
-  const size_t max_tokens = translator->max_source_tokens();
-
-  std::vector<std::vector<std::string>> sources, targets;
-  size_t first_line = 0, index = 0;
-  auto flush = [&]() -> int {
-    if (sources.empty()) return kExitOk;
-    std::vector<std::vector<float>> scores;
-    Status s = translator->score_tokens(sources, targets, &scores);
-    if (!s) {
-      return fail("lines " + std::to_string(first_line + 1) + "-" + std::to_string(first_line + sources.size()) + ": " +
-                  s.message());
-    }
-    for (const auto& lps : scores) {
-      std::string out;
-      char buf[32];
-      for (size_t i = 0; i < lps.size(); ++i) {
-        std::snprintf(buf, sizeof buf, i ? " %.6f" : "%.6f", lps[i]);
-        out += buf;
-      }
-      out += '\n';
-      std::fputs(out.c_str(), stdout);
-    }
-    std::fflush(stdout);
-    first_line += sources.size();
-    sources.clear();
-    targets.clear();
-    return kExitOk;
-  };
-
+  ScoreBatch pending;
   std::string line;
   LineReader input(STDIN_FILENO);
-  for (;;) {
-    if (!sources.empty() && !input.ready()) {  // the next line is not there yet: answer these now
-      if (int rc = flush()) return rc;
+  for (size_t index = 0;; ++index) {
+    if (!pending.sources.empty() && !input.ready()) {  // the next line is not there yet: answer these now
+      if (int rc = flush(*translator, &pending)) return rc;
     }
     if (!input.next(&line)) break;
-    const size_t bar = line.find("|||");
-    if (bar == std::string::npos) return fail("line " + std::to_string(index + 1) + " has no '|||' between source and target");
-    std::vector<std::string> src = Translator::split_tokens(std::string_view(line).substr(0, bar));
-    std::vector<std::string> tgt = Translator::split_tokens(std::string_view(line).substr(bar + 3));
-    if (src.size() > max_tokens) {
-      return fail("line " + std::to_string(index + 1) + ": the source has " + std::to_string(src.size()) +
-                  " tokens, more than --max-source-len allows (" + std::to_string(max_tokens) + ")");
+    if (int rc = add_line(line, index, translator->max_source_tokens(), static_cast<size_t>(*max_len), &pending)) {
+      return rc;
     }
-    if (tgt.size() + 1 > static_cast<size_t>(*max_len)) {
-      return fail("line " + std::to_string(index + 1) + ": the target has " + std::to_string(tgt.size()) +
-                  " tokens; with the end token that is more than --max-len " + std::to_string(*max_len));
-    }
-    sources.push_back(std::move(src));
-    targets.push_back(std::move(tgt));
-    ++index;
-    if (sources.size() == static_cast<size_t>(*batch)) {
-      if (int rc = flush()) return rc;
+    if (pending.sources.size() == static_cast<size_t>(*batch)) {
+      if (int rc = flush(*translator, &pending)) return rc;
     }
   }
-  if (int rc = flush()) return rc;
+  if (int rc = flush(*translator, &pending)) return rc;
   if (!input.error().empty()) return fail("reading the input: " + input.error());
   return kExitOk;
 }
