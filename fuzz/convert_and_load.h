@@ -1,6 +1,7 @@
 // The second half of every "whole model through `heed convert`" fuzz target: given what a reader
-// made of the input, quantize it (weight type and grouping chosen from the input size, so each input
-// replays the same way), serialize it and load the result. Whatever the writer produces must load
+// made of the input, run the conversion pipeline's quantize and pack (convert.h: weight type and
+// grouping chosen from the input size, so each input replays the same way), serialize the result
+// and load it. Whatever the writer produces must load
 // with the same tensor count; every refusal must be one line.
 #pragma once
 
@@ -11,9 +12,9 @@
 #include <vector>
 
 #include "heed/model.h"
+#include "convert.h"
 #include "heed_writer.h"
 #include "neutral_model.h"
-#include "quantize.h"
 
 namespace heed::fuzz {
 
@@ -31,12 +32,15 @@ inline void check_refusal(const char* target, const Status& s) {
 
 // Returns false when the converter refused the model (with a one-line message).
 inline bool convert_and_load(const char* target, convert::NeutralModel* model, size_t input_size) {
-  convert::QuantizeOptions options;
+  convert::ConvertOptions options;
   const convert::WeightType types[] = {convert::WeightType::kInt8, convert::WeightType::kFloat16,
                                        convert::WeightType::kFloat32};
-  options.type = types[input_size % 3];
-  options.group_size = options.type == convert::WeightType::kInt8 && (input_size / 3) % 2 ? 8 : 0;
-  Status s = convert::quantize_model(model, options, nullptr);
+  options.quantize.type = types[input_size % 3];
+  options.quantize.group_size = options.quantize.type == convert::WeightType::kInt8 && (input_size / 3) % 2 ? 8 : 0;
+  // Row-major, as these targets always ran (packing has its own tests; fuzzing it is a next step).
+  options.layout = convert::WeightLayout::kRowMajor;
+  convert::ConvertSummary summary;
+  Status s = convert::quantize_and_pack(model, options, &summary);
   if (s.is_ok()) {
     std::vector<uint8_t> bytes;
     s = convert::serialize_heed(*model, &bytes);

@@ -20,7 +20,7 @@
 #include "fuzz_support.h"
 #include "heed/model.h"
 #include "heed_writer.h"
-#include "quantize.h"
+#include "convert.h"
 
 namespace {
 
@@ -74,12 +74,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   // The weight type and grouping follow from the input so each input replays the same way.
-  convert::QuantizeOptions options;
+  convert::ConvertOptions options;
   const convert::WeightType types[] = {convert::WeightType::kInt8, convert::WeightType::kFloat16,
                                        convert::WeightType::kFloat32};
-  options.type = types[size % 3];
-  options.group_size = options.type == convert::WeightType::kInt8 && (size / 3) % 2 ? 8 : 0;
-  s = convert::quantize_model(&model, options, nullptr);
+  options.quantize.type = types[size % 3];
+  options.quantize.group_size = options.quantize.type == convert::WeightType::kInt8 && (size / 3) % 2 ? 8 : 0;
+  options.layout = convert::WeightLayout::kRowMajor;  // as this target always ran
+  convert::ConvertSummary summary;
+  s = convert::quantize_and_pack(&model, options, &summary);
   if (!s.is_ok()) {
     check_message(s);
     return 0;

@@ -1,0 +1,45 @@
+// The one conversion pipeline: read a source through its format's reader, quantize the weights,
+// pack the int8 matrices for the kernels, write the .heed file atomically. `heed convert` and the
+// fuzzers run this same code.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "formats.h"
+#include "heed/status.h"
+#include "neutral_model.h"
+#include "pack.h"
+#include "quantize.h"
+
+namespace heed::convert {
+
+struct ConvertOptions {
+  QuantizeOptions quantize;
+  WeightLayout layout = WeightLayout::kAuto;
+  std::vector<TensorReport>* report = nullptr;  // each tensor's quantization error, when set
+  // Called as work advances: stage "quantizing" or "packing", done of total.
+  std::function<void(const char* stage, size_t done, size_t total)> progress;
+};
+
+// The combinations of options the pipeline refuses (one line each): a group size that is not a
+// multiple of 4 or is given for float weights, and the packed layout with weights it cannot pack.
+Status check_convert_options(const ConvertOptions& options);
+
+struct ConvertSummary {
+  size_t tensors = 0;
+  size_t parameters = 0;  // values of every tensor but the quantization scales
+  size_t packed = 0;      // matrices stored packed 16x4
+};
+
+// Quantizes and packs a model a reader produced.
+Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, ConvertSummary* summary);
+
+// The whole pipeline from `source` (in `format`) to the .heed file `output`.
+Status convert_file(const SourceFormat& format, const std::string& source, const std::string& output,
+                    const ConvertOptions& options, ConvertSummary* summary);
+
+}  // namespace heed::convert
