@@ -1,5 +1,7 @@
 #include "ct2/reader.h"
 
+#include "tensor_mapper.h"
+
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -11,6 +13,7 @@
 #include "heed_format/tensor_names.h"
 #include "quantize.h"
 #include "source_files.h"
+#include "tensor_mapper.h"
 #include "loader/model_index.h"
 
 #ifndef HEED_VERSION
@@ -50,9 +53,7 @@ std::string revision1_name(std::string name) {
 }
 
 std::string shape_string(const std::vector<uint32_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
+  return convert::shape_string(std::vector<uint64_t>(shape.begin(), shape.end()));
 }
 
 enum class Family { kEncoderDecoder, kDecoderOnly };

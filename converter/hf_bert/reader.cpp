@@ -8,6 +8,7 @@
 #include "heed_format/tensor_names.h"
 #include "json_fields.h"
 #include "safetensors.h"
+#include "tensor_mapper.h"
 #include "source_files.h"
 
 #ifndef HEED_VERSION
@@ -104,91 +105,14 @@ int32_t find_token(const std::vector<std::string>& tokens, const std::string& to
   return -1;
 }
 
-std::string shape_string(const std::vector<uint64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
+
+// What a sentence-embedding encoder never reads, which the leftover check lets pass: the pooler,
+// task heads and the position_ids buffer older saves contain.
+bool unused_by_encoders(const std::string& prefix, const std::string& n) {
+  const std::string local = n.compare(0, prefix.size(), prefix) == 0 ? n.substr(prefix.size()) : n;
+  return local.rfind("pooler.", 0) == 0 || n.rfind("cls.", 0) == 0 || n.rfind("classifier.", 0) == 0 ||
+         n.rfind("qa_outputs.", 0) == 0 || local == "embeddings.position_ids";
 }
-
-// Safetensors names (under an optional "bert." prefix) onto heed's, tracking which were used so
-// that nothing unknown is silently dropped.
-class Mapper {
- public:
-  Mapper(const SafetensorsFile& file, std::string prefix, NeutralModel* out)
-      : file_(file), prefix_(std::move(prefix)), out_(out) {}
-
-  Status corrupt(const std::string& what) const { return invalid_file(file_.where() + ": " + what); }
-  bool has(const std::string& name) const { return file_.find(prefix_ + name) != nullptr; }
-
-  Status values(const std::string& name, const std::vector<uint64_t>& shape, std::vector<float>* out) {
-    const SafetensorsTensor* t = file_.find(prefix_ + name);
-    if (!t) return corrupt("missing tensor '" + prefix_ + name + "'");
-    used_.insert(t->name);
-    if (t->shape != shape) {
-      return corrupt("tensor '" + t->name + "' has shape " + shape_string(t->shape) + ", expected " + shape_string(shape));
-    }
-    return file_.read_f32(*t, out);
-  }
-
-  void add(const std::string& dst, const std::vector<uint64_t>& shape, const std::vector<float>& v, bool quantizable) {
-    std::vector<uint32_t> s(shape.begin(), shape.end());
-    out_->add_f32(dst, s, v.data()).quantizable = quantizable;
-  }
-
-  Status take(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape, bool quantizable) {
-    std::vector<float> v;
-    HEED_RETURN_IF_ERROR(values(src, shape, &v));
-    add(dst, shape, v, quantizable);
-    return Status::ok();
-  }
-
-  Status take_linear(const std::string& src, const std::string& dst, uint64_t rows, uint64_t cols) {
-    HEED_RETURN_IF_ERROR(take(src + ".weight", dst + ".weight", {rows, cols}, true));
-    return take(src + ".bias", dst + ".bias", {rows}, false);
-  }
-
-  Status take_norm(const std::string& src, const std::string& dst, uint64_t d) {
-    HEED_RETURN_IF_ERROR(take(src + ".weight", dst + ".gamma", {d}, false));
-    return take(src + ".bias", dst + ".beta", {d}, false);
-  }
-
-  // Query, key and value stacked row-wise into heed's one qkv projection.
-  Status take_qkv(const std::string& src, const std::string& dst, uint64_t d) {
-    std::vector<float> weight, bias, v;
-    for (const char* part : {".query", ".key", ".value"}) {
-      HEED_RETURN_IF_ERROR(values(src + part + ".weight", {d, d}, &v));
-      weight.insert(weight.end(), v.begin(), v.end());
-      HEED_RETURN_IF_ERROR(values(src + part + ".bias", {d}, &v));
-      bias.insert(bias.end(), v.begin(), v.end());
-    }
-    add(dst + ".weight", {3 * d, d}, weight, true);
-    add(dst + ".bias", {3 * d}, bias, false);
-    return Status::ok();
-  }
-
-  // Everything must be used, except what sentence embeddings never read: the pooler, task heads
-  // and the position_ids buffer older saves contain.
-  Status check_all_used() const {
-    for (const auto& t : file_.tensors()) {
-      if (used_.count(t.name)) continue;
-      const std::string& n = t.name;
-      const std::string local = n.compare(0, prefix_.size(), prefix_) == 0 ? n.substr(prefix_.size()) : n;
-      if (local.rfind("pooler.", 0) == 0 || n.rfind("cls.", 0) == 0 || n.rfind("classifier.", 0) == 0 ||
-          n.rfind("qa_outputs.", 0) == 0 || local == "embeddings.position_ids") {
-        continue;
-      }
-      return unsupported_model(file_.where() + ": tensor '" + n +
-                               "' is not part of a BERT encoder heed understands; refusing to drop it");
-    }
-    return Status::ok();
-  }
-
- private:
-  const SafetensorsFile& file_;
-  std::string prefix_;
-  NeutralModel* out_;
-  std::set<std::string> used_;
-};
 
 // sentence-transformers' 1_Pooling/config.json: the pooling the embeddings were trained with.
 Status read_pooling(const std::string& dir, std::string* pooling) {
@@ -236,7 +160,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   const std::string prefix = file.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
 
   NeutralModel model;
-  Mapper m(file, prefix, &model);
+  TensorMapper m(file, &model, prefix);
   const uint64_t d = c.hidden_size, f = c.intermediate;
   HEED_RETURN_IF_ERROR(m.take("embeddings.word_embeddings.weight", "encoder.embeddings", {c.vocab_size, d}, true));
   HEED_RETURN_IF_ERROR(m.take("embeddings.position_embeddings.weight", "encoder.positions", {c.max_positions, d}, false));
@@ -250,7 +174,8 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   for (uint32_t i = 0; i < c.layers; ++i) {
     const std::string in = "encoder.layer." + std::to_string(i);
     const std::string o = names::layer("encoder", static_cast<int>(i));
-    HEED_RETURN_IF_ERROR(m.take_qkv(in + ".attention.self", o + ".self_attn.qkv", d));
+    HEED_RETURN_IF_ERROR(m.take_stacked({in + ".attention.self.query", in + ".attention.self.key", in + ".attention.self.value"},
+                                        o + ".self_attn.qkv", d, d));
     HEED_RETURN_IF_ERROR(m.take_linear(in + ".attention.output.dense", o + ".self_attn.out", d, d));
     HEED_RETURN_IF_ERROR(m.take_norm(in + ".attention.output.LayerNorm", o + ".self_attn.norm", d));
     HEED_RETURN_IF_ERROR(m.take_linear(in + ".intermediate.dense", o + ".ffn.in", f, d));
@@ -260,7 +185,8 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   if (m.has("encoder.layer." + std::to_string(c.layers) + ".output.dense.weight")) {
     return m.corrupt("the file has more layers than config.json's " + std::to_string(c.layers));
   }
-  HEED_RETURN_IF_ERROR(m.check_all_used());
+  HEED_RETURN_IF_ERROR(m.check_all_used("a BERT encoder heed understands",
+                                          [&](const std::string& n) { return unused_by_encoders(prefix, n); }));
 
   fb::TransformerEncoderOnlyT config;
   config.encoder = std::make_unique<fb::TransformerStackT>();

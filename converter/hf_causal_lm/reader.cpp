@@ -12,6 +12,7 @@
 #include "heed_format/tensor_names.h"
 #include "hf_causal_lm/config.h"
 #include "safetensors.h"
+#include "tensor_mapper.h"
 #include "source_files.h"
 
 #ifndef HEED_VERSION
@@ -21,75 +22,9 @@
 namespace heed::convert::hf_causal_lm {
 namespace {
 
-std::string shape_string(const std::vector<uint64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 // Maps safetensors tensors onto heed's names and remembers which it used, so that anything left
 // over is reported instead of silently dropped.
-class Mapper {
- public:
-  Mapper(const SafetensorsFile& file, NeutralModel* out) : file_(file), out_(out) {}
-
-  const SafetensorsTensor* find(const std::string& name) {
-    const SafetensorsTensor* t = file_.find(name);
-    if (t) used_.insert(name);
-    return t;
-  }
-
-  Status corrupt(const std::string& what) const { return invalid_file(file_.where() + ": " + what); }
-
-  // Values of `name`, which must have `shape`.
-  Status values(const std::string& name, const std::vector<uint64_t>& shape, std::vector<float>* out) {
-    const SafetensorsTensor* t = find(name);
-    if (!t) return corrupt("missing tensor '" + name + "'");
-    if (t->shape != shape) {
-      return corrupt("tensor '" + name + "' has shape " + shape_string(t->shape) + ", expected " + shape_string(shape));
-    }
-    return file_.read_f32(*t, out);
-  }
-
-  Status take(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape, bool quantizable) {
-    std::vector<float> v;
-    HEED_RETURN_IF_ERROR(values(src, shape, &v));
-    add(dst, shape, v, quantizable);
-    return Status::ok();
-  }
-
-  void add(const std::string& dst, const std::vector<uint64_t>& shape, const std::vector<float>& v, bool quantizable) {
-    std::vector<uint32_t> s(shape.begin(), shape.end());
-    out_->add_f32(dst, s, v.data()).quantizable = quantizable;
-  }
-
-  // GPT-2's Conv1D: weight [in, out] (y = x W + b), stored by heed as a Linear [out, in].
-  Status take_conv1d(const std::string& src, const std::string& dst, uint64_t in, uint64_t out) {
-    std::vector<float> w;
-    HEED_RETURN_IF_ERROR(values(src + ".weight", {in, out}, &w));
-    std::vector<float> t(w.size());
-    for (uint64_t i = 0; i < in; ++i) {
-      for (uint64_t o = 0; o < out; ++o) t[o * in + i] = w[i * out + o];
-    }
-    add(dst + ".weight", {out, in}, t, true);
-    return take(src + ".bias", dst + ".bias", {out}, false);
-  }
-
-  Status check_all_used(const char* family) const {
-    for (const auto& t : file_.tensors()) {
-      if (!used_.count(t.name)) {
-        return unsupported_model(file_.where() + ": tensor '" + t.name + "' is not part of a " + family +
-                                 " model heed understands; refusing to drop it");
-      }
-    }
-    return Status::ok();
-  }
-
- private:
-  const SafetensorsFile& file_;
-  NeutralModel* out_;
-  std::set<std::string> used_;
-};
 
 Status open_weights(const std::string& dir, SafetensorsFile* file) {
   if (!is_directory(dir)) return io_error("'" + dir + "' is not a folder (a Hugging Face model is a folder with config.json)");
@@ -147,9 +82,21 @@ void set_producer(const std::string& dir, const CausalLmConfig& c, const char* f
   model->metadata.emplace_back("hf.activation", c.activation_name);
 }
 
+// GPT-2's Conv1D: weight [in, out] (y = x W + b), stored by heed as a Linear [out, in].
+Status take_conv1d(TensorMapper& m, const std::string& src, const std::string& dst, uint64_t in, uint64_t out) {
+  std::vector<float> w;
+  HEED_RETURN_IF_ERROR(m.values(src + ".weight", {in, out}, &w));
+  std::vector<float> t(w.size());
+  for (uint64_t i = 0; i < in; ++i) {
+    for (uint64_t o = 0; o < out; ++o) t[o * in + i] = w[i * out + o];
+  }
+  m.add(dst + ".weight", {out, in}, t, true);
+  return m.take(src + ".bias", dst + ".bias", {out}, false);
+}
+
 // The output projection: lm_head when untied, else the embeddings (the runtime reads them as the
 // projection). A tied save may still hold lm_head.weight (a copy); it is accepted and skipped.
-Status map_output(Mapper& m, const CausalLmConfig& c, fb::TransformerDecoderOnlyT* config) {
+Status map_output(TensorMapper& m, const CausalLmConfig& c, fb::TransformerDecoderOnlyT* config) {
   const uint64_t V = c.vocab_size, d = c.hidden_size;
   config->tied_output = c.tie_word_embeddings;
   if (c.tie_word_embeddings) {
@@ -209,7 +156,7 @@ Status read_merges(const std::string& path, std::vector<std::string>* out) {
   return Status::ok();
 }
 
-Status map_gpt2(Mapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
+Status map_gpt2(TensorMapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
   // GPT2LMHeadModel saves "transformer.*"; GPT2Model (and the original hub checkpoints) no prefix.
   const std::string p = file.find("transformer.wte.weight") ? "transformer." : "";
   const uint64_t d = c.hidden_size, f = c.ffn_dim, V = c.vocab_size;
@@ -220,12 +167,12 @@ Status map_gpt2(Mapper& m, const SafetensorsFile& file, const CausalLmConfig& c)
     const std::string out = names::layer("decoder", static_cast<int>(i));
     HEED_RETURN_IF_ERROR(m.take(in + ".ln_1.weight", out + ".self_attn.norm.gamma", {d}, false));
     HEED_RETURN_IF_ERROR(m.take(in + ".ln_1.bias", out + ".self_attn.norm.beta", {d}, false));
-    HEED_RETURN_IF_ERROR(m.take_conv1d(in + ".attn.c_attn", out + ".self_attn.qkv", d, 3 * d));
-    HEED_RETURN_IF_ERROR(m.take_conv1d(in + ".attn.c_proj", out + ".self_attn.out", d, d));
+    HEED_RETURN_IF_ERROR(take_conv1d(m, in + ".attn.c_attn", out + ".self_attn.qkv", d, 3 * d));
+    HEED_RETURN_IF_ERROR(take_conv1d(m, in + ".attn.c_proj", out + ".self_attn.out", d, d));
     HEED_RETURN_IF_ERROR(m.take(in + ".ln_2.weight", out + ".ffn.norm.gamma", {d}, false));
     HEED_RETURN_IF_ERROR(m.take(in + ".ln_2.bias", out + ".ffn.norm.beta", {d}, false));
-    HEED_RETURN_IF_ERROR(m.take_conv1d(in + ".mlp.c_fc", out + ".ffn.in", d, f));
-    HEED_RETURN_IF_ERROR(m.take_conv1d(in + ".mlp.c_proj", out + ".ffn.out", f, d));
+    HEED_RETURN_IF_ERROR(take_conv1d(m, in + ".mlp.c_fc", out + ".ffn.in", d, f));
+    HEED_RETURN_IF_ERROR(take_conv1d(m, in + ".mlp.c_proj", out + ".ffn.out", f, d));
     m.find(in + ".attn.bias");         // the causal mask buffer, not a weight
     m.find(in + ".attn.masked_bias");  // the masking constant, not a weight
   }
@@ -239,7 +186,7 @@ Status map_gpt2(Mapper& m, const SafetensorsFile& file, const CausalLmConfig& c)
 // ---- Llama ----------------------------------------------------------------------------------
 
 // q_proj / k_proj rows (and biases) in heed's interleaved RoPE order.
-Status take_rope_projection(Mapper& m, const std::string& src, uint64_t heads, uint64_t hd, uint64_t d,
+Status take_rope_projection(TensorMapper& m, const std::string& src, uint64_t heads, uint64_t hd, uint64_t d,
                             bool bias, std::vector<float>* weight, std::vector<float>* bias_out) {
   std::vector<float> w;
   HEED_RETURN_IF_ERROR(m.values(src + ".weight", {heads * hd, d}, &w));
@@ -256,7 +203,7 @@ Status take_rope_projection(Mapper& m, const std::string& src, uint64_t heads, u
   return Status::ok();
 }
 
-Status map_llama(Mapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
+Status map_llama(TensorMapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
   const uint64_t d = c.hidden_size, f = c.ffn_dim, V = c.vocab_size, hd = c.head_dim;
   const uint64_t h = c.num_heads, kvh = c.num_kv_heads;
   HEED_RETURN_IF_ERROR(m.take("model.embed_tokens.weight", "decoder.embeddings", {V, d}, true));
@@ -350,11 +297,11 @@ Status read_gpt2(const std::string& dir, NeutralModel* out) {
   SafetensorsFile file;
   HEED_RETURN_IF_ERROR(open_weights(dir, &file));
   NeutralModel model;
-  Mapper m(file, &model);
+  TensorMapper m(file, &model);
   HEED_RETURN_IF_ERROR(map_gpt2(m, file, c));
   fb::TransformerDecoderOnlyT config;
   HEED_RETURN_IF_ERROR(map_output(m, c, &config));
-  HEED_RETURN_IF_ERROR(m.check_all_used("GPT-2"));
+  HEED_RETURN_IF_ERROR(m.check_all_used("a GPT-2 model heed understands"));
   config.decoder = stack_config(c);
   model.config.Set(std::move(config));
 
@@ -383,11 +330,11 @@ Status read_llama(const std::string& dir, NeutralModel* out) {
   SafetensorsFile file;
   HEED_RETURN_IF_ERROR(open_weights(dir, &file));
   NeutralModel model;
-  Mapper m(file, &model);
+  TensorMapper m(file, &model);
   HEED_RETURN_IF_ERROR(map_llama(m, file, c));
   fb::TransformerDecoderOnlyT config;
   HEED_RETURN_IF_ERROR(map_output(m, c, &config));
-  HEED_RETURN_IF_ERROR(m.check_all_used("Llama"));
+  HEED_RETURN_IF_ERROR(m.check_all_used("a Llama model heed understands"));
   config.decoder = stack_config(c);
   model.config.Set(std::move(config));
 

@@ -11,6 +11,7 @@
 #include "heed_format/tensor_names.h"
 #include "marian/config.h"
 #include "safetensors.h"
+#include "tensor_mapper.h"
 #include "source_files.h"
 
 #ifndef HEED_VERSION
@@ -24,11 +25,6 @@ namespace {
 // computation (softmax, log-probs, scores) finite and still gives the token probability 0.
 constexpr float kSuppressedBias = -1e9f;
 
-std::string shape_string(const std::vector<uint64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 // vocab.json: {"piece": id, ...} with ids exactly 0..n-1, as a list in id order.
 Status read_vocab(const std::string& path, uint32_t expected, std::vector<std::string>* out) {
@@ -66,81 +62,6 @@ int32_t find_token(const std::vector<std::string>& tokens, const std::string& to
 
 // Maps the safetensors tensors onto heed's names, remembering which it used so that anything it
 // does not understand is reported instead of silently dropped.
-class Mapper {
- public:
-  Mapper(const SafetensorsFile& file, NeutralModel* out) : file_(file), out_(out) {}
-
-  const SafetensorsTensor* find(const std::string& name) {
-    const SafetensorsTensor* t = file_.find(name);
-    if (t) used_.insert(name);
-    return t;
-  }
-
-  Status corrupt(const std::string& what) const { return invalid_file(file_.where() + ": " + what); }
-
-  // Values of `name`, which must have `shape`.
-  Status values(const std::string& name, const std::vector<uint64_t>& shape, std::vector<float>* out) {
-    const SafetensorsTensor* t = find(name);
-    if (!t) return corrupt("missing tensor '" + name + "'");
-    if (t->shape != shape) {
-      return corrupt("tensor '" + name + "' has shape " + shape_string(t->shape) + ", expected " + shape_string(shape));
-    }
-    return file_.read_f32(*t, out);
-  }
-
-  Status take(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape, bool quantizable) {
-    std::vector<float> v;
-    HEED_RETURN_IF_ERROR(values(src, shape, &v));
-    add(dst, shape, v, quantizable);
-    return Status::ok();
-  }
-
-  void add(const std::string& dst, const std::vector<uint64_t>& shape, const std::vector<float>& v, bool quantizable) {
-    std::vector<uint32_t> s(shape.begin(), shape.end());
-    out_->add_f32(dst, s, v.data()).quantizable = quantizable;
-  }
-
-  // A Linear layer [out, in] with its bias.
-  Status take_linear(const std::string& src, const std::string& dst, uint64_t rows, uint64_t cols) {
-    HEED_RETURN_IF_ERROR(take(src + ".weight", dst + ".weight", {rows, cols}, true));
-    return take(src + ".bias", dst + ".bias", {rows}, false);
-  }
-
-  // Several Linear layers of [rows, cols] stacked row-wise into one (Q, K, V -> qkv).
-  Status take_stacked(const std::vector<std::string>& srcs, const std::string& dst, uint64_t rows, uint64_t cols) {
-    std::vector<float> weight, bias, v;
-    for (const std::string& src : srcs) {
-      HEED_RETURN_IF_ERROR(values(src + ".weight", {rows, cols}, &v));
-      weight.insert(weight.end(), v.begin(), v.end());
-      HEED_RETURN_IF_ERROR(values(src + ".bias", {rows}, &v));
-      bias.insert(bias.end(), v.begin(), v.end());
-    }
-    const uint64_t n = srcs.size();
-    add(dst + ".weight", {n * rows, cols}, weight, true);
-    add(dst + ".bias", {n * rows}, bias, false);
-    return Status::ok();
-  }
-
-  Status take_norm(const std::string& src, const std::string& dst, uint64_t d) {
-    HEED_RETURN_IF_ERROR(take(src + ".weight", dst + ".gamma", {d}, false));
-    return take(src + ".bias", dst + ".beta", {d}, false);
-  }
-
-  Status check_all_used() const {
-    for (const auto& t : file_.tensors()) {
-      if (!used_.count(t.name)) {
-        return unsupported_model(file_.where() + ": tensor '" + t.name +
-                                 "' is not part of a Marian model heed understands; refusing to drop it");
-      }
-    }
-    return Status::ok();
-  }
-
- private:
-  const SafetensorsFile& file_;
-  NeutralModel* out_;
-  std::set<std::string> used_;
-};
 
 Status read_activation(const std::string& name, fb::Activation* out) {
   // The names of transformers' ACT2FN that heed's kernels compute exactly.
@@ -180,7 +101,7 @@ std::unique_ptr<fb::TransformerStackT> stack_config(uint32_t layers, uint32_t d,
 }
 
 // One stack's layers: "model.encoder" / "model.decoder" -> "encoder" / "decoder".
-Status map_layers(Mapper& m, const std::string& src, const std::string& dst, uint32_t layers, uint64_t d,
+Status map_layers(TensorMapper& m, const std::string& src, const std::string& dst, uint32_t layers, uint64_t d,
                   uint64_t ffn, bool cross) {
   for (uint32_t i = 0; i < layers; ++i) {
     const std::string in = src + ".layers." + std::to_string(i);
@@ -208,7 +129,7 @@ Status map_layers(Mapper& m, const std::string& src, const std::string& dst, uin
 }
 
 // The position table: the stored one when a (older) save kept it, otherwise the library's formula.
-Status map_positions(Mapper& m, const std::string& src, const std::string& dst, uint32_t positions, uint32_t d) {
+Status map_positions(TensorMapper& m, const std::string& src, const std::string& dst, uint32_t positions, uint32_t d) {
   const std::string stored = src + ".embed_positions.weight";
   if (m.find(stored)) return m.take(stored, dst + ".positions", {positions, d}, false);
   std::vector<float> table(static_cast<size_t>(positions) * d);
@@ -266,7 +187,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   HEED_RETURN_IF_ERROR(SafetensorsFile::read(weights, &file));
 
   NeutralModel model;
-  Mapper m(file, &model);
+  TensorMapper m(file, &model);
   const uint64_t d = c.d_model;
   const uint32_t v_src = c.vocab_size;
   const uint32_t v_tgt = c.share_encoder_decoder_embeddings ? c.vocab_size : c.decoder_vocab_size;
@@ -314,7 +235,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
     bias[static_cast<size_t>(id)] = kSuppressedBias;
   }
   m.add("decoder.output.bias", {v_tgt}, bias, false);
-  HEED_RETURN_IF_ERROR(m.check_all_used());
+  HEED_RETURN_IF_ERROR(m.check_all_used("a Marian model heed understands"));
 
   fb::TransformerEncoderDecoderT config;
   config.encoder = stack_config(c.encoder_layers, c.d_model, c.encoder_heads, c.encoder_ffn_dim, v_src, activation, c);

@@ -7,6 +7,7 @@
 #include "heed_format/rnn_names.h"
 #include "json_fields.h"
 #include "safetensors.h"
+#include "tensor_mapper.h"
 #include "source_files.h"
 
 namespace heed::convert::torch_seq2seq {
@@ -91,59 +92,9 @@ class Config {
 };
 
 // Moves state_dict entries into heed names, checking shapes and that nothing is left over.
-class Mapper {
- public:
-  Mapper(const SafetensorsFile& file, NeutralModel* out) : file_(file), out_(out) {}
-
-  Status values(const std::string& src, const std::vector<uint64_t>& shape, std::vector<float>* v) {
-    const SafetensorsTensor* t = file_.find(src);
-    if (t == nullptr) return invalid_file(file_.where() + ": missing tensor '" + src + "'");
-    if (t->shape != shape) {
-      return invalid_file(file_.where() + ": tensor '" + src + "' has shape " + shape_text(t->shape) + ", expected " +
-                          shape_text(shape));
-    }
-    used_.insert(src);
-    return file_.read_f32(*t, v);
-  }
-  // src [shape] -> dst (reshaped to dst_shape when given).
-  Status take(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape, bool quantizable,
-              const std::vector<uint64_t>& dst_shape = {}) {
-    std::vector<float> v;
-    HEED_RETURN_IF_ERROR(values(src, shape, &v));
-    add(dst, dst_shape.empty() ? shape : dst_shape, v, quantizable);
-    return Status::ok();
-  }
-  Status take_optional(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape) {
-    if (file_.find(src) == nullptr) return Status::ok();
-    return take(src, dst, shape, false);
-  }
-  void add(const std::string& dst, const std::vector<uint64_t>& shape, const std::vector<float>& v, bool quantizable) {
-    std::vector<uint32_t> s(shape.begin(), shape.end());
-    out_->add_f32(dst, s, v.data()).quantizable = quantizable;
-  }
-  Status check_all_used() const {
-    for (const auto& t : file_.tensors()) {
-      if (used_.count(t.name) == 0) {
-        return unsupported_model(file_.where() + ": tensor '" + t.name +
-                                 "' is not part of the configured variant (see docs/torch-seq2seq.md)");
-      }
-    }
-    return Status::ok();
-  }
-  static std::string shape_text(const std::vector<uint64_t>& s) {
-    std::string r = "[";
-    for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
-    return r + "]";
-  }
-
- private:
-  const SafetensorsFile& file_;
-  NeutralModel* out_;
-  std::set<std::string> used_;
-};
 
 // PyTorch's nn.LSTM / nn.GRU (encoder) or nn.LSTMCell / nn.GRUCell (decoder) parameters of one cell.
-Status take_cell(Mapper& m, const std::string& weight_ih, const std::string& weight_hh, const std::string& bias_ih,
+Status take_cell(TensorMapper& m, const std::string& weight_ih, const std::string& weight_hh, const std::string& bias_ih,
                  const std::string& bias_hh, const std::string& dst, uint64_t gates, uint64_t in, uint64_t hidden) {
   HEED_RETURN_IF_ERROR(m.take(weight_ih, dst + ".ih.weight", {gates, in}, true));
   HEED_RETURN_IF_ERROR(m.take(weight_hh, dst + ".hh.weight", {gates, hidden}, true));
@@ -216,7 +167,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   SafetensorsFile file;
   HEED_RETURN_IF_ERROR(SafetensorsFile::read(dir + "/model.safetensors", &file));
   NeutralModel model;
-  Mapper m(file, &model);
+  TensorMapper m(file, &model);
   const uint64_t E = r.embedding_dim, H = r.hidden_dim, A = r.attention_dim, L = layers;
   const uint64_t He = r.bidirectional_encoder ? H / 2 : H;
   const uint64_t G = r.cell == fb::RnnCell::LSTM ? 4 : 3;
@@ -283,7 +234,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   HEED_RETURN_IF_ERROR(m.take("combine.weight", std::string(n::kCombine) + ".weight", {H, 2 * H}, true));
   HEED_RETURN_IF_ERROR(m.take("output.weight", std::string(n::kOutput) + ".weight", {target_vocab.size(), H}, true));
   HEED_RETURN_IF_ERROR(m.take_optional("output.bias", std::string(n::kOutput) + ".bias", {target_vocab.size()}));
-  HEED_RETURN_IF_ERROR(m.check_all_used());
+  HEED_RETURN_IF_ERROR(m.check_all_used("the configured variant (see docs/torch-seq2seq.md)"));
 
   model.config.Set(std::move(r));
   tok.kind = fb::TokenizerKind::Whitespace;
