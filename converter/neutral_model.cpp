@@ -46,4 +46,12 @@ NeutralTensor& NeutralModel::add_f32(std::string name, std::vector<uint32_t> sha
   return tensors.back();
 }
 
+void NeutralModel::set_producer(const char* format, const std::string& source_name) {
+  producer.name = "heed convert";
+  producer.version = HEED_VERSION;
+  producer.source_format = format;
+  producer.source_name = source_name;
+  metadata.emplace_back("source_format", format);
+}
+
 }  // namespace heed::convert

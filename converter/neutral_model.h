@@ -38,6 +38,9 @@ struct NeutralModel {
   const NeutralTensor* find(const std::string& name) const;
   // Removes the named tensor and, when it is quantized, its scale tensor. False when absent.
   bool remove(const std::string& name);
+  // Records heed convert as the producer of a model read from `source_name` in `format` (the
+  // format's --from name), also as the "source_format" metadata entry.
+  void set_producer(const char* format, const std::string& source_name);
   // Adds an f32 tensor from values.
   NeutralTensor& add_f32(std::string name, std::vector<uint32_t> shape, const float* values);
 };

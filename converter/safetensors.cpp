@@ -1,5 +1,7 @@
 #include "safetensors.h"
 
+#include "source_files.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -155,6 +157,22 @@ Status SafetensorsFile::read_f32(const SafetensorsTensor& tensor, std::vector<fl
                              ", expected floating-point values (F32, F16, BF16, F64)");
   }
   return Status::ok();
+}
+
+Status read_hf_weights(const std::string& dir, SafetensorsFile* file) {
+  const std::string weights = dir + "/model.safetensors";
+  if (!is_file(weights)) {
+    if (is_file(dir + "/model.safetensors.index.json")) {
+      return unsupported_model(dir + ": the weights are sharded (model.safetensors.index.json); heed reads one "
+                               "model.safetensors");
+    }
+    if (is_file(dir + "/pytorch_model.bin")) {
+      return unsupported_model(dir + ": only pytorch_model.bin, which heed does not read; re-save the model with "
+                               "model.save_pretrained(folder, safe_serialization=True) to get model.safetensors");
+    }
+    return invalid_argument(dir + ": no model.safetensors");
+  }
+  return SafetensorsFile::read(weights, file);
 }
 
 }  // namespace heed::convert

@@ -51,6 +51,10 @@ class SafetensorsFile {
   std::map<std::string, std::string> metadata_;
 };
 
+// A Hugging Face folder's model.safetensors (the folder must exist); sharded weights and
+// pytorch_model.bin-only folders are refused with what to do about them.
+Status read_hf_weights(const std::string& dir, SafetensorsFile* file);
+
 // Bytes per element of a safetensors dtype name; 0 when unknown.
 size_t safetensors_dtype_size(const std::string& dtype);
 

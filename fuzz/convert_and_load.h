@@ -14,6 +14,7 @@
 #include "heed/model.h"
 #include "convert.h"
 #include "heed_writer.h"
+#include "loader/model_index.h"
 #include "neutral_model.h"
 
 namespace heed::fuzz {

@@ -16,11 +16,12 @@
 #include <sys/stat.h>
 #include <vector>
 
+#include "convert.h"
 #include "ct2/reader.h"
 #include "fuzz_support.h"
 #include "heed/model.h"
 #include "heed_writer.h"
-#include "convert.h"
+#include "loader/model_index.h"
 
 namespace {
 

@@ -140,38 +140,21 @@ bool looks_like_model(const std::string& dir) {
   return get_string(j, "model_type", "") == "bert";
 }
 
-Status read_model(const std::string& dir, NeutralModel* out) {
-  if (!is_directory(dir)) {
-    return io_error("'" + dir + "' is not a folder (a Hugging Face BERT model is a folder with config.json)");
-  }
-  BertConfig c;
-  HEED_RETURN_IF_ERROR(read_config(dir, &c));
+namespace {
 
-  const std::string weights = dir + "/model.safetensors";
-  if (!is_file(weights)) {
-    if (is_file(dir + "/pytorch_model.bin")) {
-      return unsupported_model(dir + ": only pytorch_model.bin, which heed does not read; re-save the model with "
-                               "model.save_pretrained(folder, safe_serialization=True) to get model.safetensors");
-    }
-    return invalid_argument(dir + ": no model.safetensors");
-  }
-  SafetensorsFile file;
-  HEED_RETURN_IF_ERROR(SafetensorsFile::read(weights, &file));
-  const std::string prefix = file.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
-
-  NeutralModel model;
-  TensorMapper m(file, &model, prefix);
-  const uint64_t d = c.hidden_size, f = c.intermediate;
-  HEED_RETURN_IF_ERROR(m.take("embeddings.word_embeddings.weight", "encoder.embeddings", {c.vocab_size, d}, true));
-  HEED_RETURN_IF_ERROR(m.take("embeddings.position_embeddings.weight", "encoder.positions", {c.max_positions, d}, false));
-  if (c.type_vocab_size > 0 && m.has("embeddings.token_type_embeddings.weight")) {
+// Embeddings (word, position, token type 0 when the file has them) and every encoder layer.
+Status map_tensors(TensorMapper& m, BertConfig* c) {
+  const uint64_t d = c->hidden_size, f = c->intermediate;
+  HEED_RETURN_IF_ERROR(m.take("embeddings.word_embeddings.weight", "encoder.embeddings", {c->vocab_size, d}, true));
+  HEED_RETURN_IF_ERROR(m.take("embeddings.position_embeddings.weight", "encoder.positions", {c->max_positions, d}, false));
+  if (c->type_vocab_size > 0 && m.has("embeddings.token_type_embeddings.weight")) {
     HEED_RETURN_IF_ERROR(
-        m.take("embeddings.token_type_embeddings.weight", "encoder.token_types", {c.type_vocab_size, d}, false));
+        m.take("embeddings.token_type_embeddings.weight", "encoder.token_types", {c->type_vocab_size, d}, false));
   } else {
-    c.type_vocab_size = 0;
+    c->type_vocab_size = 0;
   }
   HEED_RETURN_IF_ERROR(m.take_norm("embeddings.LayerNorm", "encoder.embedding_norm", d));
-  for (uint32_t i = 0; i < c.layers; ++i) {
+  for (uint32_t i = 0; i < c->layers; ++i) {
     const std::string in = "encoder.layer." + std::to_string(i);
     const std::string o = names::layer("encoder", static_cast<int>(i));
     HEED_RETURN_IF_ERROR(m.take_stacked({in + ".attention.self.query", in + ".attention.self.key", in + ".attention.self.value"},
@@ -182,12 +165,13 @@ Status read_model(const std::string& dir, NeutralModel* out) {
     HEED_RETURN_IF_ERROR(m.take_linear(in + ".output.dense", o + ".ffn.out", d, f));
     HEED_RETURN_IF_ERROR(m.take_norm(in + ".output.LayerNorm", o + ".ffn.norm", d));
   }
-  if (m.has("encoder.layer." + std::to_string(c.layers) + ".output.dense.weight")) {
-    return m.corrupt("the file has more layers than config.json's " + std::to_string(c.layers));
+  if (m.has("encoder.layer." + std::to_string(c->layers) + ".output.dense.weight")) {
+    return m.corrupt("the file has more layers than config.json's " + std::to_string(c->layers));
   }
-  HEED_RETURN_IF_ERROR(m.check_all_used("a BERT encoder heed understands",
-                                          [&](const std::string& n) { return unused_by_encoders(prefix, n); }));
+  return Status::ok();
+}
 
+void set_config(const BertConfig& c, NeutralModel* model) {
   fb::TransformerEncoderOnlyT config;
   config.encoder = std::make_unique<fb::TransformerStackT>();
   fb::TransformerStackT& s = *config.encoder;
@@ -206,60 +190,89 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   s.embedding_scale = 1.0f;
   s.vocab_size = c.vocab_size;
   config.type_vocab_size = c.type_vocab_size;
-  model.config.Set(std::move(config));
+  model->config.Set(std::move(config));
 
-  // Tokenizer: vocab.txt and BertTokenizer's casing rules.
-  nlohmann::json tc = nlohmann::json::object();
-  const std::string tc_path = dir + "/tokenizer_config.json";
-  if (is_file(tc_path)) HEED_RETURN_IF_ERROR(read_json(tc_path, &tc));
+}
+
+// BertTokenizer's settings as heed reads them: vocab.txt, the special tokens and casing rules.
+struct BertTokenizerSettings {
   bool lowercase = true;  // BertTokenizer's default
-  if (tc.contains("do_lower_case") && tc["do_lower_case"].is_boolean()) lowercase = tc["do_lower_case"].get<bool>();
+  std::string never_split;
+};
+
+// The special tokens BertTokenizer keeps whole when the text contains them.
+std::string never_split_tokens(const nlohmann::json& tc, const std::vector<std::string>& vocab) {
+  std::string never_split;
+  for (const auto& [key, fallback] : {std::pair<const char*, const char*>{"unk_token", "[UNK]"},
+                                      {"sep_token", "[SEP]"},
+                                      {"pad_token", "[PAD]"},
+                                      {"cls_token", "[CLS]"},
+                                      {"mask_token", "[MASK]"}}) {
+    const std::string token = get_string(tc, key, fallback);
+    if (find_token(vocab, token) < 0 || token.find(' ') != std::string::npos) continue;
+    never_split += (never_split.empty() ? "" : " ") + token;
+  }
+  return never_split;
+}
+
+Status read_tokenizer(const std::string& dir, const BertConfig& c, const nlohmann::json& tc, fb::TokenizerT* tok,
+                      BertTokenizerSettings* settings) {
+  if (tc.contains("do_lower_case") && tc["do_lower_case"].is_boolean()) settings->lowercase = tc["do_lower_case"].get<bool>();
   if (tc.contains("tokenize_chinese_chars") && tc["tokenize_chinese_chars"].is_boolean() &&
       !tc["tokenize_chinese_chars"].get<bool>()) {
-    return unsupported_model(tc_path + ": tokenize_chinese_chars false is not supported");
+    return unsupported_model(dir + "/tokenizer_config.json: tokenize_chinese_chars false is not supported");
   }
   std::vector<std::string> vocab;
   HEED_RETURN_IF_ERROR(read_vocab(dir + "/vocab.txt", c.vocab_size, &vocab));
-  fb::TokenizerT& tok = model.tokenizer;
-  tok.kind = fb::TokenizerKind::WordPiece;
+  tok->kind = fb::TokenizerKind::WordPiece;
   const auto special = [&](const char* key, const char* fallback, int32_t* id) -> Status {
     const std::string token = get_string(tc, key, fallback);
     *id = find_token(vocab, token);
     if (*id < 0) return invalid_file(dir + "/vocab.txt: the special token '" + token + "' (" + key + ") is missing");
     return Status::ok();
   };
-  HEED_RETURN_IF_ERROR(special("unk_token", "[UNK]", &tok.unk_id));
-  HEED_RETURN_IF_ERROR(special("cls_token", "[CLS]", &tok.bos_id));
-  HEED_RETURN_IF_ERROR(special("sep_token", "[SEP]", &tok.eos_id));
-  HEED_RETURN_IF_ERROR(special("pad_token", "[PAD]", &tok.pad_id));
-  // BertTokenizer keeps its special tokens whole when the text contains them.
-  std::string never_split;
-  for (const char* key : {"unk_token", "sep_token", "pad_token", "cls_token", "mask_token"}) {
-    const char* fallback = std::string(key) == "unk_token"   ? "[UNK]"
-                           : std::string(key) == "sep_token" ? "[SEP]"
-                           : std::string(key) == "pad_token" ? "[PAD]"
-                           : std::string(key) == "cls_token" ? "[CLS]"
-                                                             : "[MASK]";
-    const std::string token = get_string(tc, key, fallback);
-    if (find_token(vocab, token) < 0 || token.find(' ') != std::string::npos) continue;
-    never_split += (never_split.empty() ? "" : " ") + token;
-  }
-  tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
-  tok.target_vocabulary->tokens = std::move(vocab);
+  HEED_RETURN_IF_ERROR(special("unk_token", "[UNK]", &tok->unk_id));
+  HEED_RETURN_IF_ERROR(special("cls_token", "[CLS]", &tok->bos_id));
+  HEED_RETURN_IF_ERROR(special("sep_token", "[SEP]", &tok->eos_id));
+  HEED_RETURN_IF_ERROR(special("pad_token", "[PAD]", &tok->pad_id));
+  settings->never_split = never_split_tokens(tc, vocab);
+  tok->target_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok->target_vocabulary->tokens = std::move(vocab);
+  return Status::ok();
+}
 
+}  // namespace
+
+Status read_model(const std::string& dir, NeutralModel* out) {
+  if (!is_directory(dir)) {
+    return io_error("'" + dir + "' is not a folder (a Hugging Face BERT model is a folder with config.json)");
+  }
+  BertConfig c;
+  HEED_RETURN_IF_ERROR(read_config(dir, &c));
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(read_hf_weights(dir, &file));
+  const std::string prefix = file.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
+  NeutralModel model;
+  TensorMapper m(file, &model, prefix);
+  HEED_RETURN_IF_ERROR(map_tensors(m, &c));
+  HEED_RETURN_IF_ERROR(m.check_all_used("a BERT encoder heed understands",
+                                        [&](const std::string& n) { return unused_by_encoders(prefix, n); }));
+  set_config(c, &model);
+
+  nlohmann::json tc = nlohmann::json::object();
+  const std::string tc_path = dir + "/tokenizer_config.json";
+  if (is_file(tc_path)) HEED_RETURN_IF_ERROR(read_json(tc_path, &tc));
+  BertTokenizerSettings settings;
+  HEED_RETURN_IF_ERROR(read_tokenizer(dir, c, tc, &model.tokenizer, &settings));
   std::string pooling;
   HEED_RETURN_IF_ERROR(read_pooling(dir, &pooling));
 
-  model.producer.name = "heed convert";
-  model.producer.version = HEED_VERSION;
-  model.producer.source_format = "hf-bert";
-  model.producer.source_name = base_name(dir);
-  model.metadata.emplace_back("source_format", "hf-bert");
-  model.metadata.emplace_back("tokenizer.do_lower_case", lowercase ? "true" : "false");
+  model.set_producer("hf-bert", base_name(dir));
+  model.metadata.emplace_back("tokenizer.do_lower_case", settings.lowercase ? "true" : "false");
   if (tc.contains("strip_accents") && tc["strip_accents"].is_boolean()) {
     model.metadata.emplace_back("tokenizer.strip_accents", tc["strip_accents"].get<bool>() ? "true" : "false");
   }
-  if (!never_split.empty()) model.metadata.emplace_back("tokenizer.never_split", never_split);
+  if (!settings.never_split.empty()) model.metadata.emplace_back("tokenizer.never_split", settings.never_split);
   if (!pooling.empty()) model.metadata.emplace_back("embedding.pooling", pooling);
   model.metadata.emplace_back("hf.hidden_act", c.hidden_act);
   *out = std::move(model);

@@ -28,19 +28,7 @@ namespace {
 
 Status open_weights(const std::string& dir, SafetensorsFile* file) {
   if (!is_directory(dir)) return io_error("'" + dir + "' is not a folder (a Hugging Face model is a folder with config.json)");
-  const std::string weights = dir + "/model.safetensors";
-  if (!is_file(weights)) {
-    if (is_file(dir + "/model.safetensors.index.json")) {
-      return unsupported_model(dir + ": the weights are sharded (model.safetensors.index.json); heed reads one "
-                               "model.safetensors");
-    }
-    if (is_file(dir + "/pytorch_model.bin")) {
-      return unsupported_model(dir + ": only pytorch_model.bin, which heed does not read; re-save the model with "
-                               "model.save_pretrained(folder, safe_serialization=True) to get model.safetensors");
-    }
-    return invalid_argument(dir + ": no model.safetensors");
-  }
-  return SafetensorsFile::read(weights, file);
+  return read_hf_weights(dir, file);
 }
 
 std::unique_ptr<fb::TransformerStackT> stack_config(const CausalLmConfig& c) {
@@ -73,11 +61,7 @@ std::unique_ptr<fb::TransformerStackT> stack_config(const CausalLmConfig& c) {
 }
 
 void set_producer(const std::string& dir, const CausalLmConfig& c, const char* format, NeutralModel* model) {
-  model->producer.name = "heed convert";
-  model->producer.version = HEED_VERSION;
-  model->producer.source_format = format;
-  model->producer.source_name = base_name(dir);
-  model->metadata.emplace_back("source_format", format);
+  model->set_producer(format, base_name(dir));
   model->metadata.emplace_back("hf.model_type", c.model_type);
   model->metadata.emplace_back("hf.activation", c.activation_name);
 }

@@ -165,64 +165,43 @@ bool looks_like_model(const std::string& dir) {
   return is_file(dir + "/config.json") && is_file(dir + "/source.spm") && is_file(dir + "/vocab.json");
 }
 
-Status read_model(const std::string& dir, NeutralModel* out) {
-  if (!is_directory(dir)) {
-    return io_error("'" + dir + "' is not a folder (a Hugging Face Marian model is a folder with config.json)");
-  }
-  MarianConfig c;
-  HEED_RETURN_IF_ERROR(read_config(dir, &c));
-  fb::Activation activation = fb::Activation::ReLU;
-  Status status = read_activation(c.activation, &activation);
-  if (!status) return unsupported_model(dir + "/config.json: " + status.message());
+namespace {
 
-  const std::string weights = dir + "/model.safetensors";
-  if (!is_file(weights)) {
-    if (is_file(dir + "/pytorch_model.bin")) {
-      return unsupported_model(dir + ": only pytorch_model.bin, which heed does not read; re-save the model with "
-                               "model.save_pretrained(folder, safe_serialization=True) to get model.safetensors");
-    }
-    return invalid_argument(dir + ": no model.safetensors");
-  }
-  SafetensorsFile file;
-  HEED_RETURN_IF_ERROR(SafetensorsFile::read(weights, &file));
-
-  NeutralModel model;
-  TensorMapper m(file, &model);
+// Embeddings: model.shared is the one table when shared; each stack may also (or instead) store
+// its own embed_tokens. A stack's own table wins. One table for both stacks (OPUS-MT models share
+// it) is written once, as the decoder's; returns whether it is.
+Status map_embeddings(TensorMapper& m, const SafetensorsFile& file, const MarianConfig& c, uint32_t v_tgt,
+                      NeutralModel* model, bool* shared) {
   const uint64_t d = c.d_model;
-  const uint32_t v_src = c.vocab_size;
-  const uint32_t v_tgt = c.share_encoder_decoder_embeddings ? c.vocab_size : c.decoder_vocab_size;
-
-  // Embeddings: model.shared is the one table when shared; each stack may also (or instead) store
-  // its own embed_tokens. A stack's own table wins.
   auto embeddings = [&](const std::string& stack, uint64_t rows, const std::string& dst) -> Status {
     const std::string own = "model." + stack + ".embed_tokens.weight";
     if (file.find(own)) return m.take(own, dst, {rows, d}, true);
     if (!c.share_encoder_decoder_embeddings) return m.corrupt("missing tensor '" + own + "'");
     return m.take("model.shared.weight", dst, {rows, d}, true);
   };
-  HEED_RETURN_IF_ERROR(embeddings("encoder", v_src, "encoder.embeddings"));
+  HEED_RETURN_IF_ERROR(embeddings("encoder", c.vocab_size, "encoder.embeddings"));
   HEED_RETURN_IF_ERROR(embeddings("decoder", v_tgt, "decoder.embeddings"));
   if (file.find("model.shared.weight")) m.find("model.shared.weight");  // an unused duplicate is fine
-  // One table for both stacks (OPUS-MT models share it) is written once, as the decoder's.
-  const bool shared_embeddings = same_values(model, "encoder.embeddings", "decoder.embeddings");
-  if (shared_embeddings) model.remove("encoder.embeddings");
+  *shared = same_values(*model, "encoder.embeddings", "decoder.embeddings");
+  if (*shared) model->remove("encoder.embeddings");
+  return Status::ok();
+}
 
-  HEED_RETURN_IF_ERROR(map_positions(m, "model.encoder", "encoder", c.max_position_embeddings, c.d_model));
-  HEED_RETURN_IF_ERROR(map_positions(m, "model.decoder", "decoder", c.max_position_embeddings, c.d_model));
-  HEED_RETURN_IF_ERROR(map_layers(m, "model.encoder", "encoder", c.encoder_layers, d, c.encoder_ffn_dim, false));
-  HEED_RETURN_IF_ERROR(map_layers(m, "model.decoder", "decoder", c.decoder_layers, d, c.decoder_ffn_dim, true));
-
-  // Output projection: lm_head when the file has its own values, else the decoder embeddings, which
-  // the runtime then reads as the projection (tied_output) with decoder.output.bias.
+// Output projection: lm_head when the file has its own values, else the decoder embeddings, which
+// the runtime then reads as the projection (tied_output) with decoder.output.bias (which also
+// suppresses bad_words_ids).
+Status map_output(TensorMapper& m, const SafetensorsFile& file, const MarianConfig& c, uint32_t v_tgt,
+                  const std::string& dir, const NeutralModel& model, bool* tied_output) {
+  const uint64_t d = c.d_model;
   const SafetensorsTensor* head = file.find("lm_head.weight");
-  bool tied_output = true;
+  *tied_output = true;
   if (head && !c.tie_word_embeddings) {
     std::vector<float> output;
     HEED_RETURN_IF_ERROR(m.values("lm_head.weight", {v_tgt, d}, &output));
     const NeutralTensor* emb = model.find("decoder.embeddings");
-    tied_output = emb->bytes.size() == output.size() * sizeof(float) &&
-                  std::memcmp(emb->bytes.data(), output.data(), emb->bytes.size()) == 0;
-    if (!tied_output) m.add("decoder.output.weight", {v_tgt, d}, output, true);
+    *tied_output = emb->bytes.size() == output.size() * sizeof(float) &&
+                   std::memcmp(emb->bytes.data(), output.data(), emb->bytes.size()) == 0;
+    if (!*tied_output) m.add("decoder.output.weight", {v_tgt, d}, output, true);
   } else if (head) {
     m.find("lm_head.weight");  // tied: the same values as the embeddings
   }
@@ -235,6 +214,95 @@ Status read_model(const std::string& dir, NeutralModel* out) {
     bias[static_cast<size_t>(id)] = kSuppressedBias;
   }
   m.add("decoder.output.bias", {v_tgt}, bias, false);
+  return Status::ok();
+}
+
+Status read_vocabularies(const std::string& dir, const MarianConfig& c, uint32_t v_tgt,
+                         std::vector<std::string>* source_vocab, std::vector<std::string>* target_vocab) {
+  HEED_RETURN_IF_ERROR(read_vocab(dir + "/vocab.json", c.vocab_size, source_vocab));
+  if (c.separate_vocabs) return read_vocab(dir + "/target_vocab.json", v_tgt, target_vocab);
+  if (v_tgt != c.vocab_size) {
+    return invalid_file(dir + ": one vocab.json but decoder_vocab_size " + std::to_string(v_tgt) +
+                        " differs from vocab_size " + std::to_string(c.vocab_size));
+  }
+  *target_vocab = *source_vocab;
+  return Status::ok();
+}
+
+// Tokenizer: both SentencePiece models embedded; pieces become ids through vocab.json.
+Status read_tokenizer(const std::string& dir, const MarianConfig& c, uint32_t v_tgt, fb::TokenizerT* tok) {
+  tok->kind = fb::TokenizerKind::SentencePiece;
+  HEED_RETURN_IF_ERROR(read_nonempty_bytes(dir + "/source.spm", &tok->source_model));
+  HEED_RETURN_IF_ERROR(read_nonempty_bytes(dir + "/target.spm", &tok->target_model));
+  std::vector<std::string> source_vocab, target_vocab;
+  HEED_RETURN_IF_ERROR(read_vocabularies(dir, c, v_tgt, &source_vocab, &target_vocab));
+  tok->unk_id = find_token(target_vocab, c.unk_token);
+  if (tok->unk_id < 0) return invalid_file(dir + ": the unknown token '" + c.unk_token + "' is not in the vocabulary");
+  for (const auto& [id, what] : {std::pair<int32_t, const char*>{c.eos_token_id, "eos_token_id"},
+                                 {c.pad_token_id, "pad_token_id"},
+                                 {c.decoder_start_token_id, "decoder_start_token_id"}}) {
+    if (id < 0 || id >= static_cast<int32_t>(v_tgt)) {
+      return invalid_file(dir + "/config.json: " + what + " " + std::to_string(id) + " is outside the vocabulary");
+    }
+  }
+  tok->eos_id = c.eos_token_id;
+  tok->pad_id = c.pad_token_id;
+  tok->decoder_start_id = c.decoder_start_token_id;
+  tok->bos_id = -1;  // Marian has no BOS: the decoder starts from <pad>
+  tok->shared_vocabulary = !c.separate_vocabs;
+  tok->source_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok->source_vocabulary->tokens = std::move(source_vocab);
+  tok->target_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok->target_vocabulary->tokens = std::move(target_vocab);
+  return Status::ok();
+}
+
+void add_metadata(const std::string& dir, const MarianConfig& c, NeutralModel* model) {
+  model->set_producer("hf-marian", base_name(dir));
+  // MarianTokenizer appends </s> to every source and nothing before it.
+  model->metadata.emplace_back("add_source_bos", "false");
+  model->metadata.emplace_back("add_source_eos", "true");
+  // A leading ">>xx<<" (target language of multilingual OPUS-MT models) is one piece of its own.
+  model->metadata.emplace_back("tokenizer.language_code_prefix", "true");
+  if (!c.source_lang.empty()) model->metadata.emplace_back("source_language", c.source_lang);
+  if (!c.target_lang.empty()) model->metadata.emplace_back("target_language", c.target_lang);
+  if (!c.suppressed_ids.empty()) {
+    std::string ids;
+    for (int32_t id : c.suppressed_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    model->metadata.emplace_back("suppressed_ids", ids);
+  }
+  if (c.forced_eos_token_id >= 0) {
+    model->metadata.emplace_back("hf.forced_eos_token_id", std::to_string(c.forced_eos_token_id));
+  }
+  model->metadata.emplace_back("hf.activation_function", c.activation);
+}
+
+}  // namespace
+
+Status read_model(const std::string& dir, NeutralModel* out) {
+  if (!is_directory(dir)) {
+    return io_error("'" + dir + "' is not a folder (a Hugging Face Marian model is a folder with config.json)");
+  }
+  MarianConfig c;
+  HEED_RETURN_IF_ERROR(read_config(dir, &c));
+  fb::Activation activation = fb::Activation::ReLU;
+  Status status = read_activation(c.activation, &activation);
+  if (!status) return unsupported_model(dir + "/config.json: " + status.message());
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(read_hf_weights(dir, &file));
+
+  NeutralModel model;
+  TensorMapper m(file, &model);
+  const uint64_t d = c.d_model;
+  const uint32_t v_src = c.vocab_size;
+  const uint32_t v_tgt = c.share_encoder_decoder_embeddings ? c.vocab_size : c.decoder_vocab_size;
+  bool shared_embeddings = false, tied_output = true;
+  HEED_RETURN_IF_ERROR(map_embeddings(m, file, c, v_tgt, &model, &shared_embeddings));
+  HEED_RETURN_IF_ERROR(map_positions(m, "model.encoder", "encoder", c.max_position_embeddings, c.d_model));
+  HEED_RETURN_IF_ERROR(map_positions(m, "model.decoder", "decoder", c.max_position_embeddings, c.d_model));
+  HEED_RETURN_IF_ERROR(map_layers(m, "model.encoder", "encoder", c.encoder_layers, d, c.encoder_ffn_dim, false));
+  HEED_RETURN_IF_ERROR(map_layers(m, "model.decoder", "decoder", c.decoder_layers, d, c.decoder_ffn_dim, true));
+  HEED_RETURN_IF_ERROR(map_output(m, file, c, v_tgt, dir, model, &tied_output));
   HEED_RETURN_IF_ERROR(m.check_all_used("a Marian model heed understands"));
 
   fb::TransformerEncoderDecoderT config;
@@ -243,65 +311,8 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   config.shared_embeddings = shared_embeddings;
   config.tied_output = tied_output;
   model.config.Set(std::move(config));
-
-  // Tokenizer: both SentencePiece models embedded; pieces become ids through vocab.json.
-  fb::TokenizerT& tok = model.tokenizer;
-  tok.kind = fb::TokenizerKind::SentencePiece;
-  HEED_RETURN_IF_ERROR(read_nonempty_bytes(dir + "/source.spm", &tok.source_model));
-  HEED_RETURN_IF_ERROR(read_nonempty_bytes(dir + "/target.spm", &tok.target_model));
-  std::vector<std::string> source_vocab, target_vocab;
-  HEED_RETURN_IF_ERROR(read_vocab(dir + "/vocab.json", v_src, &source_vocab));
-  if (c.separate_vocabs) {
-    HEED_RETURN_IF_ERROR(read_vocab(dir + "/target_vocab.json", v_tgt, &target_vocab));
-  } else {
-    if (v_tgt != v_src) {
-      return invalid_file(dir + ": one vocab.json but decoder_vocab_size " + std::to_string(v_tgt) +
-                          " differs from vocab_size " + std::to_string(v_src));
-    }
-    target_vocab = source_vocab;
-  }
-  tok.unk_id = find_token(target_vocab, c.unk_token);
-  if (tok.unk_id < 0) return invalid_file(dir + ": the unknown token '" + c.unk_token + "' is not in the vocabulary");
-  auto check_id = [&](int32_t id, const char* what) -> Status {
-    if (id < 0 || id >= static_cast<int32_t>(v_tgt)) {
-      return invalid_file(dir + "/config.json: " + what + " " + std::to_string(id) + " is outside the vocabulary");
-    }
-    return Status::ok();
-  };
-  HEED_RETURN_IF_ERROR(check_id(c.eos_token_id, "eos_token_id"));
-  HEED_RETURN_IF_ERROR(check_id(c.pad_token_id, "pad_token_id"));
-  HEED_RETURN_IF_ERROR(check_id(c.decoder_start_token_id, "decoder_start_token_id"));
-  tok.eos_id = c.eos_token_id;
-  tok.pad_id = c.pad_token_id;
-  tok.decoder_start_id = c.decoder_start_token_id;
-  tok.bos_id = -1;  // Marian has no BOS: the decoder starts from <pad>
-  tok.shared_vocabulary = !c.separate_vocabs;
-  tok.source_vocabulary = std::make_unique<fb::VocabularyT>();
-  tok.source_vocabulary->tokens = std::move(source_vocab);
-  tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
-  tok.target_vocabulary->tokens = std::move(target_vocab);
-
-  model.producer.name = "heed convert";
-  model.producer.version = HEED_VERSION;
-  model.producer.source_format = "hf-marian";
-  model.producer.source_name = base_name(dir);
-  model.metadata.emplace_back("source_format", "hf-marian");
-  // MarianTokenizer appends </s> to every source and nothing before it.
-  model.metadata.emplace_back("add_source_bos", "false");
-  model.metadata.emplace_back("add_source_eos", "true");
-  // A leading ">>xx<<" (target language of multilingual OPUS-MT models) is one piece of its own.
-  model.metadata.emplace_back("tokenizer.language_code_prefix", "true");
-  if (!c.source_lang.empty()) model.metadata.emplace_back("source_language", c.source_lang);
-  if (!c.target_lang.empty()) model.metadata.emplace_back("target_language", c.target_lang);
-  if (!c.suppressed_ids.empty()) {
-    std::string ids;
-    for (int32_t id : c.suppressed_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    model.metadata.emplace_back("suppressed_ids", ids);
-  }
-  if (c.forced_eos_token_id >= 0) {
-    model.metadata.emplace_back("hf.forced_eos_token_id", std::to_string(c.forced_eos_token_id));
-  }
-  model.metadata.emplace_back("hf.activation_function", c.activation);
+  HEED_RETURN_IF_ERROR(read_tokenizer(dir, c, v_tgt, &model.tokenizer));
+  add_metadata(dir, c, &model);
   *out = std::move(model);
   return Status::ok();
 }

@@ -112,13 +112,12 @@ bool looks_like_model(const std::string& dir) {
   return j.contains("cell") && j.contains("placement");
 }
 
-Status read_model(const std::string& dir, NeutralModel* out) {
-  const std::string config_path = dir + "/config.json";
-  json j;
-  HEED_RETURN_IF_ERROR(read_json(config_path, &j));
-  const Config c(j, config_path);
+namespace {
 
-  fb::RnnSeq2SeqT r;
+// config.json's hyperparameters of the variant; `layers` of encoder and decoder alike.
+Status read_hyperparameters(const Config& c, const std::string& config_path, fb::RnnSeq2SeqT* out, uint32_t* layers_out) {
+  fb::RnnSeq2SeqT& r = *out;
+  uint32_t& layers = *layers_out;
   size_t cell = 0, score = 0, alignment = 0, placement = 0;
   HEED_RETURN_IF_ERROR(c.choice("cell", {"lstm", "gru"}, "lstm", &cell));
   HEED_RETURN_IF_ERROR(c.choice("score", {"dot", "scaled_dot", "general", "concat", "additive", "cosine", "mlp"},
@@ -129,7 +128,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   r.score = static_cast<fb::AttentionScore>(score);
   r.alignment = static_cast<fb::AttentionAlignment>(alignment);
   r.placement = static_cast<fb::AttentionPlacement>(placement);
-  uint32_t layers = 1;
+  layers = 1;
   HEED_RETURN_IF_ERROR(c.count("layers", false, 1, &layers));
   HEED_RETURN_IF_ERROR(c.count("embedding_dim", true, 0, &r.embedding_dim));
   HEED_RETURN_IF_ERROR(c.count("hidden_dim", true, 0, &r.hidden_dim));
@@ -152,27 +151,15 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   if (r.alignment != fb::AttentionAlignment::Global && r.window == 0) {
     return invalid_file(config_path + ": local alignments need 'window' (D) > 0");
   }
+  return Status::ok();
+}
 
-  fb::TokenizerT tok;
-  std::vector<std::string> source_vocab, target_vocab;
-  HEED_RETURN_IF_ERROR(c.vocabulary("source_vocabulary", &source_vocab));
-  HEED_RETURN_IF_ERROR(c.vocabulary("target_vocabulary", &target_vocab));
-  r.source_vocab_size = static_cast<uint32_t>(source_vocab.size());
-  r.target_vocab_size = static_cast<uint32_t>(target_vocab.size());
-  HEED_RETURN_IF_ERROR(c.id("bos_id", target_vocab.size(), true, &tok.bos_id));
-  HEED_RETURN_IF_ERROR(c.id("eos_id", target_vocab.size(), true, &tok.eos_id));
-  HEED_RETURN_IF_ERROR(c.id("unk_id", target_vocab.size(), false, &tok.unk_id));
-  HEED_RETURN_IF_ERROR(c.id("pad_id", target_vocab.size(), false, &tok.pad_id));
-
-  SafetensorsFile file;
-  HEED_RETURN_IF_ERROR(SafetensorsFile::read(dir + "/model.safetensors", &file));
-  NeutralModel model;
-  TensorMapper m(file, &model);
-  const uint64_t E = r.embedding_dim, H = r.hidden_dim, A = r.attention_dim, L = layers;
+// The encoder's (per direction) and the decoder's recurrent cells, layer by layer.
+Status map_cells(TensorMapper& m, const fb::RnnSeq2SeqT& r, uint64_t L) {
+  const uint64_t E = r.embedding_dim, H = r.hidden_dim;
   const uint64_t He = r.bidirectional_encoder ? H / 2 : H;
   const uint64_t G = r.cell == fb::RnnCell::LSTM ? 4 : 3;
-  HEED_RETURN_IF_ERROR(m.take("source_embeddings.weight", n::kEncoderEmbeddings, {source_vocab.size(), E}, true));
-  HEED_RETURN_IF_ERROR(m.take("target_embeddings.weight", n::kDecoderEmbeddings, {target_vocab.size(), E}, true));
+  const bool luong = r.placement == fb::AttentionPlacement::Luong;
   for (uint64_t l = 0; l < L; ++l) {
     for (int d = 0; d < (r.bidirectional_encoder ? 2 : 1); ++d) {
       const std::string sfx = "_l" + std::to_string(l) + (d == 1 ? "_reverse" : "");
@@ -185,6 +172,12 @@ Status read_model(const std::string& dir, NeutralModel* out) {
     HEED_RETURN_IF_ERROR(take_cell(m, p + "weight_ih", p + "weight_hh", p + "bias_ih", p + "bias_hh",
                                    n::decoder_cell(int(l)), G * H, l == 0 ? in0 : H, H));
   }
+  return Status::ok();
+}
+
+// The attention's score and alignment weights of the configured variant.
+Status map_attention(TensorMapper& m, const fb::RnnSeq2SeqT& r, const std::string& config_path) {
+  const uint64_t H = r.hidden_dim, A = r.attention_dim;
   const std::string key = n::kAttentionKey, query = n::kAttentionQuery;
   switch (r.score) {
     case fb::AttentionScore::General:
@@ -231,6 +224,40 @@ Status read_model(const std::string& dir, NeutralModel* out) {
     HEED_RETURN_IF_ERROR(m.take("attention.position.weight", std::string(n::kAttentionPosition) + ".weight", {A, H}, true));
     HEED_RETURN_IF_ERROR(m.take("attention.position_v.weight", n::kAttentionPositionV, {1, A}, false, {A}));
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status read_model(const std::string& dir, NeutralModel* out) {
+  const std::string config_path = dir + "/config.json";
+  json j;
+  HEED_RETURN_IF_ERROR(read_json(config_path, &j));
+  const Config c(j, config_path);
+  fb::RnnSeq2SeqT r;
+  uint32_t layers = 1;
+  HEED_RETURN_IF_ERROR(read_hyperparameters(c, config_path, &r, &layers));
+
+  fb::TokenizerT tok;
+  std::vector<std::string> source_vocab, target_vocab;
+  HEED_RETURN_IF_ERROR(c.vocabulary("source_vocabulary", &source_vocab));
+  HEED_RETURN_IF_ERROR(c.vocabulary("target_vocabulary", &target_vocab));
+  r.source_vocab_size = static_cast<uint32_t>(source_vocab.size());
+  r.target_vocab_size = static_cast<uint32_t>(target_vocab.size());
+  HEED_RETURN_IF_ERROR(c.id("bos_id", target_vocab.size(), true, &tok.bos_id));
+  HEED_RETURN_IF_ERROR(c.id("eos_id", target_vocab.size(), true, &tok.eos_id));
+  HEED_RETURN_IF_ERROR(c.id("unk_id", target_vocab.size(), false, &tok.unk_id));
+  HEED_RETURN_IF_ERROR(c.id("pad_id", target_vocab.size(), false, &tok.pad_id));
+
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(SafetensorsFile::read(dir + "/model.safetensors", &file));
+  NeutralModel model;
+  TensorMapper m(file, &model);
+  const uint64_t E = r.embedding_dim, H = r.hidden_dim;
+  HEED_RETURN_IF_ERROR(m.take("source_embeddings.weight", n::kEncoderEmbeddings, {source_vocab.size(), E}, true));
+  HEED_RETURN_IF_ERROR(m.take("target_embeddings.weight", n::kDecoderEmbeddings, {target_vocab.size(), E}, true));
+  HEED_RETURN_IF_ERROR(map_cells(m, r, layers));
+  HEED_RETURN_IF_ERROR(map_attention(m, r, config_path));
   HEED_RETURN_IF_ERROR(m.take("combine.weight", std::string(n::kCombine) + ".weight", {H, 2 * H}, true));
   HEED_RETURN_IF_ERROR(m.take("output.weight", std::string(n::kOutput) + ".weight", {target_vocab.size(), H}, true));
   HEED_RETURN_IF_ERROR(m.take_optional("output.bias", std::string(n::kOutput) + ".bias", {target_vocab.size()}));
@@ -246,11 +273,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   int32_t source_unk = -1;
   if (j.contains("unk_id") && j["unk_id"].is_number_integer()) source_unk = j["unk_id"].get<int32_t>();
   model.metadata.emplace_back("source_unk_id", std::to_string(source_unk));
-  model.metadata.emplace_back("source_format", "torch-seq2seq");
-  model.producer.name = "heed convert";
-  model.producer.version = HEED_VERSION;
-  model.producer.source_format = "torch-seq2seq";
-  model.producer.source_name = base_name(dir);
+  model.set_producer("torch-seq2seq", base_name(dir));
   *out = std::move(model);
   return Status::ok();
 }
