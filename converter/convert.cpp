@@ -5,14 +5,8 @@
 namespace heed::convert {
 
 Status check_convert_options(const ConvertOptions& o) {
-  const uint32_t group = o.quantize.group_size;
-  if (group != 0 && group % 4 != 0) {
-    return invalid_argument("--group-size must be a multiple of 4, got " + std::to_string(group));
-  }
-  if (group != 0 && o.quantize.type != WeightType::kInt8) {
-    return invalid_argument("--group-size only applies to --quantize int8");
-  }
-  if (o.layout == WeightLayout::kPacked16x4 && (o.quantize.type != WeightType::kInt8 || group != 0)) {
+  HEED_RETURN_IF_ERROR(check_quantize_options(o.quantize));
+  if (o.layout == WeightLayout::kPacked16x4 && (o.quantize.type != WeightType::kInt8 || o.quantize.group_size != 0)) {
     return invalid_argument("--layout packed16x4 needs int8 weights with one scale per row (--quantize int8, no "
                             "--group-size)");
   }

@@ -25,8 +25,8 @@ struct ConvertOptions {
   std::function<void(const char* stage, size_t done, size_t total)> progress;
 };
 
-// The combinations of options the pipeline refuses (one line each): a group size that is not a
-// multiple of 4 or is given for float weights, and the packed layout with weights it cannot pack.
+// The combinations of options the pipeline refuses (one line each): check_quantize_options, and
+// the packed layout with weights it cannot pack.
 Status check_convert_options(const ConvertOptions& options);
 
 struct ConvertSummary {

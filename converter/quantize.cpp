@@ -172,110 +172,132 @@ Status dequantize(const NeutralTensor& t, const NeutralTensor& scales, std::vect
 
 }  // namespace
 
-Status quantize_model(NeutralModel* model, const QuantizeOptions& options, std::vector<TensorReport>* report,
-                      const std::function<void(size_t, size_t)>& progress) {
+Status check_quantize_options(const QuantizeOptions& options) {
   if (options.group_size != 0 && (options.group_size % 4 != 0)) {
     return invalid_argument("group size " + std::to_string(options.group_size) + " is not a multiple of 4");
   }
   if (options.group_size != 0 && options.type != WeightType::kInt8) {
     return invalid_argument("a group size only applies to int8 weights");
   }
+  return Status::ok();
+}
+
+namespace {
+
+// int8 sources become floats again when float weights are asked for: dequantized first, while
+// every scales tensor is still in place. The names of the scales no longer needed go to *dropped.
+Status dequantize_int8_sources(NeutralModel* model, std::vector<std::string>* dropped) {
+  for (auto& t : model->tensors) {
+    if (!(t.quantizable && t.dtype == fb::DType::I8)) continue;
+    const NeutralTensor* scales = model->find(t.scales);
+    if (!scales) return invalid_argument("tensor '" + t.name + "' has no scales tensor '" + t.scales + "'");
+    std::vector<float> real;
+    HEED_RETURN_IF_ERROR(dequantize(t, *scales, &real));
+    dropped->push_back(t.scales);
+    t.dtype = fb::DType::F32;
+    t.quantization = fb::Quantization::None;
+    t.group_size = 0;
+    t.scales.clear();
+    t.bytes = to_bytes(real.data(), real.size() * sizeof(float));
+  }
+  return Status::ok();
+}
+
+Status to_float16(NeutralTensor* t, std::vector<TensorReport>* report) {
+  const float* x = as_f32(*t);
+  std::vector<uint16_t> h(t->num_elements());
+  std::vector<float> back(h.size());
+  for (size_t k = 0; k < h.size(); ++k) {
+    h[k] = f32_to_f16(x[k]);
+    back[k] = f16_to_f32(h[k]);
+    if (!std::isfinite(back[k])) {
+      return invalid_argument("tensor '" + t->name + "' has value " + std::to_string(x[k]) + " beyond the float16 range");
+    }
+  }
+  if (report) report->push_back(measure(t->name, "float16", x, back));
+  t->dtype = fb::DType::F16;
+  t->bytes = to_bytes(h.data(), h.size() * sizeof(uint16_t));
+  return Status::ok();
+}
+
+// The matrix as int8 with per-row (group_size 0) or per-group scales; returns the scales tensor.
+NeutralTensor to_int8(NeutralTensor* t, uint32_t group_size, std::vector<TensorReport>* report) {
+  const size_t rows = t->shape[0], cols = t->shape[1];
+  const float* x = as_f32(*t);
+  const uint32_t group = group_size >= cols ? 0 : group_size;
+  const size_t groups = group == 0 ? 1 : (cols + group - 1) / group;
+  std::vector<int8_t> q(rows * cols);
+  std::vector<float> scales(rows * groups);
+  quantize_int8(x, rows, cols, group, q.data(), scales.data());
+  if (report) {
+    std::vector<float> back(q.size());
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = 0; c < cols; ++c) back[r * cols + c] = q[r * cols + c] * scales[r * groups + (group ? c / group : 0)];
+    report->push_back(measure(t->name, group ? "int8 per-group " + std::to_string(group) : "int8 per-row", x, back));
+  }
+  NeutralTensor s;
+  s.name = names::scales(t->name);
+  s.shape = group ? std::vector<uint32_t>{static_cast<uint32_t>(rows), static_cast<uint32_t>(groups)}
+                  : std::vector<uint32_t>{static_cast<uint32_t>(rows)};
+  s.bytes = to_bytes(scales.data(), scales.size() * sizeof(float));
+  t->dtype = fb::DType::I8;
+  t->quantization = group ? fb::Quantization::PerGroup : fb::Quantization::PerRow;
+  t->group_size = group;
+  t->scales = s.name;
+  t->bytes = to_bytes(q.data(), q.size());
+  return s;
+}
+
+// One quantizable matrix in the requested weight type, appended to `out` (with its scales).
+Status quantize_matrix(NeutralTensor& t, const QuantizeOptions& options, std::vector<TensorReport>* report,
+                       std::vector<NeutralTensor>* out) {
+  if (t.dtype == fb::DType::I8) {
+    if (report) report->push_back({t.name, "int8 kept from the source", 0, std::numeric_limits<double>::infinity()});
+    out->push_back(std::move(t));
+    return Status::ok();
+  }
+  if (t.dtype != fb::DType::F32) {
+    return invalid_argument("tensor '" + t.name + "' is " + fb::EnumNameDType(t.dtype) +
+                            "; the quantizer expects float32 or int8 input");
+  }
+  switch (options.type) {
+    case WeightType::kFloat32:
+      if (report) report->push_back({t.name, "float32", 0, std::numeric_limits<double>::infinity()});
+      break;
+    case WeightType::kFloat16:
+      HEED_RETURN_IF_ERROR(to_float16(&t, report));
+      break;
+    case WeightType::kInt8: {
+      NeutralTensor scales = to_int8(&t, options.group_size, report);
+      out->push_back(std::move(t));
+      out->push_back(std::move(scales));
+      return Status::ok();
+    }
+  }
+  out->push_back(std::move(t));
+  return Status::ok();
+}
+
+}  // namespace
+
+Status quantize_model(NeutralModel* model, const QuantizeOptions& options, std::vector<TensorReport>* report,
+                      const std::function<void(size_t, size_t)>& progress) {
+  HEED_RETURN_IF_ERROR(check_quantize_options(options));
   for (const auto& t : model->tensors) {
     if (t.dtype == fb::DType::F32) HEED_RETURN_IF_ERROR(check_finite(t));
   }
-
-  // int8 sources become floats again when float weights are asked for: dequantize them first,
-  // while every scales tensor is still in place.
   std::vector<std::string> dropped;
-  if (options.type != WeightType::kInt8) {
-    for (auto& t : model->tensors) {
-      if (!(t.quantizable && t.dtype == fb::DType::I8)) continue;
-      const NeutralTensor* scales = model->find(t.scales);
-      if (!scales) return invalid_argument("tensor '" + t.name + "' has no scales tensor '" + t.scales + "'");
-      std::vector<float> real;
-      HEED_RETURN_IF_ERROR(dequantize(t, *scales, &real));
-      dropped.push_back(t.scales);
-      t.dtype = fb::DType::F32;
-      t.quantization = fb::Quantization::None;
-      t.group_size = 0;
-      t.scales.clear();
-      t.bytes = to_bytes(real.data(), real.size() * sizeof(float));
-    }
-  }
-
+  if (options.type != WeightType::kInt8) HEED_RETURN_IF_ERROR(dequantize_int8_sources(model, &dropped));
   std::vector<NeutralTensor> out;
   out.reserve(model->tensors.size() * 2);
   const size_t total = model->tensors.size();
   for (size_t i = 0; i < total; ++i) {
     NeutralTensor& t = model->tensors[i];
     if (progress) progress(i, total);
-    const bool matrix = t.quantizable && t.shape.size() == 2;
-    if (!matrix) {
+    if (t.quantizable && t.shape.size() == 2) {
+      HEED_RETURN_IF_ERROR(quantize_matrix(t, options, report, &out));
+    } else {
       out.push_back(std::move(t));
-      continue;
-    }
-    const size_t rows = t.shape[0], cols = t.shape[1];
-    const std::string scales_name = names::scales(t.name);
-
-    if (t.dtype == fb::DType::I8) {
-      if (report) report->push_back({t.name, "int8 kept from the source", 0, std::numeric_limits<double>::infinity()});
-      out.push_back(std::move(t));
-      continue;
-    } else if (t.dtype != fb::DType::F32) {
-      return invalid_argument("tensor '" + t.name + "' is " + fb::EnumNameDType(t.dtype) +
-                              "; the quantizer expects float32 or int8 input");
-    }
-
-    const float* x = as_f32(t);
-    switch (options.type) {
-      case WeightType::kFloat32:
-        if (report) report->push_back({t.name, "float32", 0, std::numeric_limits<double>::infinity()});
-        out.push_back(std::move(t));
-        break;
-      case WeightType::kFloat16: {
-        std::vector<uint16_t> h(rows * cols);
-        std::vector<float> back(h.size());
-        for (size_t k = 0; k < h.size(); ++k) {
-          h[k] = f32_to_f16(x[k]);
-          back[k] = f16_to_f32(h[k]);
-          if (!std::isfinite(back[k])) {
-            return invalid_argument("tensor '" + t.name + "' has value " + std::to_string(x[k]) +
-                                    " beyond the float16 range");
-          }
-        }
-        if (report) report->push_back(measure(t.name, "float16", x, back));
-        t.dtype = fb::DType::F16;
-        t.bytes = to_bytes(h.data(), h.size() * sizeof(uint16_t));
-        out.push_back(std::move(t));
-        break;
-      }
-      case WeightType::kInt8: {
-        const uint32_t group = options.group_size >= cols ? 0 : options.group_size;
-        const size_t groups = group == 0 ? 1 : (cols + group - 1) / group;
-        std::vector<int8_t> q(rows * cols);
-        std::vector<float> scales(rows * groups);
-        quantize_int8(x, rows, cols, group, q.data(), scales.data());
-        if (report) {
-          std::vector<float> back(q.size());
-          for (size_t r = 0; r < rows; ++r)
-            for (size_t c = 0; c < cols; ++c)
-              back[r * cols + c] = q[r * cols + c] * scales[r * groups + (group ? c / group : 0)];
-          report->push_back(measure(t.name, group ? "int8 per-group " + std::to_string(group) : "int8 per-row", x, back));
-        }
-        t.dtype = fb::DType::I8;
-        t.quantization = group ? fb::Quantization::PerGroup : fb::Quantization::PerRow;
-        t.group_size = group;
-        t.scales = scales_name;
-        t.bytes = to_bytes(q.data(), q.size());
-        NeutralTensor s;
-        s.name = scales_name;
-        s.shape = group ? std::vector<uint32_t>{static_cast<uint32_t>(rows), static_cast<uint32_t>(groups)}
-                        : std::vector<uint32_t>{static_cast<uint32_t>(rows)};
-        s.bytes = to_bytes(scales.data(), scales.size() * sizeof(float));
-        out.push_back(std::move(t));
-        out.push_back(std::move(s));
-        break;
-      }
     }
   }
   if (!dropped.empty()) {

@@ -38,6 +38,9 @@ struct TensorReport {
 //                  dequantized (q * scale) for float16/float32 (its NAME.scales is dropped).
 // Refuses NaN or infinite values in any f32 tensor, naming it. `report` (optional) receives one
 // entry per quantizable tensor; `progress` (optional) is called with (done, total).
+// A group size that is a multiple of 4 and only for int8 weights.
+Status check_quantize_options(const QuantizeOptions& options);
+
 Status quantize_model(NeutralModel* model, const QuantizeOptions& options, std::vector<TensorReport>* report,
                       const std::function<void(size_t, size_t)>& progress = {});
 

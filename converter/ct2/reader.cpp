@@ -256,6 +256,23 @@ class Mapper {
 
   Status read_stack(const std::string& scope, bool cross_attention, int64_t default_heads, StackInfo* info);
 
+ private:
+  // The parts of a stack read_stack reads, in file order.
+  struct LayerShape {
+    uint32_t d = 0, heads = 0, head_dim = 0;
+    uint32_t kv_heads = 0, ffn = 0;  // from layer 0; later layers must agree
+    bool has_beta = true, gated = false;
+  };
+  Status read_embeddings(const std::string& scope, fb::TransformerStackT* stack, StackInfo* info,
+                         std::string* embeddings);
+  Status read_attributes(const std::string& scope, int64_t default_heads, fb::TransformerStackT* stack);
+  Status read_embedding_scale(const std::string& scope, fb::TransformerStackT* stack);
+  Status read_positions_and_norms(const std::string& scope, fb::TransformerStackT* stack);
+  Status read_layer(const std::string& scope, uint32_t i, bool cross_attention, LayerShape* shape);
+  Status read_output(const std::string& embeddings, const fb::TransformerStackT& stack, StackInfo* info);
+
+ public:
+
   // Every variable and alias the mapping did not use: heed would drop something the model needs.
   Status check_all_used() const {
     for (const auto& v : bin_.variables()) {
@@ -282,32 +299,34 @@ class Mapper {
   std::set<std::string> used_;
 };
 
-Status Mapper::read_stack(const std::string& scope, bool cross_attention, int64_t default_heads, StackInfo* info) {
-  auto stack = std::make_unique<fb::TransformerStackT>();
-  const std::string& dst = scope;  // heed's prefixes are the same words: "encoder", "decoder"
-
-  // Embeddings (several source feature embeddings are not supported).
-  std::string embeddings = scope + "/embeddings";
-  if (!bin_.find(embeddings + "/weight") && bin_.find(scope + "/embeddings_0/weight")) {
+// Embeddings (several source feature embeddings are not supported); sets vocab_size and d_model.
+Status Mapper::read_embeddings(const std::string& scope, fb::TransformerStackT* stack, StackInfo* info,
+                               std::string* embeddings) {
+  *embeddings = scope + "/embeddings";
+  if (!bin_.find(*embeddings + "/weight") && bin_.find(scope + "/embeddings_0/weight")) {
     if (bin_.find(scope + "/embeddings_1/weight")) {
       return error("'" + scope + "' has several input feature embeddings (embeddings_0, embeddings_1, ...); heed "
                    "supports one");
     }
-    embeddings = scope + "/embeddings_0";
+    *embeddings = scope + "/embeddings_0";
   }
-  const Variable* emb = find(embeddings + "/weight");
-  if (!emb) return corrupt("missing variable '" + embeddings + "/weight'");
+  const Variable* emb = find(*embeddings + "/weight");
+  if (!emb) return corrupt("missing variable '" + *embeddings + "/weight'");
   if (emb->shape.size() != 2 || emb->shape[0] == 0 || emb->shape[1] == 0) {
     return corrupt("'" + emb->name + "' has shape " + shape_string(emb->shape) + ", expected [vocabulary, d_model]");
   }
   const uint32_t vocab = emb->shape[0], d = emb->shape[1];
   stack->vocab_size = vocab;
   stack->d_model = d;
-  HEED_RETURN_IF_ERROR(take(embeddings + "/weight", dst + ".embeddings", true, true, {vocab, d}));
+  HEED_RETURN_IF_ERROR(take(*embeddings + "/weight", scope + ".embeddings", true, true, {vocab, d}));
   mark_used_if_present(scope + "/embeddings_merge");
-  const std::string alias_target = bin_.alias_target(embeddings + "/weight");
-  info->embeddings_variable = alias_target.empty() ? embeddings + "/weight" : alias_target;
+  const std::string alias_target = bin_.alias_target(*embeddings + "/weight");
+  info->embeddings_variable = alias_target.empty() ? *embeddings + "/weight" : alias_target;
+  return Status::ok();
+}
 
+Status Mapper::read_attributes(const std::string& scope, int64_t default_heads, fb::TransformerStackT* stack) {
+  const uint32_t d = stack->d_model;
   int64_t heads = 0, pre_norm = 1, activation = 0;
   HEED_RETURN_IF_ERROR(attr_int_scoped(scope, "num_heads", default_heads, &heads));
   HEED_RETURN_IF_ERROR(attr_int_scoped(scope, "pre_norm", 1, &pre_norm));
@@ -326,128 +345,148 @@ Status Mapper::read_stack(const std::string& scope, bool cross_attention, int64_
       return error("'" + scope + "' uses CTranslate2 activation " + std::to_string(activation) +
                    " (GELUSigmoid or Tanh); heed supports ReLU, GELU, GELUTanh and Swish/SiLU");
   }
+  return Status::ok();
+}
 
-  // Embedding scale: a flag (sqrt(d) when set) or the scale itself; absent means sqrt(d).
+// Embedding scale: a flag (sqrt(d) when set) or the scale itself; absent means sqrt(d).
+Status Mapper::read_embedding_scale(const std::string& scope, fb::TransformerStackT* stack) {
   const Variable* scale = find(scope + "/scale_embeddings");
   if (!scale) scale = find(scope + "/embeddings/multiply_by_sqrt_depth");
-  stack->embedding_scale = std::sqrt(static_cast<float>(d));
-  if (scale) {
-    if (scale->num_elements() != 1) return corrupt("'" + scale->name + "' is not a scalar");
-    if (scale->dtype == DType::I8) {
-      int8_t flag;
-      std::memcpy(&flag, bin_.data(*scale), 1);
-      if (!flag) stack->embedding_scale = 1.0f;
-    } else {
-      std::vector<float> value;
-      HEED_RETURN_IF_ERROR(values_f32(*scale, &value));
-      if (!std::isfinite(value[0])) {
-        return corrupt("'" + scale->name + "' holds the embedding scale " + std::to_string(value[0]) +
-                       ", which is not a finite number");
-      }
-      stack->embedding_scale = value[0];
-    }
+  stack->embedding_scale = std::sqrt(static_cast<float>(stack->d_model));
+  if (!scale) return Status::ok();
+  if (scale->num_elements() != 1) return corrupt("'" + scale->name + "' is not a scalar");
+  if (scale->dtype == DType::I8) {
+    int8_t flag;
+    std::memcpy(&flag, bin_.data(*scale), 1);
+    if (!flag) stack->embedding_scale = 1.0f;
+    return Status::ok();
   }
+  std::vector<float> value;
+  HEED_RETURN_IF_ERROR(values_f32(*scale, &value));
+  if (!std::isfinite(value[0])) {
+    return corrupt("'" + scale->name + "' holds the embedding scale " + std::to_string(value[0]) +
+                   ", which is not a finite number");
+  }
+  stack->embedding_scale = value[0];
+  return Status::ok();
+}
 
-  // Positions: a stored table is learned; none means CTranslate2's sinusoidal encoding.
+// Positions (a stored table is learned; none means CTranslate2's sinusoidal encoding), the
+// embedding norm and the final norm.
+Status Mapper::read_positions_and_norms(const std::string& scope, fb::TransformerStackT* stack) {
+  const uint32_t d = stack->d_model;
   bool learned = false;
   const Variable* positions = bin_.find(scope + "/position_encodings/encodings");
   if (positions && (positions->shape.size() != 2 || positions->shape[1] != d)) {
     return corrupt("'" + positions->name + "' has shape " + shape_string(positions->shape) + ", expected [positions, " +
                    std::to_string(d) + "]");
   }
-  HEED_RETURN_IF_ERROR(take(scope + "/position_encodings/encodings", dst + ".positions", false, false, {}, &learned));
+  HEED_RETURN_IF_ERROR(take(scope + "/position_encodings/encodings", scope + ".positions", false, false, {}, &learned));
   stack->position_encoding = learned ? fb::PositionEncoding::Learned : fb::PositionEncoding::Sinusoidal;
   stack->max_positions = learned ? positions->shape[0] : 0;
-
-  bool has_beta = true, beta = true, found = false;
-  HEED_RETURN_IF_ERROR(take(scope + "/layernorm_embedding/gamma", dst + ".embedding_norm.gamma", false, false, {d}, &found));
-  if (found) HEED_RETURN_IF_ERROR(take(scope + "/layernorm_embedding/beta", dst + ".embedding_norm.beta", false, false, {d}));
+  bool found = false;
+  HEED_RETURN_IF_ERROR(take(scope + "/layernorm_embedding/gamma", scope + ".embedding_norm.gamma", false, false, {d}, &found));
+  if (found) HEED_RETURN_IF_ERROR(take(scope + "/layernorm_embedding/beta", scope + ".embedding_norm.beta", false, false, {d}));
   stack->embedding_norm = found;
-  HEED_RETURN_IF_ERROR(take(scope + "/layer_norm/gamma", dst + ".norm.gamma", false, false, {d}, &found));
-  if (found) HEED_RETURN_IF_ERROR(take(scope + "/layer_norm/beta", dst + ".norm.beta", false, false, {d}));
+  HEED_RETURN_IF_ERROR(take(scope + "/layer_norm/gamma", scope + ".norm.gamma", false, false, {d}, &found));
+  if (found) HEED_RETURN_IF_ERROR(take(scope + "/layer_norm/beta", scope + ".norm.beta", false, false, {d}));
   stack->final_norm = found;
+  return Status::ok();
+}
 
+// Layer i: self-attention (fused QKV, possibly grouped-query), cross-attention, FFN (possibly gated).
+Status Mapper::read_layer(const std::string& scope, uint32_t i, bool cross_attention, LayerShape* shape) {
+  const uint32_t d = shape->d, heads = shape->heads, hd = shape->head_dim;
+  const std::string src = scope + "/layer_" + std::to_string(i);
+  const std::string out = names::layer(scope, static_cast<int>(i));
+  const Variable* qkv = find(src + "/self_attention/linear_0/weight");
+  if (!qkv) return corrupt("missing variable '" + src + "/self_attention/linear_0/weight'");
+  const uint32_t rows = qkv->shape.size() == 2 ? qkv->shape[0] : 0;
+  if (rows < heads * hd + 2 * hd || (rows - heads * hd) % (2 * hd) != 0) {
+    return corrupt("'" + qkv->name + "' has shape " + shape_string(qkv->shape) + ", which is not a fused " +
+                   "query/key/value projection for " + std::to_string(heads) + " heads of " + std::to_string(hd));
+  }
+  const uint32_t kvh = (rows - heads * hd) / (2 * hd);
+  if (i == 0) shape->kv_heads = kvh;
+  if (kvh != shape->kv_heads) return corrupt("'" + qkv->name + "' has a different number of key/value heads than layer 0");
+  bool beta = true;
+  HEED_RETURN_IF_ERROR(take_norm(src + "/self_attention/layer_norm", out + ".self_attn.norm", d, &beta));
+  if (i == 0) shape->has_beta = beta;
+  HEED_RETURN_IF_ERROR(take_linear(src + "/self_attention/linear_0", out + ".self_attn.qkv", rows, d));
+  HEED_RETURN_IF_ERROR(take_linear(src + "/self_attention/linear_1", out + ".self_attn.out", d, heads * hd));
+  if (cross_attention) {
+    HEED_RETURN_IF_ERROR(take_norm(src + "/attention/layer_norm", out + ".cross_attn.norm", d, &beta));
+    HEED_RETURN_IF_ERROR(take_linear(src + "/attention/linear_0", out + ".cross_attn.q", heads * hd, d));
+    HEED_RETURN_IF_ERROR(take_linear(src + "/attention/linear_1", out + ".cross_attn.kv", 2 * heads * hd, d));
+    HEED_RETURN_IF_ERROR(take_linear(src + "/attention/linear_2", out + ".cross_attn.out", d, heads * hd));
+  }
+  const Variable* in = find(src + "/ffn/linear_0/weight");
+  if (!in || in->shape.size() != 2 || in->shape[1] != d || in->shape[0] == 0) {
+    return corrupt(in ? "'" + in->name + "' has shape " + shape_string(in->shape) + ", expected [ffn, " + std::to_string(d) + "]"
+                      : "missing variable '" + src + "/ffn/linear_0/weight'");
+  }
+  if (i == 0) shape->ffn = in->shape[0];
+  const uint32_t ffn = shape->ffn;
+  HEED_RETURN_IF_ERROR(take_norm(src + "/ffn/layer_norm", out + ".ffn.norm", d, &beta));
+  HEED_RETURN_IF_ERROR(take_linear(src + "/ffn/linear_0", out + ".ffn.in", ffn, d));
+  bool gated = false;
+  HEED_RETURN_IF_ERROR(take(src + "/ffn/linear_0_noact/weight", out + ".ffn.gate.weight", true, false, {ffn, d}, &gated));
+  if (gated) HEED_RETURN_IF_ERROR(take(src + "/ffn/linear_0_noact/bias", out + ".ffn.gate.bias", false, false, {ffn}));
+  if (i == 0) shape->gated = gated;
+  if (gated != shape->gated) return corrupt("layer " + std::to_string(i) + " of '" + scope + "' differs in its FFN gate");
+  return take_linear(src + "/ffn/linear_1", out + ".ffn.out", d, ffn);
+}
+
+// The decoder's output projection, tied to its embeddings when the file aliases them, and the
+// decoder flags heed refuses.
+Status Mapper::read_output(const std::string& embeddings, const fb::TransformerStackT& stack, StackInfo* info) {
+  int64_t flag = 0;
+  bool present = false;
+  for (const char* name : {"alibi", "start_from_zero_embedding"}) {
+    HEED_RETURN_IF_ERROR(attr_int(std::string("decoder/") + name, &flag, &present));
+    if (present && flag) return error(std::string("'decoder/") + name + "' is set; heed does not support it");
+  }
+  mark_used_if_present("decoder/alibi_use_positive_positions");
+  mark_used_if_present("decoder/scale_alibi");
+  const std::string target = bin_.alias_target("decoder/projection/weight");
+  if (!target.empty() && target == embeddings + "/weight") {
+    info->tied_output = true;
+    find("decoder/projection/weight");
+    return take("decoder/projection/bias", "decoder.output.bias", false, false, {stack.vocab_size});
+  }
+  return take_linear("decoder/projection", "decoder.output", stack.vocab_size, stack.d_model);
+}
+
+Status Mapper::read_stack(const std::string& scope, bool cross_attention, int64_t default_heads, StackInfo* info) {
+  auto stack = std::make_unique<fb::TransformerStackT>();
+  std::string embeddings;
+  HEED_RETURN_IF_ERROR(read_embeddings(scope, stack.get(), info, &embeddings));
+  HEED_RETURN_IF_ERROR(read_attributes(scope, default_heads, stack.get()));
+  HEED_RETURN_IF_ERROR(read_embedding_scale(scope, stack.get()));
+  HEED_RETURN_IF_ERROR(read_positions_and_norms(scope, stack.get()));
   uint32_t layers = 0;
   HEED_RETURN_IF_ERROR(count_layers(scope, &layers));
   stack->num_layers = layers;
-  const uint32_t hd = d / static_cast<uint32_t>(heads);
-  uint32_t kv_heads = 0, ffn = 0;
-  for (uint32_t i = 0; i < layers; ++i) {
-    const std::string src = scope + "/layer_" + std::to_string(i);
-    const std::string out = names::layer(dst, static_cast<int>(i));
-
-    const Variable* qkv = find(src + "/self_attention/linear_0/weight");
-    if (!qkv) return corrupt("missing variable '" + src + "/self_attention/linear_0/weight'");
-    const uint32_t rows = qkv->shape.size() == 2 ? qkv->shape[0] : 0;
-    if (rows < heads * hd + 2 * hd || (rows - heads * hd) % (2 * hd) != 0) {
-      return corrupt("'" + qkv->name + "' has shape " + shape_string(qkv->shape) + ", which is not a fused " +
-                     "query/key/value projection for " + std::to_string(heads) + " heads of " + std::to_string(hd));
-    }
-    const uint32_t kvh = (rows - heads * hd) / (2 * hd);
-    if (i == 0) kv_heads = kvh;
-    if (kvh != kv_heads) return corrupt("'" + qkv->name + "' has a different number of key/value heads than layer 0");
-
-    HEED_RETURN_IF_ERROR(take_norm(src + "/self_attention/layer_norm", out + ".self_attn.norm", d, &beta));
-    if (i == 0) has_beta = beta;
-    HEED_RETURN_IF_ERROR(take_linear(src + "/self_attention/linear_0", out + ".self_attn.qkv", rows, d));
-    HEED_RETURN_IF_ERROR(take_linear(src + "/self_attention/linear_1", out + ".self_attn.out", d, heads * hd));
-
-    if (cross_attention) {
-      HEED_RETURN_IF_ERROR(take_norm(src + "/attention/layer_norm", out + ".cross_attn.norm", d, &beta));
-      HEED_RETURN_IF_ERROR(take_linear(src + "/attention/linear_0", out + ".cross_attn.q", heads * hd, d));
-      HEED_RETURN_IF_ERROR(take_linear(src + "/attention/linear_1", out + ".cross_attn.kv", 2 * heads * hd, d));
-      HEED_RETURN_IF_ERROR(take_linear(src + "/attention/linear_2", out + ".cross_attn.out", d, heads * hd));
-    }
-
-    const Variable* in = find(src + "/ffn/linear_0/weight");
-    if (!in || in->shape.size() != 2 || in->shape[1] != d || in->shape[0] == 0) {
-      return corrupt(in ? "'" + in->name + "' has shape " + shape_string(in->shape) + ", expected [ffn, " + std::to_string(d) + "]"
-                        : "missing variable '" + src + "/ffn/linear_0/weight'");
-    }
-    if (i == 0) ffn = in->shape[0];
-    HEED_RETURN_IF_ERROR(take_norm(src + "/ffn/layer_norm", out + ".ffn.norm", d, &beta));
-    HEED_RETURN_IF_ERROR(take_linear(src + "/ffn/linear_0", out + ".ffn.in", ffn, d));
-    bool gated = false;
-    HEED_RETURN_IF_ERROR(take(src + "/ffn/linear_0_noact/weight", out + ".ffn.gate.weight", true, false, {ffn, d}, &gated));
-    if (gated) HEED_RETURN_IF_ERROR(take(src + "/ffn/linear_0_noact/bias", out + ".ffn.gate.bias", false, false, {ffn}));
-    if (i == 0) stack->gated_ffn = gated;
-    if (gated != stack->gated_ffn) return corrupt("layer " + std::to_string(i) + " of '" + scope + "' differs in its FFN gate");
-    HEED_RETURN_IF_ERROR(take_linear(src + "/ffn/linear_1", out + ".ffn.out", d, ffn));
-  }
-  stack->ffn_dim = ffn;
-  if (kv_heads != static_cast<uint32_t>(heads)) {
+  LayerShape shape;
+  shape.d = stack->d_model;
+  shape.heads = stack->num_heads;
+  shape.head_dim = shape.d / shape.heads;
+  for (uint32_t i = 0; i < layers; ++i) HEED_RETURN_IF_ERROR(read_layer(scope, i, cross_attention, &shape));
+  stack->gated_ffn = shape.gated;
+  stack->ffn_dim = shape.ffn;
+  if (shape.kv_heads != shape.heads) {
     if (cross_attention) return error("'" + scope + "' uses grouped-query self-attention next to cross-attention");
-    stack->num_kv_heads = kv_heads;
+    stack->num_kv_heads = shape.kv_heads;
   }
   mark_used_if_present(scope + "/multi_query_attention");
-  stack->norm = has_beta ? fb::NormKind::LayerNorm : fb::NormKind::RMSNorm;
+  stack->norm = shape.has_beta ? fb::NormKind::LayerNorm : fb::NormKind::RMSNorm;
   // CTranslate2's layer norm epsilon: config.json's layer_norm_epsilon, else 1e-5 (LayerNorm) or
   // 1e-6 (RMSNorm).
-  stack->norm_epsilon = config_.layer_norm_epsilon ? *config_.layer_norm_epsilon : (has_beta ? 1e-5f : 1e-6f);
-
+  stack->norm_epsilon = config_.layer_norm_epsilon ? *config_.layer_norm_epsilon : (shape.has_beta ? 1e-5f : 1e-6f);
   // Attributes that only steer CTranslate2's alignment output.
   mark_used_if_present(scope + "/alignment_layer");
   mark_used_if_present(scope + "/alignment_heads");
-
-  if (scope == "decoder") {
-    int64_t flag = 0;
-    bool present = false;
-    for (const char* name : {"alibi", "start_from_zero_embedding"}) {
-      HEED_RETURN_IF_ERROR(attr_int(scope + "/" + name, &flag, &present));
-      if (present && flag) return error("'" + scope + "/" + name + "' is set; heed does not support it");
-    }
-    mark_used_if_present(scope + "/alibi_use_positive_positions");
-    mark_used_if_present(scope + "/scale_alibi");
-
-    const std::string target = bin_.alias_target("decoder/projection/weight");
-    if (!target.empty() && target == embeddings + "/weight") {
-      info->tied_output = true;
-      find("decoder/projection/weight");
-      HEED_RETURN_IF_ERROR(take("decoder/projection/bias", "decoder.output.bias", false, false, {vocab}));
-    } else {
-      HEED_RETURN_IF_ERROR(take_linear("decoder/projection", "decoder.output", vocab, d));
-    }
-  }
+  if (scope == "decoder") HEED_RETURN_IF_ERROR(read_output(embeddings, *stack, info));
   info->config = std::move(stack);
   return Status::ok();
 }
@@ -463,135 +502,155 @@ int32_t token_id(const std::vector<std::string>& tokens, const std::string& toke
 
 bool looks_like_model(const std::string& dir) { return is_file(dir + "/model.bin"); }
 
+namespace {
+
+// The model family of a CTranslate2 spec name, and the head count it implies when a file stores none.
+Status family_of(const std::string& spec, const std::string& bin_path, Family* family, int64_t* default_heads) {
+  *default_heads = 8;  // CTranslate2's default when a file stores no num_heads
+  if (spec.empty() || spec == "TransformerBase" || spec == "TransformerSpec") {
+    *family = Family::kEncoderDecoder;
+  } else if (spec == "TransformerBig") {
+    *family = Family::kEncoderDecoder;
+    *default_heads = 16;
+  } else if (spec == "TransformerDecoderSpec") {
+    *family = Family::kDecoderOnly;
+  } else {
+    return unsupported_model(bin_path + ": CTranslate2 spec '" + spec +
+                             "' is not supported (heed converts TransformerBase, TransformerBig, TransformerSpec "
+                             "and TransformerDecoderSpec)");
+  }
+  return Status::ok();
+}
+
+// Both stacks of an encoder-decoder; the decoder's vocabulary size into *target_rows.
+Status read_encoder_decoder(Mapper& mapper, int64_t default_heads, const Vocabularies& vocab, const std::string& dir,
+                            NeutralModel* model, uint32_t* target_rows) {
+  StackInfo encoder, decoder;
+  HEED_RETURN_IF_ERROR(mapper.read_stack("encoder", false, default_heads, &encoder));
+  HEED_RETURN_IF_ERROR(mapper.read_stack("decoder", true, default_heads, &decoder));
+  if (encoder.config->vocab_size != vocab.source.size()) {
+    return invalid_file(dir + ": the encoder embeddings have " + std::to_string(encoder.config->vocab_size) +
+                        " rows but " + vocab.source_file + " has " + std::to_string(vocab.source.size()) + " tokens");
+  }
+  *target_rows = decoder.config->vocab_size;
+  fb::TransformerEncoderDecoderT config_table;
+  config_table.encoder = std::move(encoder.config);
+  config_table.decoder = std::move(decoder.config);
+  config_table.tied_output = decoder.tied_output;
+  // Shared embeddings (one stack's variable is an alias of the other's, as CTranslate2 writes
+  // OPUS-MT and other shared-vocabulary models) are written once, as the decoder's; the runtime
+  // reads the encoder's embeddings from it.
+  config_table.shared_embeddings = encoder.embeddings_variable == decoder.embeddings_variable;
+  if (config_table.shared_embeddings) model->remove("encoder.embeddings");
+  model->config.Set(std::move(config_table));
+  return Status::ok();
+}
+
+Status read_decoder_only(Mapper& mapper, int64_t default_heads, NeutralModel* model, uint32_t* target_rows) {
+  StackInfo decoder;
+  HEED_RETURN_IF_ERROR(mapper.read_stack("decoder", false, default_heads, &decoder));
+  *target_rows = decoder.config->vocab_size;
+  fb::TransformerDecoderOnlyT config_table;
+  config_table.decoder = std::move(decoder.config);
+  config_table.tied_output = decoder.tied_output;
+  model->config.Set(std::move(config_table));
+  return Status::ok();
+}
+
+// Tokenizer: whitespace-separated vocabulary entries, special ids of the target side; the source
+// side's special ids and conventions go to the metadata.
+Status read_tokenizer(const std::string& dir, const Config& config, bool encoder_decoder, Vocabularies* vocab,
+                      NeutralModel* model) {
+  fb::TokenizerT& tok = model->tokenizer;
+  tok.kind = fb::TokenizerKind::Whitespace;
+  tok.unk_id = token_id(vocab->target, config.unk_token);
+  tok.bos_id = token_id(vocab->target, config.bos_token);
+  tok.eos_id = token_id(vocab->target, config.eos_token);
+  tok.pad_id = token_id(vocab->target, "<blank>");
+  if (tok.eos_id < 0) {
+    return invalid_file(dir + ": the end token '" + config.eos_token + "' is not in " + vocab->target_file);
+  }
+  if (encoder_decoder) {
+    if (config.decoder_start_token) {
+      tok.decoder_start_id = token_id(vocab->target, *config.decoder_start_token);
+      if (tok.decoder_start_id < 0) {
+        return invalid_file(dir + ": the decoder start token '" + *config.decoder_start_token + "' is not in " +
+                            vocab->target_file);
+      }
+    }
+    tok.source_vocabulary = std::make_unique<fb::VocabularyT>();
+    tok.source_vocabulary->tokens = vocab->source;
+    tok.shared_vocabulary = vocab->shared;
+    // The schema's special ids are the target side's; the source side's go to the metadata
+    // (they differ whenever the vocabularies do, e.g. the implied <unk> at the end of each).
+    auto& meta = model->metadata;
+    meta.emplace_back("source_unk_id", std::to_string(token_id(vocab->source, config.unk_token)));
+    meta.emplace_back("source_bos_id", std::to_string(token_id(vocab->source, config.bos_token)));
+    meta.emplace_back("source_eos_id", std::to_string(token_id(vocab->source, config.eos_token)));
+    meta.emplace_back("source_pad_id", std::to_string(token_id(vocab->source, "<blank>")));
+    meta.emplace_back("add_source_bos", config.add_source_bos ? "true" : "false");
+    meta.emplace_back("add_source_eos", config.add_source_eos ? "true" : "false");
+  }
+  tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok.target_vocabulary->tokens = std::move(vocab->target);
+  return Status::ok();
+}
+
+void add_metadata(const std::string& dir, const ModelBin& bin, bool encoder_decoder, NeutralModel* model) {
+  const std::string& spec = bin.spec_name();
+  model->set_producer("ct2", base_name(dir));
+  model->metadata.emplace_back("ct2.binary_version", std::to_string(bin.binary_version()));
+  model->metadata.emplace_back("ct2.spec", spec.empty() ? "(unnamed)" : spec);
+  model->metadata.emplace_back("ct2.spec_revision", std::to_string(bin.spec_revision()));
+  // CTranslate2's sinusoidal table: [sin | cos] halves, timescale ln(10000) / (d/2 - 1), and the
+  // first token at position 1 (OpenNMT-tf's convention).
+  bool sinusoidal = false;
+  if (encoder_decoder) {
+    const auto* c = model->config.AsTransformerEncoderDecoder();
+    sinusoidal = c->encoder->position_encoding == fb::PositionEncoding::Sinusoidal ||
+                 c->decoder->position_encoding == fb::PositionEncoding::Sinusoidal;
+  } else {
+    sinusoidal = model->config.AsTransformerDecoderOnly()->decoder->position_encoding == fb::PositionEncoding::Sinusoidal;
+  }
+  if (sinusoidal) model->metadata.emplace_back("ct2.sinusoidal", "sin|cos halves, first position 1");
+}
+
+}  // namespace
+
 Status read_model(const std::string& dir, NeutralModel* out) {
   if (!is_directory(dir)) {
     return io_error("'" + dir + "' is not a folder (a CTranslate2 model is a folder with model.bin)");
   }
   const std::string bin_path = dir + "/model.bin";
   if (!is_file(bin_path)) return invalid_argument("'" + dir + "' has no model.bin: not a CTranslate2 model folder");
-
   ModelBin bin;
   HEED_RETURN_IF_ERROR(ModelBin::read(bin_path, &bin));
   Config config;
   HEED_RETURN_IF_ERROR(read_config(dir, &config));
-
-  const std::string& spec = bin.spec_name();
   Family family;
-  int64_t default_heads = 8;  // CTranslate2's default when a file stores no num_heads
-  if (spec.empty() || spec == "TransformerBase" || spec == "TransformerSpec") {
-    family = Family::kEncoderDecoder;
-  } else if (spec == "TransformerBig") {
-    family = Family::kEncoderDecoder;
-    default_heads = 16;
-  } else if (spec == "TransformerDecoderSpec") {
-    family = Family::kDecoderOnly;
-  } else {
-    return unsupported_model(bin_path + ": CTranslate2 spec '" + spec +
-                             "' is not supported (heed converts TransformerBase, TransformerBig, TransformerSpec "
-                             "and TransformerDecoderSpec)");
-  }
-  if (family == Family::kEncoderDecoder && bin.spec_revision() == 1) bin.rename(&revision1_name);
+  int64_t default_heads = 8;
+  HEED_RETURN_IF_ERROR(family_of(bin.spec_name(), bin_path, &family, &default_heads));
+  const bool encoder_decoder = family == Family::kEncoderDecoder;
+  if (encoder_decoder && bin.spec_revision() == 1) bin.rename(&revision1_name);
 
   NeutralModel model;
   Mapper mapper(bin, config, bin_path, &model);
   Vocabularies vocab;
-  HEED_RETURN_IF_ERROR(read_vocabularies(dir, family == Family::kEncoderDecoder, config.unk_token, &vocab));
-
-  StackInfo decoder;
-  if (family == Family::kEncoderDecoder) {
-    StackInfo encoder;
-    HEED_RETURN_IF_ERROR(mapper.read_stack("encoder", false, default_heads, &encoder));
-    HEED_RETURN_IF_ERROR(mapper.read_stack("decoder", true, default_heads, &decoder));
-    if (encoder.config->vocab_size != vocab.source.size()) {
-      return invalid_file(dir + ": the encoder embeddings have " + std::to_string(encoder.config->vocab_size) +
-                          " rows but " + vocab.source_file + " has " + std::to_string(vocab.source.size()) + " tokens");
-    }
-    fb::TransformerEncoderDecoderT config_table;
-    config_table.encoder = std::move(encoder.config);
-    config_table.decoder = std::move(decoder.config);
-    config_table.tied_output = decoder.tied_output;
-    // Shared embeddings (one stack's variable is an alias of the other's, as CTranslate2 writes
-    // OPUS-MT and other shared-vocabulary models) are written once, as the decoder's; the runtime
-    // reads the encoder's embeddings from it.
-    config_table.shared_embeddings = encoder.embeddings_variable == decoder.embeddings_variable;
-    if (config_table.shared_embeddings) model.remove("encoder.embeddings");
-    model.config.Set(std::move(config_table));
-  } else {
-    HEED_RETURN_IF_ERROR(mapper.read_stack("decoder", false, default_heads, &decoder));
-    fb::TransformerDecoderOnlyT config_table;
-    config_table.decoder = std::move(decoder.config);
-    config_table.tied_output = decoder.tied_output;
-    model.config.Set(std::move(config_table));
-  }
+  HEED_RETURN_IF_ERROR(read_vocabularies(dir, encoder_decoder, config.unk_token, &vocab));
+  uint32_t target_rows = 0;
+  HEED_RETURN_IF_ERROR(encoder_decoder ? read_encoder_decoder(mapper, default_heads, vocab, dir, &model, &target_rows)
+                                       : read_decoder_only(mapper, default_heads, &model, &target_rows));
   // Model-wide attributes that revisions before 5 stored outside the stacks.
   for (const char* name : {"num_heads", "pre_norm", "activation", "embeddings_merge", "alignment_layer", "alignment_heads"}) {
     mapper.mark_used_if_present(name);
   }
   HEED_RETURN_IF_ERROR(mapper.check_all_used());
-
-  const uint32_t target_rows = family == Family::kEncoderDecoder
-                                   ? model.config.AsTransformerEncoderDecoder()->decoder->vocab_size
-                                   : model.config.AsTransformerDecoderOnly()->decoder->vocab_size;
   if (target_rows != vocab.target.size()) {
     return invalid_file(dir + ": the decoder embeddings have " + std::to_string(target_rows) + " rows but " +
                         vocab.target_file + " has " + std::to_string(vocab.target.size()) + " tokens");
   }
-
-  // Tokenizer: whitespace-separated vocabulary entries, special ids of the target side.
-  fb::TokenizerT& tok = model.tokenizer;
-  tok.kind = fb::TokenizerKind::Whitespace;
-  tok.unk_id = token_id(vocab.target, config.unk_token);
-  tok.bos_id = token_id(vocab.target, config.bos_token);
-  tok.eos_id = token_id(vocab.target, config.eos_token);
-  tok.pad_id = token_id(vocab.target, "<blank>");
-  if (tok.eos_id < 0) {
-    return invalid_file(dir + ": the end token '" + config.eos_token + "' is not in " + vocab.target_file);
-  }
-  if (family == Family::kEncoderDecoder) {
-    if (config.decoder_start_token) {
-      tok.decoder_start_id = token_id(vocab.target, *config.decoder_start_token);
-      if (tok.decoder_start_id < 0) {
-        return invalid_file(dir + ": the decoder start token '" + *config.decoder_start_token + "' is not in " +
-                            vocab.target_file);
-      }
-    }
-    tok.source_vocabulary = std::make_unique<fb::VocabularyT>();
-    tok.source_vocabulary->tokens = vocab.source;
-    tok.shared_vocabulary = vocab.shared;
-    // The schema's special ids are the target side's; the source side's go to the metadata
-    // (they differ whenever the vocabularies do, e.g. the implied <unk> at the end of each).
-    model.metadata.emplace_back("source_unk_id", std::to_string(token_id(vocab.source, config.unk_token)));
-    model.metadata.emplace_back("source_bos_id", std::to_string(token_id(vocab.source, config.bos_token)));
-    model.metadata.emplace_back("source_eos_id", std::to_string(token_id(vocab.source, config.eos_token)));
-    model.metadata.emplace_back("source_pad_id", std::to_string(token_id(vocab.source, "<blank>")));
-    model.metadata.emplace_back("add_source_bos", config.add_source_bos ? "true" : "false");
-    model.metadata.emplace_back("add_source_eos", config.add_source_eos ? "true" : "false");
-  }
-  tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
-  tok.target_vocabulary->tokens = std::move(vocab.target);
-
-  model.producer.name = "heed convert";
-  model.producer.version = HEED_VERSION;
-  model.producer.source_format = "ct2";
-  model.producer.source_name = base_name(dir);
-  model.metadata.emplace_back("source_format", "ct2");
-  model.metadata.emplace_back("ct2.binary_version", std::to_string(bin.binary_version()));
-  model.metadata.emplace_back("ct2.spec", spec.empty() ? "(unnamed)" : spec);
-  model.metadata.emplace_back("ct2.spec_revision", std::to_string(bin.spec_revision()));
-  // CTranslate2's sinusoidal table: [sin | cos] halves, timescale ln(10000) / (d/2 - 1), and the
-  // first token at position 1 (OpenNMT-tf's convention).
-  bool sinusoidal = false;
-  if (family == Family::kEncoderDecoder) {
-    const auto* c = model.config.AsTransformerEncoderDecoder();
-    sinusoidal = c->encoder->position_encoding == fb::PositionEncoding::Sinusoidal ||
-                 c->decoder->position_encoding == fb::PositionEncoding::Sinusoidal;
-  } else {
-    sinusoidal = model.config.AsTransformerDecoderOnly()->decoder->position_encoding == fb::PositionEncoding::Sinusoidal;
-  }
-  if (sinusoidal) {
-    model.metadata.emplace_back("ct2.sinusoidal", "sin|cos halves, first position 1");
-  }
-
+  HEED_RETURN_IF_ERROR(read_tokenizer(dir, config, encoder_decoder, &vocab, &model));
+  add_metadata(dir, bin, encoder_decoder, &model);
   *out = std::move(model);
   return Status::ok();
 }
