@@ -99,100 +99,109 @@ Status dtype_from_item_size(uint8_t item_size, DType* dtype) {
 
 }  // namespace
 
+namespace {
+
+// The dtype and byte count of a variable record: a dtype id (binary version 4 on), else an
+// element width and count.
+Status read_storage(Cursor& in, uint32_t version, const std::string& what, Variable* v, uint64_t* num_bytes) {
+  if (version >= 4) {
+    uint8_t id = 0;
+    HEED_RETURN_IF_ERROR(in.read(&id, "the dtype of " + what));
+    if (id > static_cast<uint8_t>(DType::BF16)) return in.corrupt(what + " has unknown dtype id " + std::to_string(id));
+    v->dtype = static_cast<DType>(id);
+    uint32_t n = 0;
+    HEED_RETURN_IF_ERROR(in.read(&n, "the byte count of " + what));
+    *num_bytes = n;
+    return Status::ok();
+  }
+  uint8_t item_size = 0;
+  uint32_t n = 0;
+  HEED_RETURN_IF_ERROR(in.read(&item_size, "the element width of " + what));
+  Status s = dtype_from_item_size(item_size, &v->dtype);
+  if (!s) return in.corrupt(what + ": " + s.message());
+  HEED_RETURN_IF_ERROR(in.read(&n, "the element count of " + what));
+  *num_bytes = uint64_t{n} * item_size;
+  return Status::ok();
+}
+
+// Variable record #i: name, shape, storage, then its values (skipped: they stay in the bytes).
+Status read_variable(Cursor& in, uint32_t version, uint32_t i, Variable* v) {
+  const std::string nth = "variable #" + std::to_string(i);
+  HEED_RETURN_IF_ERROR(in.read_string(&v->name, "the name of " + nth));
+  // Empty names never occur in CTranslate2's files, and lookups use "" for "no such alias".
+  if (v->name.empty()) return in.corrupt(nth + " has an empty name");
+  const std::string what = "variable '" + v->name + "'";
+  uint8_t rank = 0;
+  HEED_RETURN_IF_ERROR(in.read(&rank, "the rank of " + what));
+  v->shape.resize(rank);
+  for (uint8_t d = 0; d < rank; ++d) HEED_RETURN_IF_ERROR(in.read(&v->shape[d], "the dims of " + what));
+  uint64_t num_bytes = 0;
+  HEED_RETURN_IF_ERROR(read_storage(in, version, what, v, &num_bytes));
+  // The shape must describe exactly the stored bytes (overflow-checked: dims come from the file).
+  uint64_t expected = dtype_size(v->dtype);
+  bool overflow = false;
+  for (uint32_t d : v->shape) overflow = overflow || __builtin_mul_overflow(expected, uint64_t{d}, &expected);
+  if (overflow) expected = std::numeric_limits<uint64_t>::max();
+  if (expected != num_bytes) {
+    std::string dims;
+    for (size_t d = 0; d < v->shape.size(); ++d) dims += (d ? "," : "") + std::to_string(v->shape[d]);
+    return in.corrupt(what + " has " + std::to_string(num_bytes) + " bytes of " + dtype_name(v->dtype) +
+                      " for shape [" + dims + "]");
+  }
+  v->offset = in.position();
+  v->size = static_cast<size_t>(num_bytes);
+  return in.skip(v->size, "the values of " + what);
+}
+
+Status read_aliases(Cursor& in, std::vector<std::pair<std::string, std::string>>* aliases) {
+  uint32_t num_aliases = 0;
+  HEED_RETURN_IF_ERROR(in.read(&num_aliases, "the number of aliases"));
+  if (num_aliases > in.remaining() / 6) {
+    return in.corrupt("it declares " + std::to_string(num_aliases) + " aliases in " + std::to_string(in.remaining()) +
+                      " bytes");
+  }
+  for (uint32_t i = 0; i < num_aliases; ++i) {
+    std::string alias, target;
+    HEED_RETURN_IF_ERROR(in.read_string(&alias, "alias #" + std::to_string(i)));
+    HEED_RETURN_IF_ERROR(in.read_string(&target, "the target of alias '" + alias + "'"));
+    if (alias.empty() || target.empty()) return in.corrupt("alias #" + std::to_string(i) + " has an empty name or target");
+    aliases->emplace_back(std::move(alias), std::move(target));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Status ModelBin::parse(std::vector<uint8_t> bytes, const std::string& where, ModelBin* out) {
   ModelBin m;
   m.bytes_ = std::move(bytes);
   Cursor in(m.bytes_, where);
-
   HEED_RETURN_IF_ERROR(in.read(&m.binary_version_, "the binary version"));
   if (m.binary_version_ == 0 || m.binary_version_ > kMaxBinaryVersion) {
-    return Status(StatusCode::kUnsupportedVersion,
-                  where + " has binary version " + std::to_string(m.binary_version_) +
-                      "; heed reads CTranslate2 binary versions 1 to " +
-                      std::to_string(kMaxBinaryVersion));
+    return Status(StatusCode::kUnsupportedVersion, where + " has binary version " + std::to_string(m.binary_version_) +
+                                                       "; heed reads CTranslate2 binary versions 1 to " +
+                                                       std::to_string(kMaxBinaryVersion));
   }
   if (m.binary_version_ >= 2) {
     HEED_RETURN_IF_ERROR(in.read_string(&m.spec_name_, "the spec name"));
     HEED_RETURN_IF_ERROR(in.read(&m.spec_revision_, "the spec revision"));
   }
-
   uint32_t count = 0;
   HEED_RETURN_IF_ERROR(in.read(&count, "the number of variables"));
   // The smallest variable record is 2 + 1 (name) + 1 (rank) + 1 + 4 bytes: reject absurd counts
   // before reserving memory for them.
   if (count > in.remaining() / 9) {
-    return in.corrupt("it declares " + std::to_string(count) + " variables in " +
-                      std::to_string(in.remaining()) + " bytes");
+    return in.corrupt("it declares " + std::to_string(count) + " variables in " + std::to_string(in.remaining()) +
+                      " bytes");
   }
   m.variables_.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     Variable v;
-    const std::string nth = "variable #" + std::to_string(i);
-    HEED_RETURN_IF_ERROR(in.read_string(&v.name, "the name of " + nth));
-    // Empty names never occur in CTranslate2's files, and lookups use "" for "no such alias".
-    if (v.name.empty()) return in.corrupt(nth + " has an empty name");
-    const std::string what = "variable '" + v.name + "'";
-    uint8_t rank = 0;
-    HEED_RETURN_IF_ERROR(in.read(&rank, "the rank of " + what));
-    v.shape.resize(rank);
-    for (uint8_t d = 0; d < rank; ++d) HEED_RETURN_IF_ERROR(in.read(&v.shape[d], "the dims of " + what));
-
-    uint64_t num_bytes = 0;
-    if (m.binary_version_ >= 4) {
-      uint8_t id = 0;
-      HEED_RETURN_IF_ERROR(in.read(&id, "the dtype of " + what));
-      if (id > static_cast<uint8_t>(DType::BF16)) return in.corrupt(what + " has unknown dtype id " + std::to_string(id));
-      v.dtype = static_cast<DType>(id);
-      uint32_t n = 0;
-      HEED_RETURN_IF_ERROR(in.read(&n, "the byte count of " + what));
-      num_bytes = n;
-    } else {
-      uint8_t item_size = 0;
-      uint32_t n = 0;
-      HEED_RETURN_IF_ERROR(in.read(&item_size, "the element width of " + what));
-      Status s = dtype_from_item_size(item_size, &v.dtype);
-      if (!s) return in.corrupt(what + ": " + s.message());
-      HEED_RETURN_IF_ERROR(in.read(&n, "the element count of " + what));
-      num_bytes = uint64_t{n} * item_size;
-    }
-
-    // The shape must describe exactly the stored bytes (overflow-checked: dims come from the file).
-    uint64_t expected = dtype_size(v.dtype);
-    bool overflow = false;
-    for (uint32_t d : v.shape) overflow = overflow || __builtin_mul_overflow(expected, uint64_t{d}, &expected);
-    if (overflow) expected = std::numeric_limits<uint64_t>::max();
-    if (expected != num_bytes) {
-      std::string dims;
-      for (size_t d = 0; d < v.shape.size(); ++d) dims += (d ? "," : "") + std::to_string(v.shape[d]);
-      return in.corrupt(what + " has " + std::to_string(num_bytes) + " bytes of " + dtype_name(v.dtype) +
-                        " for shape [" + dims + "]");
-    }
-    v.offset = in.position();
-    v.size = static_cast<size_t>(num_bytes);
-    HEED_RETURN_IF_ERROR(in.skip(v.size, "the values of " + what));
+    HEED_RETURN_IF_ERROR(read_variable(in, m.binary_version_, i, &v));
     m.variables_.push_back(std::move(v));
   }
-
-  if (m.binary_version_ >= 3) {
-    uint32_t num_aliases = 0;
-    HEED_RETURN_IF_ERROR(in.read(&num_aliases, "the number of aliases"));
-    if (num_aliases > in.remaining() / 6) {
-      return in.corrupt("it declares " + std::to_string(num_aliases) + " aliases in " +
-                        std::to_string(in.remaining()) + " bytes");
-    }
-    for (uint32_t i = 0; i < num_aliases; ++i) {
-      std::string alias, target;
-      HEED_RETURN_IF_ERROR(in.read_string(&alias, "alias #" + std::to_string(i)));
-      HEED_RETURN_IF_ERROR(in.read_string(&target, "the target of alias '" + alias + "'"));
-      if (alias.empty() || target.empty()) {
-        return in.corrupt("alias #" + std::to_string(i) + " has an empty name or target");
-      }
-      m.aliases_.emplace_back(std::move(alias), std::move(target));
-    }
-  }
-  if (in.remaining() != 0) {
-    return in.corrupt(std::to_string(in.remaining()) + " unexpected bytes after the last record");
-  }
+  if (m.binary_version_ >= 3) HEED_RETURN_IF_ERROR(read_aliases(in, &m.aliases_));
+  if (in.remaining() != 0) return in.corrupt(std::to_string(in.remaining()) + " unexpected bytes after the last record");
   m.index();
   for (const auto& [alias, target] : m.aliases_) {
     if (!m.by_name_.count(target)) {

@@ -116,33 +116,23 @@ bool looks_like_model(const std::string& path) {
   return is_checkpoint_file(path);
 }
 
-Status read_model(const std::string& path, NeutralModel* out) {
-  std::string checkpoint;
-  HEED_RETURN_IF_ERROR(find_checkpoint(path, &checkpoint));
-  std::vector<uint8_t> file;
-  HEED_RETURN_IF_ERROR(read_bytes(checkpoint, &file));
-  CheckpointConfig c;
-  CheckpointLayout l;
-  HEED_RETURN_IF_ERROR(parse_checkpoint(file.data(), file.size(), checkpoint, &c, &l));
+namespace {
 
+// The tokenizer beside the checkpoint: tok<VOCAB>.bin, else tokenizer.bin.
+Status find_tokenizer(const std::string& checkpoint, uint32_t vocab_size, std::string* path) {
   const std::string dir = directory_of(checkpoint);
-  std::string tokenizer_path;
-  for (const std::string& name : {"tok" + std::to_string(c.vocab_size) + ".bin", std::string("tokenizer.bin")}) {
+  for (const std::string& name : {"tok" + std::to_string(vocab_size) + ".bin", std::string("tokenizer.bin")}) {
     if (is_file(dir + "/" + name)) {
-      tokenizer_path = dir + "/" + name;
-      break;
+      *path = dir + "/" + name;
+      return Status::ok();
     }
   }
-  if (tokenizer_path.empty()) {
-    return invalid_argument(checkpoint + ": no llama2.c tokenizer beside it (looked for tok" +
-                            std::to_string(c.vocab_size) + ".bin and tokenizer.bin in " + dir + ")");
-  }
-  TokenizerBin tokenizer;
-  HEED_RETURN_IF_ERROR(read_tokenizer_bin(tokenizer_path, c.vocab_size, &tokenizer));
+  return invalid_argument(checkpoint + ": no llama2.c tokenizer beside it (looked for tok" +
+                          std::to_string(vocab_size) + ".bin and tokenizer.bin in " + dir + ")");
+}
 
-  NeutralModel model;
+void add_tensors(TensorBuilder& b, const CheckpointConfig& c, const CheckpointLayout& l) {
   const uint32_t d = c.dim, f = c.hidden_dim, V = c.vocab_size, q = c.n_heads * c.head_size(), kv = c.kv_dim();
-  TensorBuilder b(file, &model);
   b.add("decoder.embeddings", {V, d}, true, {{l.embeddings, uint64_t{V} * d}});
   for (uint32_t i = 0; i < c.n_layers; ++i) {
     const std::string p = names::layer("decoder", static_cast<int>(i));
@@ -158,7 +148,10 @@ Status read_model(const std::string& path, NeutralModel* out) {
   }
   b.add("decoder.norm.gamma", {d}, false, {{l.final_norm, d}});
   if (!c.shared_classifier) b.add("decoder.output.weight", {V, d}, true, {{l.classifier, uint64_t{V} * d}});
+}
 
+void set_config(const CheckpointConfig& c, NeutralModel* model) {
+  const uint32_t d = c.dim, f = c.hidden_dim, V = c.vocab_size;
   auto stack = std::make_unique<fb::TransformerStackT>();
   stack->num_layers = c.n_layers;
   stack->d_model = d;
@@ -181,8 +174,30 @@ Status read_model(const std::string& path, NeutralModel* out) {
   fb::TransformerDecoderOnlyT config;
   config.decoder = std::move(stack);
   config.tied_output = c.shared_classifier;
-  model.config.Set(std::move(config));
+  model->config.Set(std::move(config));
 
+}
+
+}  // namespace
+
+Status read_model(const std::string& path, NeutralModel* out) {
+  std::string checkpoint;
+  HEED_RETURN_IF_ERROR(find_checkpoint(path, &checkpoint));
+  std::vector<uint8_t> file;
+  HEED_RETURN_IF_ERROR(read_bytes(checkpoint, &file));
+  CheckpointConfig c;
+  CheckpointLayout l;
+  HEED_RETURN_IF_ERROR(parse_checkpoint(file.data(), file.size(), checkpoint, &c, &l));
+  std::string tokenizer_path;
+  HEED_RETURN_IF_ERROR(find_tokenizer(checkpoint, c.vocab_size, &tokenizer_path));
+  TokenizerBin tokenizer;
+  HEED_RETURN_IF_ERROR(read_tokenizer_bin(tokenizer_path, c.vocab_size, &tokenizer));
+
+  NeutralModel model;
+  const uint32_t V = c.vocab_size;
+  TensorBuilder b(file, &model);
+  add_tensors(b, c, l);
+  set_config(c, &model);
   fb::TokenizerT& tok = model.tokenizer;
   tok.kind = fb::TokenizerKind::ByteBPE;
   tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
@@ -193,11 +208,7 @@ Status read_model(const std::string& path, NeutralModel* out) {
   tok.eos_id = tok.bos_id;  // see reader.h: llama2.c models end a document with BOS
   if (tok.bos_id < 0) return invalid_file(checkpoint + ": a llama2.c vocabulary needs at least <unk> and <s>");
 
-  model.producer.name = "heed convert";
-  model.producer.version = HEED_VERSION;
-  model.producer.source_format = "llama2c";
-  model.producer.source_name = base_name(checkpoint);
-  model.metadata.emplace_back("source_format", "llama2c");
+  model.set_producer("llama2c", base_name(checkpoint));
   model.metadata.emplace_back("llama2c.version", std::to_string(c.version));
   model.metadata.emplace_back("llama2c.seq_len", std::to_string(c.seq_len));
   model.metadata.emplace_back("llama2c.tokenizer", base_name(tokenizer_path));
