@@ -1,5 +1,7 @@
 #include "quantize.h"
 
+#include "heed/kernels.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -29,55 +31,6 @@ const char* weight_type_name(WeightType type) {
     case WeightType::kFloat32: return "float32";
   }
   return "?";
-}
-
-uint16_t f32_to_f16(float x) {
-  uint32_t f;
-  std::memcpy(&f, &x, 4);
-  const uint16_t sign = static_cast<uint16_t>((f >> 16) & 0x8000u);
-  const uint32_t abs = f & 0x7fffffffu;
-  if (abs >= 0x7f800000u) {  // infinity or NaN (keep NaN quiet and non-zero)
-    return static_cast<uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u | ((abs >> 13) & 0x3ffu) : 0));
-  }
-  if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: infinity
-  if (abs < 0x38800000u) {
-    // Subnormal half (or zero): value = m * 2^-24; shift the full significand with rounding.
-    if (abs < 0x33000000u) return sign;  // below half of the smallest subnormal: +-0
-    const uint32_t exponent = abs >> 23;
-    const uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
-    const uint32_t shift = 126 - exponent;  // 14..24 (bits dropped beyond the 10-bit field)
-    uint32_t half = mantissa >> shift;
-    const uint32_t rest = mantissa & ((1u << shift) - 1);
-    const uint32_t halfway = 1u << (shift - 1);
-    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
-    return static_cast<uint16_t>(sign | half);
-  }
-  // Normal: rebias the exponent, round the mantissa to 10 bits (a carry into the exponent is right).
-  uint32_t h = ((abs >> 13) - (112u << 10));
-  const uint32_t rest = abs & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
-  return static_cast<uint16_t>(sign | h);
-}
-
-float f16_to_f32(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu;
-  const uint32_t mantissa = h & 0x3ffu;
-  uint32_t f;
-  if (exponent == 0x1f) {
-    f = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {
-    f = sign | ((exponent + 112u) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {
-    f = sign;
-  } else {
-    // Subnormal: exact as float (m * 2^-24).
-    float v = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -v : v;
-  }
-  float out;
-  std::memcpy(&out, &f, 4);
-  return out;
 }
 
 float bf16_to_f32(uint16_t b) {
@@ -208,8 +161,8 @@ Status to_float16(NeutralTensor* t, std::vector<TensorReport>* report) {
   std::vector<uint16_t> h(t->num_elements());
   std::vector<float> back(h.size());
   for (size_t k = 0; k < h.size(); ++k) {
-    h[k] = f32_to_f16(x[k]);
-    back[k] = f16_to_f32(h[k]);
+    h[k] = kernels::f32_to_f16_value(x[k]);
+    back[k] = kernels::f16_to_f32_value(h[k]);
     if (!std::isfinite(back[k])) {
       return invalid_argument("tensor '" + t->name + "' has value " + std::to_string(x[k]) + " beyond the float16 range");
     }

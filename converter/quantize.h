@@ -51,8 +51,6 @@ Status quantize_model(NeutralModel* model, const QuantizeOptions& options, std::
 void quantize_int8(const float* x, size_t rows, size_t cols, uint32_t group_size, int8_t* q, float* scales);
 
 // IEEE half and bfloat16 conversions (round to nearest even; NaN and infinities preserved).
-uint16_t f32_to_f16(float x);
-float f16_to_f32(uint16_t h);
 float bf16_to_f32(uint16_t b);
 
 }  // namespace heed::convert

@@ -9,7 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "quantize.h"  // f16_to_f32, bf16_to_f32
+#include "heed/kernels.h"  // f16_to_f32_value
+#include "quantize.h"  // bf16_to_f32
 #include "loader/model_index.h"
 
 namespace heed::convert {
@@ -144,7 +145,7 @@ Status SafetensorsFile::read_f32(const SafetensorsTensor& tensor, std::vector<fl
     for (size_t i = 0; i < n; ++i) {
       uint16_t h;
       std::memcpy(&h, p + 2 * i, 2);
-      (*out)[i] = half ? f16_to_f32(h) : bf16_to_f32(h);
+      (*out)[i] = half ? kernels::f16_to_f32_value(h) : bf16_to_f32(h);
     }
   } else if (tensor.dtype == "F64") {
     for (size_t i = 0; i < n; ++i) {

@@ -10,6 +10,7 @@
 
 #include "ct2/model_bin.h"
 #include "ct2/vocabulary.h"
+#include "heed/kernels.h"
 #include "heed_format/tensor_names.h"
 #include "quantize.h"
 #include "source_files.h"
@@ -124,7 +125,7 @@ class Mapper {
         for (size_t i = 0; i < n; ++i) {
           uint16_t h;
           std::memcpy(&h, p + 2 * i, 2);
-          (*out)[i] = v.dtype == DType::F16 ? f16_to_f32(h) : bf16_to_f32(h);
+          (*out)[i] = v.dtype == DType::F16 ? kernels::f16_to_f32_value(h) : bf16_to_f32(h);
         }
         return Status::ok();
       case DType::I16: {

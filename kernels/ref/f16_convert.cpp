@@ -64,3 +64,10 @@ void f32_to_f16(const float* x, uint16_t* y, size_t n) {
 }
 
 }  // namespace heed::kernels::ref
+
+namespace heed::kernels {
+
+float f16_to_f32_value(uint16_t h) { return ref::f16_bits_to_f32(h); }
+uint16_t f32_to_f16_value(float x) { return ref::f32_to_f16_bits(x); }
+
+}  // namespace heed::kernels

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "heed/kernels.h"
 #include "aren_folder.h"
 #include "ct2/reader.h"
 #include "heed_writer.h"
@@ -38,7 +39,7 @@ void to_16_bit(fx::Var& v, uint8_t dtype) {
   for (size_t i = 0; i < f.size(); ++i) {
     uint32_t bits;
     std::memcpy(&bits, &f[i], 4);
-    const uint16_t h = dtype == 4 ? convert::f32_to_f16(f[i]) : static_cast<uint16_t>(bits >> 16);
+    const uint16_t h = dtype == 4 ? heed::kernels::f32_to_f16_value(f[i]) : static_cast<uint16_t>(bits >> 16);
     std::memcpy(bytes.data() + 2 * i, &h, 2);
   }
   v.dtype = dtype;

@@ -1,3 +1,4 @@
+#include "heed/kernels.h"
 #include "reference.h"
 
 #include <algorithm>
@@ -46,7 +47,7 @@ Weight weight(const convert::NeutralModel& m, const std::string& name) {
     for (size_t i = 0; i < n; ++i) {
       uint16_t h;
       std::memcpy(&h, t.bytes.data() + 2 * i, 2);
-      w.values[i] = convert::f16_to_f32(h);
+      w.values[i] = heed::kernels::f16_to_f32_value(h);
     }
   } else if (t.dtype == fb::DType::I8) {
     w.int8 = true;

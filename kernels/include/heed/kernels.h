@@ -131,6 +131,12 @@ struct RopeParams {
 // i.e. each 64-byte unit holds 4 consecutive k of 16 rows: exactly one VPDPBUSD operand (or four
 // SDOT operands), so a kernel multiplies it by 4 broadcast bytes of A with no horizontal sums.
 // Padding rows (up to N rounded to 16) and padding k are zero. row_sums[n] = sum_k B[n, k].
+// One IEEE binary16 <-> binary32 conversion by the reference's rules (f32 -> f16 rounds to
+// nearest, ties to even; f16 -> f32 is exact), for code outside the hot loops: the converter
+// and the runtime's per-element reads. Bulk conversions use the f16_to_f32 / f32_to_f16 slots.
+float f16_to_f32_value(uint16_t h);
+uint16_t f32_to_f16_value(float x);
+
 size_t packed_i8_16x4_bytes(size_t n, size_t k);
 void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packed,
                   int32_t* row_sums);

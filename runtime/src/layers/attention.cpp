@@ -2,16 +2,23 @@
 
 namespace heed::layers {
 
+// One query over one head's keys and values: the kernels' fused attention slot with a single row
+// and head (its loop is dot * scale, softmax, axpy over this ISA's own vector kernels).
 void attend(const kernels::KernelTable& k, const AttentionInput& in, float* scores, float* out) {
-  for (size_t i = 0; i < in.head_dim; ++i) out[i] = 0.0f;
-  if (in.length == 0) return;
-  for (size_t j = 0; j < in.length; ++j) {
-    scores[j] = k.dot_f32(in.query, in.keys + j * in.key_stride, in.head_dim) * in.scale;
-  }
-  k.softmax(scores, in.length);
-  for (size_t j = 0; j < in.length; ++j) {
-    k.axpy_f32(scores[j], in.values + j * in.value_stride, out, in.head_dim);
-  }
+  kernels::AttentionParams p;
+  p.q_rows = 1;
+  p.kv_len = in.length;
+  p.num_heads = p.num_kv_heads = 1;
+  p.head_dim = in.head_dim;
+  p.q = in.query;
+  p.k = in.keys;
+  p.k_row_stride = in.key_stride;
+  p.v = in.values;
+  p.v_row_stride = in.value_stride;
+  p.out = out;
+  p.scale = in.scale;
+  p.scores = scores;
+  k.attention(p);
 }
 
 }  // namespace heed::layers

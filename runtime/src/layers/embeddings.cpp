@@ -14,6 +14,7 @@ Status Embeddings::load(const Model& model, const std::string& name, size_t rows
   // A table the output projection reuses may be stored in the 16x4 layout of gemm_i8_packed (int8
   // with per-row or per-tensor scales, which the loader has checked): its rows are gathered from there.
   packed_ = t->layout == fb::Layout::Packed16x4;
+  k_ = &kernels::best();
   rows_ = rows;
   dim_ = dim;
   dtype_ = t->dtype;
@@ -46,47 +47,45 @@ Status Embeddings::load(const Model& model, const std::string& name, size_t rows
 }
 
 void Embeddings::gather(size_t id, float scale, bool accumulate, float* out) const {
-  const size_t base = id * dim_;
-  switch (dtype_) {
-    case fb::DType::I8: {
-      if (packed_) {
-        // Row id is lane id % 16 of block id / 16: 4 values per 64-byte unit (kernels.h, "16x4").
-        const int8_t* unit = static_cast<const int8_t*>(data_) + (id / 16) * ((dim_ + 3) / 4) * 64 + (id % 16) * 4;
-        const float s = quantization_ == fb::Quantization::PerRow ? scales_[id] : scales_[0];
-        for (size_t j = 0; j < dim_; ++j) {
-          // The row-major loop's order of products, so both layouts give the same bits.
-          const float v = static_cast<float>(unit[(j / 4) * 64 + j % 4]) * s * scale;
-          out[j] = accumulate ? out[j] + v : v;
-        }
-        break;
-      }
-      const int8_t* q = static_cast<const int8_t*>(data_) + base;
-      const size_t groups = group_size_ > 0 ? (dim_ + group_size_ - 1) / group_size_ : 1;
-      for (size_t j = 0; j < dim_; ++j) {
-        float s = scales_[0];
-        if (quantization_ == fb::Quantization::PerRow) s = scales_[id];
-        if (quantization_ == fb::Quantization::PerGroup) s = scales_[id * groups + j / group_size_];
-        const float v = static_cast<float>(q[j]) * s * scale;
-        out[j] = accumulate ? out[j] + v : v;
-      }
-      break;
+  const int32_t row = static_cast<int32_t>(id);
+  if (dtype_ == fb::DType::I8 && !packed_ && quantization_ == fb::Quantization::PerRow && !accumulate) {
+    k_->embed_i8(static_cast<const int8_t*>(data_), rows_, dim_, scales_, &row, 1, dim_, scale, out, dim_);
+  } else if (dtype_ == fb::DType::I8) {
+    packed_ ? gather_packed_i8(id, scale, accumulate, out) : gather_i8(id, scale, accumulate, out);
+  } else if (dtype_ == fb::DType::F16 && !accumulate) {
+    k_->embed_f16(static_cast<const uint16_t*>(data_), rows_, dim_, &row, 1, dim_, scale, out, dim_);
+  } else if (dtype_ == fb::DType::F16) {
+    const uint16_t* h = static_cast<const uint16_t*>(data_) + id * dim_;
+    for (size_t j = 0; j < dim_; ++j) out[j] += kernels::f16_to_f32_value(h[j]) * scale;
+  } else {
+    const float* f = static_cast<const float*>(data_) + id * dim_;
+    for (size_t j = 0; j < dim_; ++j) {
+      const float v = f[j] * scale;
+      out[j] = accumulate ? out[j] + v : v;
     }
-    case fb::DType::F16: {
-      const uint16_t* h = static_cast<const uint16_t*>(data_) + base;
-      for (size_t j = 0; j < dim_; ++j) {
-        const float v = half_to_float(h[j]) * scale;
-        out[j] = accumulate ? out[j] + v : v;
-      }
-      break;
-    }
-    default: {
-      const float* f = static_cast<const float*>(data_) + base;
-      for (size_t j = 0; j < dim_; ++j) {
-        const float v = f[j] * scale;
-        out[j] = accumulate ? out[j] + v : v;
-      }
-      break;
-    }
+  }
+}
+
+void Embeddings::gather_i8(size_t id, float scale, bool accumulate, float* out) const {
+  const int8_t* q = static_cast<const int8_t*>(data_) + id * dim_;
+  const size_t groups = group_size_ > 0 ? (dim_ + group_size_ - 1) / group_size_ : 1;
+  for (size_t j = 0; j < dim_; ++j) {
+    float s = scales_[0];
+    if (quantization_ == fb::Quantization::PerRow) s = scales_[id];
+    if (quantization_ == fb::Quantization::PerGroup) s = scales_[id * groups + j / group_size_];
+    const float v = static_cast<float>(q[j]) * s * scale;
+    out[j] = accumulate ? out[j] + v : v;
+  }
+}
+
+void Embeddings::gather_packed_i8(size_t id, float scale, bool accumulate, float* out) const {
+  // Row id is lane id % 16 of block id / 16: 4 values per 64-byte unit (kernels.h, "16x4").
+  const int8_t* unit = static_cast<const int8_t*>(data_) + (id / 16) * ((dim_ + 3) / 4) * 64 + (id % 16) * 4;
+  const float s = quantization_ == fb::Quantization::PerRow ? scales_[id] : scales_[0];
+  for (size_t j = 0; j < dim_; ++j) {
+    // The row-major loop's order of products, so both layouts give the same bits.
+    const float v = static_cast<float>(unit[(j / 4) * 64 + j % 4]) * s * scale;
+    out[j] = accumulate ? out[j] + v : v;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "heed/kernels.h"
 #include "heed/model.h"
 #include "loader/model_index.h"
 #include "heed/status.h"
@@ -19,9 +20,16 @@ class Embeddings {
   size_t rows() const { return rows_; }
   size_t dim() const { return dim_; }
   // out[0, dim) = table[id] * scale, or += when accumulate. `id` must be < rows().
+  // Row-major int8 with per-row scales and f16 tables go through the kernels' embedding lookup
+  // (embed_i8 / embed_f16) when not accumulating; the other cases are scaled here, with the same
+  // order of products.
   void gather(size_t id, float scale, bool accumulate, float* out) const;
 
  private:
+  void gather_i8(size_t id, float scale, bool accumulate, float* out) const;
+  void gather_packed_i8(size_t id, float scale, bool accumulate, float* out) const;
+
+  const kernels::KernelTable* k_ = nullptr;
   size_t rows_ = 0, dim_ = 0;
   fb::DType dtype_ = fb::DType::F32;
   fb::Quantization quantization_ = fb::Quantization::None;

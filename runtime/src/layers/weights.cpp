@@ -1,7 +1,8 @@
 #include "layers/weights.h"
 
-
 #include <cstring>
+
+#include "heed/kernels.h"
 
 namespace heed::layers {
 
@@ -22,33 +23,6 @@ Status require_shape(const Model& model, const std::string& name, const std::vec
                         ", expected " + shape_string(shape));
   }
   return Status::ok();
-}
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exponent = (h >> 10) & 0x1fu;
-  uint32_t mantissa = h & 0x3ffu;
-  uint32_t bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | (mantissa << 13);  // inf / nan
-  } else if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {  // subnormal half: renormalize
-      exponent = 127 - 15 + 1;
-      while ((mantissa & 0x400u) == 0) {
-        mantissa <<= 1;
-        --exponent;
-      }
-      mantissa &= 0x3ffu;
-      bits = sign | (exponent << 23) | (mantissa << 13);
-    }
-  } else {
-    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
 }
 
 Status F32Vector::load(const Model& model, const std::string& name, size_t size, bool optional) {
@@ -73,7 +47,7 @@ Status F32Vector::load(const Model& model, const std::string& name, size_t size,
     case fb::DType::F16: {
       owned_.resize(size);
       const uint16_t* h = t->as<uint16_t>();
-      for (size_t i = 0; i < size; ++i) owned_[i] = half_to_float(h[i]);
+      kernels::best().f16_to_f32(h, owned_.data(), size);  // exact in every variant
       return Status::ok();
     }
     case fb::DType::I8: {

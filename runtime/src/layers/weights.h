@@ -32,7 +32,4 @@ class F32Vector {
   std::vector<float> owned_;
 };
 
-// IEEE half -> float, for conversions done once at creation.
-float half_to_float(uint16_t h);
-
 }  // namespace heed::layers
