@@ -54,7 +54,6 @@ KernelTable make_reference() {
   t.gru_cell = ref::gru_cell;
   // Second kernel round: attention, RoPE, embedding gather
   t.attention = ref::attention;
-  t.rope = ref::rope;
   t.embed_i8 = ref::embed_i8;
   t.embed_f16 = ref::embed_f16;
   t.gemm_i8_packed = ref::gemm_i8_packed;

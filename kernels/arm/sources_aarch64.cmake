@@ -13,7 +13,6 @@ set(HEED_KERNEL_NEON_SOURCES
   arm/quantize_rows_i8_neon.cpp
   arm/rms_norm_neon.cpp
   arm/rnn_cell_neon.cpp
-  arm/rope_neon.cpp
   arm/softmax_neon.cpp
   arm/vector_ops_neon.cpp
 )

@@ -21,7 +21,6 @@ void fill_neon(KernelTable& t) {
   t.gemm_f16 = neon::gemm_f16;
   t.activate = neon::activate;
   t.attention = neon::attention;
-  t.rope = neon::rope;
   // RNN cells
   t.tanh_f32 = neon::tanh_f32;
   t.lstm_cell = neon::lstm_cell;

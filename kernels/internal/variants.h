@@ -33,7 +33,6 @@ namespace heed::kernels {
 #define HEED_KERNEL_DECLARE_F32_TO_F16 void f32_to_f16(const float* x, uint16_t* y, size_t n)
 #define HEED_KERNEL_DECLARE_GEMM_I8_PACKED void gemm_i8_packed(const GemmI8PackedParams& p)
 #define HEED_KERNEL_DECLARE_ATTENTION void attention(const AttentionParams& p)
-#define HEED_KERNEL_DECLARE_ROPE void rope(const RopeParams& p)
 #define HEED_KERNEL_DECLARE_EMBED_I8                                                          \
   size_t embed_i8(const int8_t* table, size_t rows, size_t ld, const float* row_scales,       \
                   const int32_t* ids, size_t count, size_t dim, float multiplier, float* out, \
@@ -59,7 +58,6 @@ HEED_KERNEL_DECLARE_AXPY_F32;
 HEED_KERNEL_DECLARE_F16_TO_F32;
 HEED_KERNEL_DECLARE_F32_TO_F16;
 HEED_KERNEL_DECLARE_ATTENTION;
-HEED_KERNEL_DECLARE_ROPE;
 HEED_KERNEL_DECLARE_EMBED_I8;
 HEED_KERNEL_DECLARE_EMBED_F16;
 HEED_KERNEL_DECLARE_GEMM_I8_PACKED;
@@ -87,7 +85,6 @@ HEED_KERNEL_DECLARE_F16_TO_F32;
 HEED_KERNEL_DECLARE_F32_TO_F16;
 HEED_KERNEL_DECLARE_ACTIVATE;
 HEED_KERNEL_DECLARE_ATTENTION;
-HEED_KERNEL_DECLARE_ROPE;
 HEED_KERNEL_DECLARE_GEMM_I8_PACKED;
 }  // namespace avx2
 
@@ -114,7 +111,6 @@ HEED_KERNEL_DECLARE_F32_TO_F16;
 HEED_KERNEL_DECLARE_GEMM_F16;
 HEED_KERNEL_DECLARE_ACTIVATE;
 HEED_KERNEL_DECLARE_ATTENTION;
-HEED_KERNEL_DECLARE_ROPE;
 HEED_KERNEL_DECLARE_GEMM_I8_PACKED;
 }  // namespace neon
 

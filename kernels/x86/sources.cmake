@@ -12,7 +12,6 @@ set(HEED_KERNEL_AVX2_SOURCES
   x86/quantize_rows_i8_avx2.cpp
   x86/rms_norm_avx2.cpp
   x86/rnn_cell_avx2.cpp
-  x86/rope_avx2.cpp
   x86/softmax_avx2.cpp
   x86/vector_ops_avx2.cpp
 )

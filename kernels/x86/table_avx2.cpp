@@ -21,7 +21,6 @@ void fill_avx2(KernelTable& t) {
   t.f32_to_f16 = avx2::f32_to_f16;
   t.activate = avx2::activate;
   t.attention = avx2::attention;
-  t.rope = avx2::rope;
   // RNN cells
   t.tanh_f32 = avx2::tanh_f32;
   t.lstm_cell = avx2::lstm_cell;

@@ -109,21 +109,6 @@ struct AttentionParams {
   float* scores = nullptr;     // scratch, kv_len floats
 };
 
-// Rotary position embedding conventions: which dimensions of a head form a rotated pair.
-//   kInterleaved  (2i, 2i + 1)            (GPT-J, the RoFormer paper)
-//   kHalfSplit    (i, i + rot_dim / 2)    (GPT-NeoX, LLaMA, Hugging Face rotate_half)
-enum class RopeStyle : int { kInterleaved = 0, kHalfSplit };
-
-struct RopeParams {
-  float* x = nullptr;  // rotated in place
-  size_t rows = 0, row_stride = 0;  // row t has position position_offset + t
-  size_t heads = 0, head_stride = 0;
-  size_t rot_dim = 0;  // even; the first rot_dim dimensions of each head are rotated
-  size_t position_offset = 0;
-  float theta = 10000.0f;  // pair i turns by position * theta^(-2i / rot_dim)
-  RopeStyle style = RopeStyle::kHalfSplit;
-};
-
 // Packed int8 weights (layout "16x4"), written once (by the converter, or at load time) with
 // pack_i8_16x4 and read by gemm_i8_packed. Rows of B go in blocks of 16 and K in groups of 4
 // bytes; byte (n, k) of the [N, K] matrix is at
@@ -201,9 +186,6 @@ struct KernelTable {
 
   // Fused scaled-dot-product attention for a block of query rows (see AttentionParams).
   void (*attention)(const AttentionParams& p) = nullptr;
-  // Rotary position embedding in place (see RopeParams). Angles are computed in double precision
-  // and rounded to float once, identically in every variant.
-  void (*rope)(const RopeParams& p) = nullptr;
   // Embedding lookup with dequantization: out[t, :] = float(table[ids[t], :]) * row_scales[ids[t]]
   // then * multiplier (int8 rows), or f16 table[ids[t], :] * multiplier; multiplier 1 skips the
   // multiply. `rows` is the table's row count: an id outside [0, rows) gets an all-zero row.

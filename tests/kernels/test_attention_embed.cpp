@@ -1,4 +1,4 @@
-// The fused attention, RoPE and embedding-gather kernels: the reference against independent
+// The fused attention and embedding-gather kernels: the reference against independent
 // double-precision arithmetic written from the definitions, then every SIMD variant against the
 // reference (odd head sizes, grouped-query heads, strided layouts, every mask mode).
 #include <catch2/catch.hpp>
@@ -150,63 +150,6 @@ TEST_CASE("attention variants match the reference", "[variants][attention]") {
       }
     }
   }
-}
-
-TEST_CASE("reference RoPE matches the rotation computed in double", "[rope]") {
-  for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalfSplit})
-    for (size_t rot_dim : {2, 6, 64, 300}) {
-      const size_t head_dim = rot_dim + 4, heads = 3, rows = 4, row_stride = heads * head_dim + 1;
-      auto x = random_f32(rows * row_stride, -2.0f, 2.0f);
-      auto y = x;
-      RopeParams p;
-      p.x = y.data(); p.rows = rows; p.row_stride = row_stride; p.heads = heads;
-      p.head_stride = head_dim; p.rot_dim = rot_dim; p.position_offset = 1000; p.theta = 10000.0f;
-      p.style = style;
-      reference().rope(p);
-      for (size_t t = 0; t < rows; ++t)
-        for (size_t h = 0; h < heads; ++h) {
-          const float* in = x.data() + t * row_stride + h * head_dim;
-          const float* out = y.data() + t * row_stride + h * head_dim;
-          for (size_t i = 0; i < rot_dim / 2; ++i) {
-            const size_t i0 = style == RopeStyle::kInterleaved ? 2 * i : i;
-            const size_t i1 = style == RopeStyle::kInterleaved ? 2 * i + 1 : i + rot_dim / 2;
-            const double angle = double(1000 + t) / std::pow(10000.0, 2.0 * i / rot_dim);
-            const double a = in[i0], b = in[i1];
-            INFO("style " << int(style) << " rot_dim " << rot_dim << " pair " << i);
-            REQUIRE(close(out[i0], a * std::cos(angle) - b * std::sin(angle), 2.0, 1e-6));
-            REQUIRE(close(out[i1], a * std::sin(angle) + b * std::cos(angle), 2.0, 1e-6));
-          }
-          for (size_t i = rot_dim; i < head_dim; ++i) REQUIRE(out[i] == in[i]);  // not rotated
-        }
-      REQUIRE(y[row_stride - 1] == x[row_stride - 1]);
-    }
-  // Position 0 is the identity; a hand-worked pair: position 1, rot_dim 2 turns by exactly 1 rad.
-  std::vector<float> v = {1.0f, 0.0f};
-  RopeParams p;
-  p.x = v.data(); p.rows = 1; p.row_stride = 2; p.heads = 1; p.head_stride = 2; p.rot_dim = 2;
-  p.position_offset = 1;
-  reference().rope(p);
-  CHECK(v[0] == static_cast<float>(std::cos(1.0)));
-  CHECK(v[1] == static_cast<float>(std::sin(1.0)));
-}
-
-TEST_CASE("RoPE variants match the reference", "[variants][rope]") {
-  for (const KernelTable* v : simd_variants())
-    for (RopeStyle style : {RopeStyle::kInterleaved, RopeStyle::kHalfSplit})
-      for (size_t rot_dim : {2, 4, 8, 10, 16, 18, 64, 128, 260, 512}) {
-        const size_t head_dim = rot_dim + 3, heads = 5, rows = 3, row_stride = heads * head_dim;
-        auto x = random_f32(rows * row_stride, -4.0f, 4.0f);
-        auto r = x, s = x;
-        RopeParams p;
-        p.rows = rows; p.row_stride = row_stride; p.heads = heads; p.head_stride = head_dim;
-        p.rot_dim = rot_dim; p.position_offset = 77; p.theta = 500000.0f; p.style = style;
-        p.x = r.data();
-        reference().rope(p);
-        p.x = s.data();
-        v->rope(p);
-        INFO(isa_name(v->isa) << " style " << int(style) << " rot_dim " << rot_dim);
-        for (size_t i = 0; i < r.size(); ++i) REQUIRE(close(s[i], r[i], 8.0, 1e-6));
-      }
 }
 
 TEST_CASE("embedding gather dequantizes rows and zeroes bad ids", "[embed]") {
