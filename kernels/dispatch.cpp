@@ -9,7 +9,6 @@
 
 #include "heed/kernels.h"
 #include "internal/cpu_features.h"
-#include "internal/rnn_cell_variants.h"
 #include "internal/variants.h"
 
 namespace heed::kernels {
@@ -34,29 +33,9 @@ Isa parent_of(Isa isa) {
 KernelTable make_reference() {
   KernelTable t;
   t.isa = Isa::kScalar;
-  t.quantize_rows_i8 = ref::quantize_rows_i8;
-  t.gemm_i8 = ref::gemm_i8;
-  t.gemm_f32 = ref::gemm_f32;
-  t.gemm_f16 = ref::gemm_f16;
-  t.layer_norm = ref::layer_norm;
-  t.rms_norm = ref::rms_norm;
-  t.softmax = ref::softmax;
-  t.log_softmax = ref::log_softmax;
-  t.activate = ref::activate;
-  t.add = ref::add;
-  t.dot_f32 = ref::dot_f32;
-  t.axpy_f32 = ref::axpy_f32;
-  t.f16_to_f32 = ref::f16_to_f32;
-  t.f32_to_f16 = ref::f32_to_f16;
-  // RNN cells
-  t.tanh_f32 = ref::tanh_f32;
-  t.lstm_cell = ref::lstm_cell;
-  t.gru_cell = ref::gru_cell;
-  // Second kernel round: attention, RoPE, embedding gather
-  t.attention = ref::attention;
-  t.embed_i8 = ref::embed_i8;
-  t.embed_f16 = ref::embed_f16;
-  t.gemm_i8_packed = ref::gemm_i8_packed;
+#define HEED_SLOT(name) t.name = ref::name;
+#include "internal/slots_ref.inc"
+#undef HEED_SLOT
   return t;
 }
 

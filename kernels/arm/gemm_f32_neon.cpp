@@ -1,9 +1,10 @@
-// gemm_f32 for aarch64 NEON: one row of A against four rows of B, 4-wide FMA, scalar K tail.
-#include <arm_neon.h>
+// gemm_f32 for NEON (armv7 and aarch64): one row of A against four rows of B, 4-wide FMA, scalar
+// K tail.
+#include "arm/neon_shim.h"
 
 #include "internal/gemm_epilogue.h"
 
-namespace heed::kernels::neon {
+namespace heed::kernels::HEED_NEON_VARIANT {
 
 void gemm_f32(const GemmF32Params& p) {
   for (size_t m = 0; m < p.m; ++m) {
@@ -20,7 +21,7 @@ void gemm_f32(const GemmF32Params& p) {
       }
       float sum[4];
       for (int j = 0; j < 4; ++j) {
-        sum[j] = vaddvq_f32(acc[j]);
+        sum[j] = hsum_f32x4(acc[j]);
         for (size_t t = k; t < p.k; ++t) sum[j] += a[t] * b[j][t];
       }
       for (size_t j = 0; j < nb; ++j)
@@ -29,4 +30,4 @@ void gemm_f32(const GemmF32Params& p) {
   }
 }
 
-}  // namespace heed::kernels::neon
+}  // namespace heed::kernels::HEED_NEON_VARIANT

@@ -1,19 +1,20 @@
-// gemm_i8 for baseline aarch64 NEON (Cortex-A53/A72, no SDOT): SMULL/SMULL2 form exact int16
-// products of 8 byte pairs, SADALP adds neighbouring products into int32 lanes. Each product goes
-// to SADALP on its own (never two summed in int16), so even -128 * -128 inputs stay exact.
-#include <arm_neon.h>
+// gemm_i8 for NEON without SDOT (aarch64 Cortex-A53/A72, and 32-bit ARM: a Raspberry Pi on a 32-bit
+// OS): SMULL/SMULL2 (VMULL.S8) form exact int16 products of 8 byte pairs, SADALP (VPADAL.S16) adds
+// neighbouring products into int32 lanes. Each product goes to SADALP on its own (never two summed
+// in int16), so even -128 * -128 inputs stay exact.
+#include "arm/neon_shim.h"
 
 #include <cstring>
 
 #include "internal/gemm_i8_driver.h"
 
-namespace heed::kernels::neon {
+namespace heed::kernels::HEED_NEON_VARIANT {
 
 namespace {
 
 inline int32x4_t dot16(int32x4_t acc, int8x16_t a, int8x16_t b) {
   acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
-  return vpadalq_s16(acc, vmull_high_s8(a, b));
+  return vpadalq_s16(acc, mull_high_s8(a, b));
 }
 
 struct Dot1x4 {
@@ -38,10 +39,10 @@ struct Dot1x4 {
       acc2 = dot16(acc2, va, vld1q_s8(tb[2]));
       acc3 = dot16(acc3, va, vld1q_s8(tb[3]));
     }
-    out[0][0] = vaddvq_s32(acc0);
-    out[0][1] = vaddvq_s32(acc1);
-    out[0][2] = vaddvq_s32(acc2);
-    out[0][3] = vaddvq_s32(acc3);
+    out[0][0] = hsum_s32x4(acc0);
+    out[0][1] = hsum_s32x4(acc1);
+    out[0][2] = hsum_s32x4(acc2);
+    out[0][3] = hsum_s32x4(acc3);
   }
 };
 
@@ -49,4 +50,4 @@ struct Dot1x4 {
 
 void gemm_i8(const GemmI8Params& p) { gemm_i8_blocked<1>(p, Dot1x4{}); }
 
-}  // namespace heed::kernels::neon
+}  // namespace heed::kernels::HEED_NEON_VARIANT

@@ -1,11 +1,12 @@
-// layer_norm for aarch64 NEON: the reference's two passes with 4 lanes, scalar tails.
-#include <arm_neon.h>
+// layer_norm for NEON (armv7 and aarch64): the reference's two passes (mean, then variance of the
+// centred values) with 4 lanes, scalar tails.
+#include "arm/neon_shim.h"
 
 #include <cmath>
 
 #include "internal/variants.h"
 
-namespace heed::kernels::neon {
+namespace heed::kernels::HEED_NEON_VARIANT {
 
 void layer_norm(const float* x, size_t rows, size_t n, const float* gamma, const float* beta,
                 float eps, float* y) {
@@ -16,7 +17,7 @@ void layer_norm(const float* x, size_t rows, size_t n, const float* gamma, const
     float* yr = y + r * n;
     float32x4_t vs = vdupq_n_f32(0.0f);
     for (size_t i = 0; i < body; i += 4) vs = vaddq_f32(vs, vld1q_f32(xr + i));
-    float sum = vaddvq_f32(vs);
+    float sum = hsum_f32x4(vs);
     for (size_t i = body; i < n; ++i) sum += xr[i];
     const float mean = sum / static_cast<float>(n);
     const float32x4_t vmean = vdupq_n_f32(mean);
@@ -25,7 +26,7 @@ void layer_norm(const float* x, size_t rows, size_t n, const float* gamma, const
       const float32x4_t d = vsubq_f32(vld1q_f32(xr + i), vmean);
       vq = vfmaq_f32(vq, d, d);
     }
-    float sq = vaddvq_f32(vq);
+    float sq = hsum_f32x4(vq);
     for (size_t i = body; i < n; ++i) sq += (xr[i] - mean) * (xr[i] - mean);
     const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(n) + eps);
     for (size_t i = 0; i < body; i += 4) {
@@ -43,4 +44,4 @@ void layer_norm(const float* x, size_t rows, size_t n, const float* gamma, const
   }
 }
 
-}  // namespace heed::kernels::neon
+}  // namespace heed::kernels::HEED_NEON_VARIANT

@@ -1,5 +1,5 @@
 // log_softmax for aarch64 NEON: x - max - log(sum exp(x - max)).
-#include "arm/neon_math.h"
+#include "arm/neon_shim.h"
 
 #include <cmath>
 

@@ -1,9 +1,9 @@
 // Vector forms of heed's activations for aarch64 NEON, the same algorithms as the AVX2 ones
 // (x86/avx2_activation_math.h explains the erfc form and the cancellation-free GELU-tanh), on
-// exp_f32x4 (neon_math.h). Static (see internal/gemm_epilogue.h).
+// exp_f32x4 (neon_shim.h). Static (see internal/gemm_epilogue.h).
 #pragma once
 
-#include "arm/neon_math.h"
+#include "arm/neon_shim.h"
 
 namespace heed::kernels::neon {
 

@@ -1,24 +1,26 @@
-// RNN cell gate math, aarch64 NEON: four hidden units at a time, the tail by the reference
-// formulas through a zero-padded lane buffer. sigmoid(x) = 1 / (1 + e^-x) and
-// tanh(x) = 1 - 2 / (e^2x + 1) over neon_math.h's exp, which saturate to exactly 0, 1 or -1.
+// RNN cell gate math for NEON (armv7 and aarch64): four hidden units at a time, the tail by the
+// reference formulas through a zero-padded lane buffer. sigmoid(x) = 1 / (1 + e^-x) and
+// tanh(x) = 1 - 2 / (e^2x + 1) over neon_shim.h's exp and divide (aarch64: FDIV; armv7, which has
+// no vector divide: VRECPE with two Newton-Raphson steps). The saturated ends stay exact: d = +inf
+// gives 0, so sigmoid -> 0 and tanh -> 1; e = 0 gives tanh = 1 - 2 = -1.
 #include <cstring>
 
-#include "arm/neon_math.h"
-#include "internal/rnn_cell_variants.h"
+#include "arm/neon_shim.h"
+#include "internal/variants.h"
 
-namespace heed::kernels::neon {
+namespace heed::kernels::HEED_NEON_VARIANT {
 
 namespace {
 
 inline float32x4_t sigmoid_f32x4(float32x4_t x) {
   const float32x4_t one = vdupq_n_f32(1.0f);
-  return vdivq_f32(one, vaddq_f32(one, exp_f32x4(vnegq_f32(x))));
+  return divide_f32x4(1.0f, vaddq_f32(one, exp_f32x4(vnegq_f32(x))));
 }
 
 inline float32x4_t tanh_f32x4(float32x4_t x) {
   const float32x4_t one = vdupq_n_f32(1.0f);
   const float32x4_t e = exp_f32x4(vaddq_f32(x, x));
-  return vsubq_f32(one, vdivq_f32(vdupq_n_f32(2.0f), vaddq_f32(e, one)));
+  return vsubq_f32(one, divide_f32x4(2.0f, vaddq_f32(e, one)));
 }
 
 // Loads min(left, 4) floats, zero-filling the rest; stores the same number back.
@@ -69,4 +71,4 @@ void gru_cell(const float* gx, const float* gh, float* h, size_t n) {
   }
 }
 
-}  // namespace heed::kernels::neon
+}  // namespace heed::kernels::HEED_NEON_VARIANT

@@ -1,7 +1,7 @@
-// softmax and log_softmax for 32-bit ARM NEON: vector max, vector exp (armv7_math.h), scalar
+// softmax and log_softmax for 32-bit ARM NEON: vector max, vector exp (neon_shim.h), scalar
 // reciprocal / log of the sum. Same definitions as the reference, including a fully masked row
 // (all -inf): zeros for softmax, -inf for log_softmax.
-#include "arm/armv7_math.h"
+#include "arm/neon_shim.h"
 
 #include <cmath>
 #include <cstring>

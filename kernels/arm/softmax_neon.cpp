@@ -1,6 +1,6 @@
-// softmax for aarch64 NEON: vector max, vector exp (neon_math.h), one reciprocal; an all -inf row
+// softmax for aarch64 NEON: vector max, vector exp (neon_shim.h), one reciprocal; an all -inf row
 // gives zeros, as in the reference.
-#include "arm/neon_math.h"
+#include "arm/neon_shim.h"
 
 #include <cmath>
 

@@ -1,11 +1,12 @@
-// The dotprod variant's slots; everything else comes from the baseline NEON table.
+// The aarch64 SDOT variant's slots of the kernel table (arm/slots_neondot.inc; the rest stay the reference's).
 #include "internal/variants.h"
 
 namespace heed::kernels {
 
 void fill_neondot(KernelTable& t) {
-  t.gemm_i8 = neondot::gemm_i8;
-  t.gemm_i8_packed = neondot::gemm_i8_packed;
+#define HEED_SLOT(name) t.name = neondot::name;
+#include "arm/slots_neondot.inc"
+#undef HEED_SLOT
 }
 
 }  // namespace heed::kernels

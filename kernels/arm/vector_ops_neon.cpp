@@ -1,9 +1,9 @@
-// The small vector kernels for aarch64 NEON (attention's dot products and axpys, residual adds).
-#include <arm_neon.h>
+// The small vector kernels for NEON (armv7 and aarch64) (attention's dot products and axpys, residual adds).
+#include "arm/neon_shim.h"
 
 #include "internal/variants.h"
 
-namespace heed::kernels::neon {
+namespace heed::kernels::HEED_NEON_VARIANT {
 
 float dot_f32(const float* a, const float* b, size_t n) {
   float32x4_t acc0 = vdupq_n_f32(0.0f), acc1 = acc0;
@@ -12,14 +12,14 @@ float dot_f32(const float* a, const float* b, size_t n) {
     acc0 = vfmaq_f32(acc0, vld1q_f32(a + i), vld1q_f32(b + i));
     acc1 = vfmaq_f32(acc1, vld1q_f32(a + i + 4), vld1q_f32(b + i + 4));
   }
-  float sum = vaddvq_f32(vaddq_f32(acc0, acc1));
+  float sum = hsum_f32x4(vaddq_f32(acc0, acc1));
   for (; i < n; ++i) sum += a[i] * b[i];
   return sum;
 }
 
 void axpy_f32(float alpha, const float* x, float* y, size_t n) {
   size_t i = 0;
-  for (; i + 4 <= n; i += 4) vst1q_f32(y + i, vfmaq_n_f32(vld1q_f32(y + i), vld1q_f32(x + i), alpha));
+  for (; i + 4 <= n; i += 4) vst1q_f32(y + i, fma_n_f32x4(vld1q_f32(y + i), vld1q_f32(x + i), alpha));
   for (; i < n; ++i) y[i] += alpha * x[i];
 }
 
@@ -29,4 +29,4 @@ void add(float* y, const float* x, size_t n) {
   for (; i < n; ++i) y[i] += x[i];
 }
 
-}  // namespace heed::kernels::neon
+}  // namespace heed::kernels::HEED_NEON_VARIANT

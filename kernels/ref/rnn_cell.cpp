@@ -2,8 +2,8 @@
 // Gate layouts follow PyTorch's LSTM (i, f, g, o) and GRU (r, z, n), so converted weights are used
 // as trained. The matrix products are GEMMs done by the caller; these kernels only combine them.
 #include <cmath>
+#include "internal/variants.h"
 
-#include "internal/rnn_cell_variants.h"
 
 namespace heed::kernels::ref {
 

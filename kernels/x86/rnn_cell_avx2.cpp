@@ -1,8 +1,8 @@
 // RNN cell gate math, AVX2 + FMA: eight hidden units at a time, tails through masked loads.
 // sigmoid(x) = 1 / (1 + e^-x) and tanh(x) = 1 - 2 / (e^2x + 1) over avx2_math.h's exp, which
 // saturate correctly (e^x = +inf or 0 gives exactly 0, 1 or -1, never NaN).
-#include "internal/rnn_cell_variants.h"
 #include "x86/avx2_math.h"
+#include "internal/variants.h"
 
 namespace heed::kernels::avx2 {
 

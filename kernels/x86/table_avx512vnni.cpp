@@ -1,11 +1,12 @@
-// The AVX-512 VNNI variant's slots; everything else comes from the AVX2 table.
+// The AVX-512 VNNI variant's slots of the kernel table (x86/slots_avx512vnni.inc; the rest stay the reference's).
 #include "internal/variants.h"
 
 namespace heed::kernels {
 
 void fill_avx512vnni(KernelTable& t) {
-  t.gemm_i8 = avx512vnni::gemm_i8;
-  t.gemm_i8_packed = avx512vnni::gemm_i8_packed;
+#define HEED_SLOT(name) t.name = avx512vnni::name;
+#include "x86/slots_avx512vnni.inc"
+#undef HEED_SLOT
 }
 
 }  // namespace heed::kernels
