@@ -39,37 +39,31 @@ KernelTable make_reference() {
   return t;
 }
 
-// Overwrites the slots of `isa`'s own variant; false when this build has no code for it.
-bool fill_variant(Isa isa, KernelTable& t) {
+// Each variant's table fill, by ISA; null where this build has no code for it.
+using FillTable = void (*)(KernelTable& t);
+FillTable variant_fill(Isa isa) {
   switch (isa) {
 #if defined(HEED_KERNELS_X86)
-    case Isa::kAvx2:
-      fill_avx2(t);
-      return true;
-    case Isa::kAvx512Vnni:
-      fill_avx512vnni(t);
-      return true;
+    case Isa::kAvx2: return fill_avx2;
+    case Isa::kAvx512Vnni: return fill_avx512vnni;
 #endif
 #if defined(HEED_KERNELS_AARCH64)
-    case Isa::kNeon:
-      fill_neon(t);
-      return true;
-    case Isa::kNeonDotprod:
-      fill_neondot(t);
-      return true;
-    case Isa::kNeonI8mm:
-      fill_i8mm(t);
-      return true;
+    case Isa::kNeon: return fill_neon;
+    case Isa::kNeonDotprod: return fill_neondot;
+    case Isa::kNeonI8mm: return fill_i8mm;
 #endif
 #if defined(HEED_KERNELS_ARMV7)
-    case Isa::kNeonArmv7:
-      fill_armv7(t);
-      return true;
+    case Isa::kNeonArmv7: return fill_armv7;
 #endif
-    default:
-      (void)t;
-      return false;
+    default: return nullptr;
   }
+}
+
+// Overwrites the slots of `isa`'s own variant; false when this build has no code for it.
+bool fill_variant(Isa isa, KernelTable& t) {
+  const FillTable fill = variant_fill(isa);
+  if (fill != nullptr) fill(t);
+  return fill != nullptr;
 }
 
 struct Tables {

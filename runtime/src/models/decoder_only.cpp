@@ -21,10 +21,7 @@ constexpr uint32_t kReorder = 1;
 
 Status DecoderOnly::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
                            ArenaReport* report, std::unique_ptr<DecoderOnly>* out, size_t threads) {
-  std::unique_ptr<DecoderOnly> m(new DecoderOnly());
-  HEED_RETURN_IF_ERROR(m->create_session(threads, arena, report, "session", [&] { return m->load(model, limits); }));
-  if (arena != nullptr) *out = std::move(m);
-  return Status::ok();
+  return create_family(threads, arena, report, "session", out, model, limits);
 }
 
 Status DecoderOnly::load(const Model& model, const StepModelLimits& limits) {

@@ -28,10 +28,6 @@ class DecoderOnly final : public StepSession {
                        ArenaReport* report, std::unique_ptr<DecoderOnly>* out, size_t threads = 1);
 
   size_t vocab_size() const override { return stack_.config.vocab_size; }
-  // -1 for language models trained without a start token (OpenNMT-py's transformer_lm): their
-  // first input is the prompt's first token, which heed::Generator arranges.
-  int32_t bos_id() const override { return bos_id_; }
-  int32_t eos_id() const override { return eos_id_; }
 
   // `sources` must be null or empty: a decoder-only model has no source.
   Status start(const TokenBatch* sources, size_t batch, size_t beam) override;
@@ -42,6 +38,7 @@ class DecoderOnly final : public StepSession {
   const blocks::StackConfig& config() const { return stack_.config; }
 
  private:
+  friend class Session;
   DecoderOnly() = default;
   Status load(const Model& model, const StepModelLimits& limits);
   void plan(ArenaPlanner* planner) override;
@@ -50,7 +47,6 @@ class DecoderOnly final : public StepSession {
 
   blocks::StackWeights stack_;
   layers::Linear output_;
-  int32_t bos_id_ = -1, eos_id_ = -1;
   blocks::StackScratch scratch_;
   blocks::KvCache cache_;
   blocks::ArenaBuffer positions_;  // sinusoidal [T, d] or RoPE [T, head_dim] table

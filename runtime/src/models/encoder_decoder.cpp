@@ -30,10 +30,7 @@ std::string embeddings_name(const Model& model, const char* own, const char* oth
 
 Status EncoderDecoder::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
                               ArenaReport* report, std::unique_ptr<EncoderDecoder>* out, size_t threads) {
-  std::unique_ptr<EncoderDecoder> m(new EncoderDecoder());
-  HEED_RETURN_IF_ERROR(m->create_session(threads, arena, report, "session", [&] { return m->load(model, limits); }));
-  if (arena != nullptr) *out = std::move(m);
-  return Status::ok();
+  return create_family(threads, arena, report, "session", out, model, limits);
 }
 
 Status EncoderDecoder::load(const Model& model, const StepModelLimits& limits) {

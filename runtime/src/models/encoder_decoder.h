@@ -28,8 +28,6 @@ class EncoderDecoder final : public StepSession {
                        ArenaReport* report, std::unique_ptr<EncoderDecoder>* out, size_t threads = 1);
 
   size_t vocab_size() const override { return decoder_.config.vocab_size; }
-  int32_t bos_id() const override { return bos_id_; }
-  int32_t eos_id() const override { return eos_id_; }
 
   Status start(const TokenBatch* sources, size_t batch, size_t beam) override;
   // Invalid calls (not started, rows above the started batch * beam, a step beyond the limit or
@@ -46,6 +44,7 @@ class EncoderDecoder final : public StepSession {
   const float* last_attention() const override;
 
  private:
+  friend class Session;
   EncoderDecoder() = default;
   Status load(const Model& model, const StepModelLimits& limits);
   Status check_positions(const blocks::StackConfig& ec, const blocks::StackConfig& dc) const;
@@ -56,7 +55,6 @@ class EncoderDecoder final : public StepSession {
 
   blocks::StackWeights encoder_, decoder_;
   layers::Linear output_;
-  int32_t bos_id_ = -1, eos_id_ = -1;
 
   blocks::StackScratch encoder_scratch_, decoder_scratch_;
   blocks::KvCache self_cache_;

@@ -16,10 +16,7 @@ constexpr uint32_t kEncode = 0;  // the session has one phase: every buffer live
 
 Status EncoderOnly::create(const Model& model, size_t max_batch, size_t max_length, const ArenaOptions* arena,
                            ArenaReport* report, std::unique_ptr<EncoderOnly>* out, size_t threads) {
-  std::unique_ptr<EncoderOnly> m(new EncoderOnly());
-  HEED_RETURN_IF_ERROR(m->create_session(threads, arena, report, "embedder", [&] { return m->load(model, max_batch, max_length); }));
-  if (arena != nullptr) *out = std::move(m);
-  return Status::ok();
+  return create_family(threads, arena, report, "embedder", out, model, max_batch, max_length);
 }
 
 Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length) {

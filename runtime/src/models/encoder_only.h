@@ -39,6 +39,7 @@ class EncoderOnly final : public Session {
   const float* hidden_states(size_t sentence, size_t* length) const;
 
  private:
+  friend class Session;
   EncoderOnly() = default;
   Status load(const Model& model, size_t max_batch, size_t max_length);
   Status check_limits(const blocks::StackConfig& c, size_t max_batch, size_t* max_length) const;

@@ -25,10 +25,7 @@ size_t max_of(std::initializer_list<size_t> values) {
 
 Status RnnSeq2Seq::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
                           ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out, size_t threads) {
-  std::unique_ptr<RnnSeq2Seq> m(new RnnSeq2Seq());
-  HEED_RETURN_IF_ERROR(m->create_session(threads, arena, report, "session", [&] { return m->load(model, limits); }));
-  if (arena != nullptr) *out = std::move(m);
-  return Status::ok();
+  return create_family(threads, arena, report, "session", out, model, limits);
 }
 
 Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {

@@ -33,8 +33,6 @@ class RnnSeq2Seq final : public models::StepSession {
                        size_t threads = 1);  // 0: one per core
 
   size_t vocab_size() const override { return target_vocab_; }
-  int32_t bos_id() const override { return bos_id_; }
-  int32_t eos_id() const override { return eos_id_; }
 
   Status start(const TokenBatch* sources, size_t batch, size_t beam) override;
   // Invalid calls (not started, too many rows, a step beyond the limit, an id outside the
@@ -51,6 +49,7 @@ class RnnSeq2Seq final : public models::StepSession {
   const float* last_attention() const override { return limits_.capture_attention ? weights_.ptr : nullptr; }
 
  private:
+  friend class models::Session;
   RnnSeq2Seq() = default;
   Status load(const Model& model, const StepModelLimits& limits);
   void plan(ArenaPlanner* planner) override;
@@ -62,7 +61,6 @@ class RnnSeq2Seq final : public models::StepSession {
   size_t layers_ = 1, embed_ = 0, hidden_ = 0, enc_hidden_ = 0, source_vocab_ = 0, target_vocab_ = 0;
   size_t dec_input_ = 0;    // decoder layer 0 input width
   size_t quant_rows_ = 0, quant_cols_ = 0;
-  int32_t bos_id_ = -1, eos_id_ = -1;
 
   layers::Embeddings source_embeddings_, target_embeddings_;
   std::vector<RecurrentCell> encoder_;  // layer * directions + direction

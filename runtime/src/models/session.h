@@ -28,6 +28,18 @@ class Session {
   // run `load` (the family reads its weights and checks its limits), then plan; with `arena` null
   // only plans (fills `report`), otherwise allocates and binds too. `limits_name` names the
   // limits in the overflow error ("session", "embedder").
+  // The create() of every family S: makes one, runs the sequence below with S::load(args...), and
+  // hands it out when an arena was given (S befriends Session for its constructor and load).
+  template <typename S, typename... LoadArgs>
+  static Status create_family(size_t threads, const ArenaOptions* arena, ArenaReport* report, const char* limits_name,
+                              std::unique_ptr<S>* out, const LoadArgs&... args) {
+    std::unique_ptr<S> session(new S());
+    HEED_RETURN_IF_ERROR(
+        session->create_session(threads, arena, report, limits_name, [&] { return session->load(args...); }));
+    if (arena != nullptr) *out = std::move(session);
+    return Status::ok();
+  }
+
   template <typename Load>
   Status create_session(size_t threads, const ArenaOptions* arena, ArenaReport* report, const char* limits_name,
                 const Load& load) {

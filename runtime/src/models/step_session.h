@@ -15,6 +15,11 @@ namespace heed::models {
 class StepSession : public StepModel, public Session {
  public:
   const StepModelLimits& limits() const override { return limits_; }
+  // The first decoder input and the end id, from the file's tokenizer section. bos is -1 for
+  // language models trained without a start token (OpenNMT-py's transformer_lm): their first
+  // input is the prompt's first token, which heed::Generator arranges.
+  int32_t bos_id() const override { return bos_id_; }
+  int32_t eos_id() const override { return eos_id_; }
 
  protected:
   // Every limit at least 1 (max_source_len too when `needs_source`); remembers them.
@@ -30,6 +35,7 @@ class StepSession : public StepModel, public Session {
   bool can_reorder(size_t rows) const { return started_ && rows > 0 && rows <= batch_ * beam_ && cache_length_ > 0; }
 
   StepModelLimits limits_;
+  int32_t bos_id_ = -1, eos_id_ = -1;
   size_t max_rows_ = 0;  // max_batch * max_beam
   bool started_ = false;
   size_t batch_ = 0, beam_ = 0;
