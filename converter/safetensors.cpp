@@ -20,17 +20,7 @@ namespace {
 constexpr uint64_t kMaxHeaderSize = 100ull * 1000 * 1000;
 
 Status read_whole_file(const std::string& path, std::vector<uint8_t>* out) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return io_error("cannot open '" + path + "': " + std::strerror(errno));
-  std::vector<uint8_t> bytes;
-  uint8_t chunk[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(chunk, 1, sizeof(chunk), f)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return io_error("cannot read '" + path + "'");
-  *out = std::move(bytes);
-  return Status::ok();
+  return read_bytes(path, out, kMaxWeightFileBytes);
 }
 
 bool to_u64(const nlohmann::json& value, uint64_t* out) {

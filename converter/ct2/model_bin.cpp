@@ -1,4 +1,5 @@
 #include "ct2/model_bin.h"
+#include "source_files.h"
 
 
 
@@ -213,13 +214,8 @@ Status ModelBin::parse(std::vector<uint8_t> bytes, const std::string& where, Mod
 }
 
 Status ModelBin::read(const std::string& path, ModelBin* out) {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) return io_error("cannot open " + path + ": " + std::strerror(errno));
-  const std::streamoff size = file.tellg();
-  if (size < 0) return io_error("cannot read " + path);
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  file.seekg(0);
-  if (size > 0 && !file.read(reinterpret_cast<char*>(bytes.data()), size)) return io_error("cannot read " + path);
+  std::vector<uint8_t> bytes;
+  HEED_RETURN_IF_ERROR(read_bytes(path, &bytes, kMaxWeightFileBytes));
   return parse(std::move(bytes), path, out);
 }
 

@@ -17,14 +17,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-Status read_text(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open " + path + ": " + std::strerror(errno));
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) return io_error("cannot read " + path);
-  return Status::ok();
-}
-
 // "" when none of `stem` + .json / .txt exists.
 std::string find_vocabulary(const std::string& dir, const std::string& stem) {
   for (const char* ext : {".json", ".txt"}) {

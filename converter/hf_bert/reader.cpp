@@ -1,6 +1,6 @@
 #include "hf_bert/reader.h"
 
-#include <fstream>
+#include <sstream>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -82,8 +82,9 @@ Status read_config(const std::string& dir, BertConfig* c) {
 
 // vocab.txt: line i is the entry of id i (BertTokenizer strips only the newline).
 Status read_vocab(const std::string& path, uint32_t vocab_size, std::vector<std::string>* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "' (the model's WordPiece vocabulary)");
+  std::string text;
+  HEED_RETURN_IF_ERROR(read_text(path, &text));
+  std::istringstream in(text);
   std::vector<std::string> tokens;
   std::string line;
   while (std::getline(in, line)) tokens.push_back(line);

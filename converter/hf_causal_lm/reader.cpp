@@ -10,6 +10,7 @@
 #include <sentencepiece_processor.h>
 
 #include "heed_format/tensor_names.h"
+#include "json_fields.h"
 #include "hf_causal_lm/config.h"
 #include "safetensors.h"
 #include "tensor_mapper.h"
@@ -92,37 +93,11 @@ Status map_output(TensorMapper& m, const CausalLmConfig& c, fb::TransformerDecod
 
 // ---- GPT-2 ----------------------------------------------------------------------------------
 
-// vocab.json: {"piece": id, ...} with ids exactly 0..n-1, as a list in id order.
-Status read_vocab_json(const std::string& path, uint32_t expected, std::vector<std::string>* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "' (the model's vocabulary)");
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return invalid_file(path + ": not a JSON object of piece -> id");
-  if (j.size() != expected) {
-    return invalid_file(path + ": " + std::to_string(j.size()) + " entries, but config.json's vocab_size is " +
-                        std::to_string(expected));
-  }
-  std::vector<std::string> tokens(expected);
-  std::vector<bool> seen(expected, false);
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= static_cast<int64_t>(expected)) {
-      return invalid_file(path + ": piece '" + it.key() + "' has an id outside 0.." + std::to_string(expected - 1));
-    }
-    const size_t id = static_cast<size_t>(it->get<int64_t>());
-    if (seen[id]) return invalid_file(path + ": id " + std::to_string(id) + " is given to two pieces");
-    seen[id] = true;
-    tokens[id] = it.key();
-  }
-  *out = std::move(tokens);
-  return Status::ok();
-}
-
 // merges.txt: an optional "#version" line, then one "a b" pair per line, best first.
 Status read_merges(const std::string& path, std::vector<std::string>* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "' (GPT-2's BPE merges; heed needs vocab.json and merges.txt)");
+  std::string text;
+  HEED_RETURN_IF_ERROR(read_text(path, &text));
+  std::istringstream in(text);
   std::string line;
   size_t number = 0;
   out->clear();
@@ -292,7 +267,9 @@ Status read_gpt2(const std::string& dir, NeutralModel* out) {
   fb::TokenizerT& tok = model.tokenizer;
   tok.kind = fb::TokenizerKind::ByteLevelBPE;
   tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
-  HEED_RETURN_IF_ERROR(read_vocab_json(dir + "/vocab.json", c.vocab_size, &tok.target_vocabulary->tokens));
+  HEED_RETURN_IF_ERROR(read_vocab_json(dir + "/vocab.json", c.vocab_size,
+                                       "config.json's vocab_size is " + std::to_string(c.vocab_size),
+                                       &tok.target_vocabulary->tokens));
   HEED_RETURN_IF_ERROR(read_merges(dir + "/merges.txt", &tok.merges));
   tok.bos_id = -1;  // GPT-2's tokenizer adds no start token: generation starts from the prompt
   tok.eos_id = c.eos_token_id;

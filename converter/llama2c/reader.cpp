@@ -184,7 +184,7 @@ Status read_model(const std::string& path, NeutralModel* out) {
   std::string checkpoint;
   HEED_RETURN_IF_ERROR(find_checkpoint(path, &checkpoint));
   std::vector<uint8_t> file;
-  HEED_RETURN_IF_ERROR(read_bytes(checkpoint, &file));
+  HEED_RETURN_IF_ERROR(read_bytes(checkpoint, &file, kMaxWeightFileBytes));
   CheckpointConfig c;
   CheckpointLayout l;
   HEED_RETURN_IF_ERROR(parse_checkpoint(file.data(), file.size(), checkpoint, &c, &l));

@@ -1,4 +1,5 @@
 #include "llama2c/tokenizer_bin.h"
+#include "source_files.h"
 
 #include <cmath>
 #include <cstdint>
@@ -9,10 +10,8 @@
 namespace heed::convert::llama2c {
 
 Status read_tokenizer_bin(const std::string& path, size_t expected_tokens, TokenizerBin* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open llama2.c tokenizer '" + path + "'");
-  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return io_error("cannot read llama2.c tokenizer '" + path + "'");
+  std::vector<uint8_t> bytes;
+  HEED_RETURN_IF_ERROR(read_bytes(path, &bytes));
   size_t at = 0;
   const auto read4 = [&](void* v) {
     if (bytes.size() - at < 4) return false;

@@ -10,6 +10,7 @@
 
 #include "heed_format/tensor_names.h"
 #include "marian/config.h"
+#include "json_fields.h"
 #include "safetensors.h"
 #include "tensor_mapper.h"
 #include "source_files.h"
@@ -28,29 +29,7 @@ constexpr float kSuppressedBias = -1e9f;
 
 // vocab.json: {"piece": id, ...} with ids exactly 0..n-1, as a list in id order.
 Status read_vocab(const std::string& path, uint32_t expected, std::vector<std::string>* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open '" + path + "' (the model's vocabulary)");
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return invalid_file(path + ": not a JSON object of piece -> id");
-  if (j.size() != expected) {
-    return invalid_file(path + ": " + std::to_string(j.size()) + " entries, but the model's embeddings have " +
-                        std::to_string(expected) + " rows");
-  }
-  std::vector<std::string> tokens(expected);
-  std::vector<bool> seen(expected, false);
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= static_cast<int64_t>(expected)) {
-      return invalid_file(path + ": piece '" + it.key() + "' has an id outside 0.." + std::to_string(expected - 1));
-    }
-    const size_t id = static_cast<size_t>(it->get<int64_t>());
-    if (seen[id]) return invalid_file(path + ": id " + std::to_string(id) + " is given to two pieces");
-    seen[id] = true;
-    tokens[id] = it.key();
-  }
-  *out = std::move(tokens);
-  return Status::ok();
+  return read_vocab_json(path, expected, "the model's embeddings have " + std::to_string(expected) + " rows", out);
 }
 
 int32_t find_token(const std::vector<std::string>& tokens, const std::string& token) {
