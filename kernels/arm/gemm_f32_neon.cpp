@@ -1,33 +1,16 @@
-// gemm_f32 for NEON (armv7 and aarch64): one row of A against four rows of B, 4-wide FMA, scalar
-// K tail.
-#include "arm/neon_shim.h"
-
-#include "internal/gemm_epilogue.h"
+// gemm_f32 for NEON (armv7 and aarch64): the shared float loop (arm/gemm_float_neon.h) over float
+// weights.
+#include "arm/gemm_float_neon.h"
 
 namespace heed::kernels::HEED_NEON_VARIANT {
 
-void gemm_f32(const GemmF32Params& p) {
-  for (size_t m = 0; m < p.m; ++m) {
-    const float* a = p.a + m * p.lda;
-    for (size_t n0 = 0; n0 < p.n; n0 += 4) {
-      const size_t nb = p.n - n0 < 4 ? p.n - n0 : 4;
-      const float* b[4];
-      for (size_t j = 0; j < 4; ++j) b[j] = p.b + (n0 + (j < nb ? j : nb - 1)) * p.ldb;
-      float32x4_t acc[4] = {vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0), vdupq_n_f32(0)};
-      size_t k = 0;
-      for (; k + 4 <= p.k; k += 4) {
-        const float32x4_t va = vld1q_f32(a + k);
-        for (int j = 0; j < 4; ++j) acc[j] = vfmaq_f32(acc[j], va, vld1q_f32(b[j] + k));
-      }
-      float sum[4];
-      for (int j = 0; j < 4; ++j) {
-        sum[j] = hsum_f32x4(acc[j]);
-        for (size_t t = k; t < p.k; ++t) sum[j] += a[t] * b[j][t];
-      }
-      for (size_t j = 0; j < nb; ++j)
-        gemm_store(sum[j], p.bias, p.activation, p.accumulate, p.c + m * p.ldc + n0 + j, n0 + j);
-    }
-  }
-}
+namespace {
+struct FloatWeights {
+  float32x4_t load(const float* p) const { return vld1q_f32(p); }
+  float one(float x) const { return x; }
+};
+}  // namespace
+
+void gemm_f32(const GemmF32Params& p) { gemm_float_rows(p, FloatWeights{}); }
 
 }  // namespace heed::kernels::HEED_NEON_VARIANT

@@ -1,32 +1,15 @@
-// gemm_f32 for AVX2: one row of A against four rows of B at a time, 8-wide FMA, masked tails.
-#include "x86/avx2_math.h"
-
-#include "internal/gemm_epilogue.h"
+// gemm_f32 for AVX2: the shared float loop (x86/gemm_float_avx2.h) over float weights.
+#include "x86/gemm_float_avx2.h"
 
 namespace heed::kernels::avx2 {
 
-void gemm_f32(const GemmF32Params& p) {
-  const size_t body = p.k - p.k % 8;
-  const __m256i tmask = tail_mask(p.k % 8);
-  for (size_t m = 0; m < p.m; ++m) {
-    const float* a = p.a + m * p.lda;
-    for (size_t n0 = 0; n0 < p.n; n0 += 4) {
-      const size_t nb = p.n - n0 < 4 ? p.n - n0 : 4;
-      const float* b[4];
-      for (size_t j = 0; j < 4; ++j) b[j] = p.b + (n0 + (j < nb ? j : nb - 1)) * p.ldb;
-      __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-      for (size_t k = 0; k < body; k += 8) {
-        const __m256 va = _mm256_loadu_ps(a + k);
-        for (int j = 0; j < 4; ++j) acc[j] = _mm256_fmadd_ps(va, _mm256_loadu_ps(b[j] + k), acc[j]);
-      }
-      if (body < p.k) {
-        const __m256 va = _mm256_maskload_ps(a + body, tmask);
-        for (int j = 0; j < 4; ++j) acc[j] = _mm256_fmadd_ps(va, _mm256_maskload_ps(b[j] + body, tmask), acc[j]);
-      }
-      for (size_t j = 0; j < nb; ++j)
-        gemm_store(hsum_ps(acc[j]), p.bias, p.activation, p.accumulate, p.c + m * p.ldc + n0 + j, n0 + j);
-    }
-  }
-}
+namespace {
+struct FloatWeights {
+  __m256 load(const float* p) const { return _mm256_loadu_ps(p); }
+  __m256 tail(const float* p, size_t, __m256i mask) const { return _mm256_maskload_ps(p, mask); }
+};
+}  // namespace
+
+void gemm_f32(const GemmF32Params& p) { gemm_float_rows(p, FloatWeights{}); }
 
 }  // namespace heed::kernels::avx2
