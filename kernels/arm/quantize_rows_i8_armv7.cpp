@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "internal/quantize_row.h"
 #include "internal/variants.h"
 
 namespace heed::kernels::armv7 {
@@ -15,15 +16,8 @@ void quantize_rows_i8(const float* x, size_t rows, size_t cols, size_t ldx, int8
   for (size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * ldx;
     int8_t* qr = q + r * ldq;
-    float max_abs = 0.0f;
-    for (size_t c = 0; c < cols; ++c) max_abs = std::fmax(max_abs, std::fabs(xr[c]));
-    const float scale = max_abs / 127.0f;
-    scales[r] = scale;
-    if (scale == 0.0f) {
-      for (size_t c = 0; c < cols; ++c) qr[c] = 0;
-      continue;
-    }
-    const float inv = 127.0f / max_abs;
+    float inv = 0.0f;
+    if (!quantize_row_scale(xr, cols, qr, &scales[r], &inv)) continue;
     const int32x4_t lo = vdupq_n_s32(-127), hi = vdupq_n_s32(127);
     const float32x4_t half = vdupq_n_f32(0.5f);
     size_t c = 0;
@@ -41,10 +35,7 @@ void quantize_rows_i8(const float* x, size_t rows, size_t cols, size_t ldx, int8
       }
       vst1_s8(qr + c, vmovn_s16(vcombine_s16(vmovn_s32(out[0]), vmovn_s32(out[1]))));
     }
-    for (; c < cols; ++c) {
-      const float v = std::fmin(127.0f, std::fmax(-127.0f, std::round(xr[c] * inv)));
-      qr[c] = static_cast<int8_t>(v);
-    }
+    quantize_row_values(xr, c, cols, inv, qr);
   }
 }
 
