@@ -250,19 +250,28 @@ bool looks_like_llama(const std::string& dir) {
   return is_file(dir + "/model.safetensors") && model_type_of(dir) == "llama";
 }
 
+// The weights of a GPT-2 or Llama folder through the family's mapping, the output projection and
+// the leftover check; sets the model's config.
+using MapFamily = Status (*)(TensorMapper& m, const SafetensorsFile& file, const CausalLmConfig& c);
+Status read_weights(const std::string& dir, const CausalLmConfig& c, MapFamily map_family, const char* what,
+                    NeutralModel* model) {
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(open_weights(dir, &file));
+  TensorMapper m(file, model);
+  HEED_RETURN_IF_ERROR(map_family(m, file, c));
+  fb::TransformerDecoderOnlyT config;
+  HEED_RETURN_IF_ERROR(map_output(m, c, &config));
+  HEED_RETURN_IF_ERROR(m.check_all_used(what));
+  config.decoder = stack_config(c);
+  model->config.Set(std::move(config));
+  return Status::ok();
+}
+
 Status read_gpt2(const std::string& dir, NeutralModel* out) {
   CausalLmConfig c;
   HEED_RETURN_IF_ERROR(read_config(dir, Family::kGpt2, &c));
-  SafetensorsFile file;
-  HEED_RETURN_IF_ERROR(open_weights(dir, &file));
   NeutralModel model;
-  TensorMapper m(file, &model);
-  HEED_RETURN_IF_ERROR(map_gpt2(m, file, c));
-  fb::TransformerDecoderOnlyT config;
-  HEED_RETURN_IF_ERROR(map_output(m, c, &config));
-  HEED_RETURN_IF_ERROR(m.check_all_used("a GPT-2 model heed understands"));
-  config.decoder = stack_config(c);
-  model.config.Set(std::move(config));
+  HEED_RETURN_IF_ERROR(read_weights(dir, c, map_gpt2, "a GPT-2 model heed understands", &model));
 
   fb::TokenizerT& tok = model.tokenizer;
   tok.kind = fb::TokenizerKind::ByteLevelBPE;
@@ -288,16 +297,8 @@ Status read_llama(const std::string& dir, NeutralModel* out) {
     return unsupported_model(dir + ": no tokenizer.model (heed embeds Llama's SentencePiece model; tokenizer.json-only "
                              "checkpoints such as Llama 3 are not supported)");
   }
-  SafetensorsFile file;
-  HEED_RETURN_IF_ERROR(open_weights(dir, &file));
   NeutralModel model;
-  TensorMapper m(file, &model);
-  HEED_RETURN_IF_ERROR(map_llama(m, file, c));
-  fb::TransformerDecoderOnlyT config;
-  HEED_RETURN_IF_ERROR(map_output(m, c, &config));
-  HEED_RETURN_IF_ERROR(m.check_all_used("a Llama model heed understands"));
-  config.decoder = stack_config(c);
-  model.config.Set(std::move(config));
+  HEED_RETURN_IF_ERROR(read_weights(dir, c, map_llama, "a Llama model heed understands", &model));
 
   fb::TokenizerT& tok = model.tokenizer;
   tok.kind = fb::TokenizerKind::SentencePiece;

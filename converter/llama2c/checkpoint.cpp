@@ -1,6 +1,7 @@
 #include "llama2c/checkpoint.h"
 
 #include <cstring>
+#include <utility>
 
 namespace heed::convert::llama2c {
 
@@ -79,31 +80,22 @@ Status parse_checkpoint(const uint8_t* bytes, size_t size, const std::string& wh
     *at = offset;
     offset += bytes_of;
   };
+  // The two layouts store the same parts in different orders (version 0 also has RoPE tables,
+  // which heed recomputes, after the final norm).
+  using Part = std::pair<uint64_t*, uint64_t>;
   if (c.version == 0) {
-    take(&l.embeddings, emb);
-    take(&l.attention_norms, norms);
-    take(&l.wq, wq);
-    take(&l.wk, wkv);
-    take(&l.wv, wkv);
-    take(&l.wo, wo);
-    take(&l.ffn_norms, norms);
-    take(&l.w1, ffn);
-    take(&l.w2, ffn);
-    take(&l.w3, ffn);
-    take(&l.final_norm, final_norm);
-    offset += 2 * uint64_t{c.seq_len} * (c.head_size() / 2) * 4;  // old RoPE tables, recomputed by heed
+    for (const Part& p : {Part{&l.embeddings, emb}, Part{&l.attention_norms, norms}, Part{&l.wq, wq}, Part{&l.wk, wkv},
+                          Part{&l.wv, wkv}, Part{&l.wo, wo}, Part{&l.ffn_norms, norms}, Part{&l.w1, ffn},
+                          Part{&l.w2, ffn}, Part{&l.w3, ffn}, Part{&l.final_norm, final_norm}}) {
+      take(p.first, p.second);
+    }
+    offset += 2 * uint64_t{c.seq_len} * (c.head_size() / 2) * 4;
   } else {
-    take(&l.attention_norms, norms);
-    take(&l.ffn_norms, norms);
-    take(&l.final_norm, final_norm);
-    take(&l.embeddings, emb);
-    take(&l.wq, wq);
-    take(&l.wk, wkv);
-    take(&l.wv, wkv);
-    take(&l.wo, wo);
-    take(&l.w1, ffn);
-    take(&l.w2, ffn);
-    take(&l.w3, ffn);
+    for (const Part& p : {Part{&l.attention_norms, norms}, Part{&l.ffn_norms, norms}, Part{&l.final_norm, final_norm},
+                          Part{&l.embeddings, emb}, Part{&l.wq, wq}, Part{&l.wk, wkv}, Part{&l.wv, wkv},
+                          Part{&l.wo, wo}, Part{&l.w1, ffn}, Part{&l.w2, ffn}, Part{&l.w3, ffn}}) {
+      take(p.first, p.second);
+    }
   }
   if (!c.shared_classifier) take(&l.classifier, emb);
   l.file_size = offset;
