@@ -87,6 +87,17 @@ printf 'e\n' >"$dir/prefix"
 printf 'آ ت ز م و ن\n' | $emu "$heed" translate -m "$model" --prefix-file "$dir/prefix" >"$dir/pre" 2>&1
 grep -q '^e ' "$dir/pre" || fail "prefix not kept: $(cat "$dir/pre")"
 
+# --no-mmap reads the model into memory: the same n-best lists and scores; score takes it too.
+$emu "$heed" translate -m "$model" --beam 4 --n-best 3 --with-scores --no-mmap <"$dir/in" >"$dir/nommap" 2>&1
+cmp -s "$dir/t1" "$dir/nommap" || fail "--no-mmap differs: $(cat "$dir/nommap")"
+printf 'آ ت ز م و ن ||| a t z m o n\n' | $emu "$heed" score -m "$model" --tokens --no-mmap >"$dir/s3" 2>&1
+cmp -s "$dir/s1" "$dir/s3" || fail "score --no-mmap differs: $(cat "$dir/s3")"
+
+# A FIFO given as the model is refused at once (open() does not wait for a writer).
+rm -f "$dir/model.fifo" && mkfifo "$dir/model.fifo" || fail "mkfifo $dir/model.fifo"
+timeout 20 $emu "$heed" translate -m "$dir/model.fifo" </dev/null >/dev/null 2>"$dir/err"; code=$?
+[ $code -eq 1 ] && grep -q 'not a regular file' "$dir/err" || fail "FIFO model: exit $code: $(cat "$dir/err")"
+
 # Errors.
 $emu "$heed" translate --tokens </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "missing --model: not exit 2"
 $emu "$heed" translate -m "$model" --beam 2 --n-best 3 </dev/null >/dev/null 2>&1; [ $? -eq 2 ] || fail "n-best > beam: not exit 2"

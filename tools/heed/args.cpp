@@ -135,6 +135,16 @@ std::optional<int> parse_model_command(Args& args, const std::vector<std::string
   return std::nullopt;
 }
 
+OptionSpec no_mmap_option() {
+  return {"no-mmap", 0, false, "", "read the model into memory instead of mapping it (the file may then change)"};
+}
+
+LoadOptions load_options(const Args& args) {
+  LoadOptions options;
+  options.use_mmap = !args.has("no-mmap");
+  return options;
+}
+
 OptionSpec backend_option() {
   return {"backend", 0, true, "B",
           "float32 GEMMs: auto (default: XNNPACK where it runs, else heed), heed, or xnnpack (an error without it); "

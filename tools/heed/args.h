@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "heed/model.h"
 #include "heed/step_model.h"
 
 namespace heed::cli {
@@ -58,6 +59,11 @@ OptionSpec threads_option(char short_name = 0);
 // Parses the command line of a command that runs one model (-m MODEL, no positional argument).
 // Returns the exit code to leave with (help printed, usage error), or nullopt to go on.
 std::optional<int> parse_model_command(Args& args, const std::vector<std::string>& argv);
+
+// --no-mmap: read the model into memory instead of mapping it (for files that may change while
+// open: a mapped model file must not be truncated or rewritten in place).
+OptionSpec no_mmap_option();
+LoadOptions load_options(const Args& args);
 
 // --backend auto|heed|xnnpack, shared by translate, generate, score and bench.
 OptionSpec backend_option();

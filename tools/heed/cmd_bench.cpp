@@ -59,6 +59,7 @@ std::vector<OptionSpec> specs() {
       {"threads", 't', true, "N", "worker threads of the session (default 1; 0: one per core)"},
       backend_option(),
       {"json", 0, false, "", "print one JSON object instead of the table"},
+      no_mmap_option(),
   };
 }
 
@@ -87,6 +88,7 @@ double percentile(std::vector<double> values, double p) {
 struct Settings {
   size_t batch = 1, beam = 1, sentences = 16, source_len = 32, length = 32, repeat = 5, warmup = 1, threads = 1;
   Backend backend = Backend::kAuto;
+  LoadOptions load;
 };
 
 struct Result {
@@ -127,6 +129,7 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
                          Result* r) {
   TranslatorOptions options;
   options.threads = s.threads;
+  options.load = s.load;
   options.limits.backend = s.backend;
   options.limits.max_batch = s.batch;
   options.limits.max_beam = s.beam;
@@ -202,6 +205,7 @@ Status bench_generation(const std::string& path, const Settings& s, Clock::time_
   std::unique_ptr<Generator> generator;
   GeneratorOptions generator_options;
   generator_options.threads = s.threads;
+  generator_options.load = s.load;
   generator_options.backend = s.backend;
   HEED_RETURN_IF_ERROR(Generator::open(path, generator_options, &generator));
   r->open_ms = ms_since(open_start);
@@ -251,12 +255,13 @@ int run_bench(const std::vector<std::string>& argv) {
   s.repeat = static_cast<size_t>(*repeat);
   s.warmup = static_cast<size_t>(*warmup);
   s.backend = *backend;
+  s.load = load_options(args);
   s.threads = *threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<size_t>(*threads);
   const std::string path = args.get("model");
 
   // The family decides the workload; reading the index maps the file (cheap) and checks it.
   std::unique_ptr<Model> model;
-  Status st = Model::open(path, LoadOptions(), &model);
+  Status st = Model::open(path, s.load, &model);
   if (!st) return fail(st.message());
   const fb::ModelConfig family = model->index().config_type();
   model.reset();

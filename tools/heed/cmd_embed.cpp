@@ -41,6 +41,7 @@ std::vector<OptionSpec> specs() {
       {"batch", 'b', true, "N", "sentences per encoder call (default 8)"},
       {"max-length", 0, true, "N", "tokens per sentence, [CLS] and [SEP] included (default: the model's limit)"},
       threads_option(),
+      no_mmap_option(),
   };
 }
 
@@ -72,6 +73,7 @@ int run_embed(const std::vector<std::string>& argv) {
   options.max_batch = static_cast<size_t>(*batch);
   options.max_length = static_cast<size_t>(*max_length);
   options.threads = static_cast<size_t>(*threads);
+  options.load = load_options(args);
   std::unique_ptr<Embedder> embedder;
   Status st = Embedder::open(args.get("model"), options, &embedder);
   if (!st) return fail(st.message());

@@ -48,6 +48,7 @@ std::vector<OptionSpec> specs() {
       backend_option(),
       {"echo", 0, false, "", "print the prompt before the continuation"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},
+      no_mmap_option(),
   };
 }
 
@@ -127,6 +128,7 @@ int run_generate(const std::vector<std::string>& argv) {
   gopts.max_context = static_cast<size_t>(*context);
   gopts.threads = static_cast<size_t>(*threads);
   gopts.backend = *backend;
+  gopts.load = load_options(args);
   std::unique_ptr<Generator> generator;
   Status st = Generator::open(args.get("model"), gopts, &generator);
   if (!st) return fail(st.message());

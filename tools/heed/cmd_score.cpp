@@ -30,6 +30,7 @@ std::vector<OptionSpec> specs() {
       threads_option(),
       backend_option(),
       {"tokens", 0, false, "", "input is space-separated tokens (the only mode for now)"},
+      no_mmap_option(),
   };
 }
 
@@ -104,6 +105,7 @@ int run_score(const std::vector<std::string>& argv) {
                                  static_cast<size_t>(*max_len)};
   topts.threads = static_cast<size_t>(*threads);
   topts.limits.backend = *backend;
+  topts.load = load_options(args);
   std::unique_ptr<Translator> translator;
   Status st = Translator::open(args.get("model"), topts, &translator);
   if (!st) return fail(st.message());

@@ -89,6 +89,7 @@ std::vector<OptionSpec> specs() {
       {"no-split", 0, false, "", "translate each input line as one sentence (no sentence splitting)"},
       {"attention", 0, true, "FILE.svg", "write the attention heatmaps of the best hypotheses as SVG"},
       {"attention-json", 0, true, "FILE", "write the attention matrices as JSON lines"},
+      no_mmap_option(),
   };
 }
 
@@ -118,6 +119,7 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   }
   if (!(*patience > 0 && *patience <= 1000)) return args.usage_error("--patience must be in (0, 1000]");
   s->model_path = args.get("model");
+  s->load = load_options(args);
   s->batch = static_cast<size_t>(*batch);
   s->read_ahead = static_cast<size_t>(*read_ahead);
   s->tokens = args.has("tokens");
@@ -159,7 +161,7 @@ int run_translate(const std::vector<std::string>& argv) {
   }
   // The model outlives the translator and the tokenizers made from it.
   std::unique_ptr<Model> model;
-  Status st = Model::open(settings.model_path, LoadOptions{}, &model);
+  Status st = Model::open(settings.model_path, settings.load, &model);
   if (!st) return translate_error(st.message());
   std::unique_ptr<Translator> translator;
   st = Translator::create(*model, settings.translator, &translator);

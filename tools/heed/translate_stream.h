@@ -21,6 +21,7 @@ namespace heed::cli {
 struct TranslateSettings {
   std::string model_path;
   TranslatorOptions translator;
+  LoadOptions load;
   DecodeOptions decode;
   size_t batch = 16, read_ahead = 8;
   bool tokens = false, no_split = false, with_scores = false;

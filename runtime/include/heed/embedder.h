@@ -42,6 +42,7 @@ struct EmbedderOptions {
   size_t max_batch = 8;    // sentences per call
   size_t max_length = 0;   // tokens per sentence, [CLS] and [SEP] included; 0: the model's position table
   ArenaOptions arena;      // session memory: allocate (default) or the caller's buffer
+  LoadOptions load;        // how open() reads the file (mapped by default)
   size_t threads = 1;      // session threads; 0: one per core; the same results for any count
 };
 

@@ -45,6 +45,7 @@ struct GeneratorOptions {
   ArenaOptions arena;  // session memory: allocate (default) or the caller's buffer
   size_t threads = 1;  // session threads; 0: one per core (create_step_model)
   Backend backend = Backend::kAuto;  // GEMM backend of f32 layers (heed/step_model.h)
+  LoadOptions load;  // how open() reads the file (mapped by default)
 };
 
 struct GenerateOptions {

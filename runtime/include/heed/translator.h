@@ -62,6 +62,7 @@ struct TranslatorOptions {
   StepModelLimits limits{8, 4, 256, 256};  // max batch, max beam, max source and target length
   size_t max_n_best = 0;                   // 0: limits.max_beam
   ArenaOptions arena;                      // session memory: allocate (default) or caller's buffer
+  LoadOptions load;                        // how open() reads the file (mapped by default)
   size_t threads = 1;                      // session threads; 0: one per core (create_step_model)
 };
 
@@ -98,7 +99,7 @@ class Translator {
   // Builds the StepModel of `model` (which must outlive the Translator) with create_step_model and
   // reads its vocabularies and special ids. The model needs source and target vocabularies.
   static Status create(const Model& model, const TranslatorOptions& options, std::unique_ptr<Translator>* out);
-  // Opens the file (Model::open with default LoadOptions) and keeps the Model with the Translator.
+  // Opens the file (Model::open with options.load) and keeps the Model with the Translator.
   static Status open(const std::string& path, const TranslatorOptions& options, std::unique_ptr<Translator>* out);
   // Any StepModel with its vocabularies (other families, tests).
   static Status create(std::unique_ptr<StepModel> step_model, Vocabulary source, Vocabulary target,

@@ -58,7 +58,7 @@ Status Embedder::create(const Model& model, const EmbedderOptions& options, std:
 
 Status Embedder::open(const std::string& path, const EmbedderOptions& options, std::unique_ptr<Embedder>* out) {
   std::unique_ptr<Model> model;
-  HEED_RETURN_IF_ERROR(Model::open(path, LoadOptions(), &model));
+  HEED_RETURN_IF_ERROR(Model::open(path, options.load, &model));
   std::unique_ptr<Embedder> e;
   HEED_RETURN_IF_ERROR(create(*model, options, &e));
   e->owned_model_ = std::move(model);

@@ -49,7 +49,7 @@ Generator::~Generator() = default;
 
 Status Generator::open(const std::string& path, const GeneratorOptions& options, std::unique_ptr<Generator>* out) {
   std::unique_ptr<Model> model;
-  HEED_RETURN_IF_ERROR(Model::open(path, LoadOptions{}, &model));
+  HEED_RETURN_IF_ERROR(Model::open(path, options.load, &model));
   std::unique_ptr<Generator> g;
   HEED_RETURN_IF_ERROR(create(*model, options, &g));
   g->owned_model_ = std::move(model);

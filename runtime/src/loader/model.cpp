@@ -60,7 +60,9 @@ void Model::release_pages(const void* data, size_t bytes) const {
 
 Status Model::open(const std::string& path, const LoadOptions& options, std::unique_ptr<Model>* out) {
   out->reset();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so that a FIFO given as the model is refused below instead of blocking open()
+  // until a writer appears (a regular file ignores the flag).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return os_error(path, "open");
   struct FdCloser {
     int fd;

@@ -55,7 +55,7 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
 
 Status Translator::open(const std::string& path, const TranslatorOptions& options, std::unique_ptr<Translator>* out) {
   std::unique_ptr<Model> model;
-  HEED_RETURN_IF_ERROR(Model::open(path, LoadOptions{}, &model));
+  HEED_RETURN_IF_ERROR(Model::open(path, options.load, &model));
   std::unique_ptr<Translator> t;
   HEED_RETURN_IF_ERROR(create(*model, options, &t));
   t->owned_model_ = std::move(model);
