@@ -28,7 +28,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthreadpool-dev
   libcpuinfo-dev libflatbuffers-dev flatbuffers-compiler catch2 libsentencepiece-dev
   libbenchmark-dev nlohmann-json3-dev python3-numpy libminizip-dev)
-# The JDK (javac, java, jni.h) builds and runs the Android JNI sample's host test (tests/jni/).
+# The JDK (javac, java, jni.h) builds and runs the Android JNI sample's host test (tests/samples/android/).
 host_pkgs+=(default-jdk-headless)
 host_pkgs+=(libutf8proc-dev)  # WordPiece (BERT) tokenizer: NFD, case folding, categories
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Writes PyTorch's attention weights for a few morph validation words, greedy decoding, for
-committed zoo models: tests/fixtures/rnn/<variant>/attention.json, which tests/rnn/
+committed zoo models: tests/fixtures/rnn/<variant>/attention.json, which tests/runtime/rnn/
 test_rnn_attention_capture.cpp compares with what heed's decoding engine captures.
 
     nice /usr/bin/python3 scripts/attention_zoo/attention_reference.py --fixtures tests/fixtures/rnn \\

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Writes tests/fixtures/aren/aren_cross_attention.json: the NumPy reference's greedy translations of
 the aren model's known inputs with every decoder layer's cross-attention probabilities per head,
-which tests/decoding/test_attention_capture.cpp compares with what heed's decoding engine captures.
+which tests/runtime/decoding/test_attention_capture.cpp compares with what heed's decoding engine captures.
 
     /usr/bin/python3 tests/reference/make_aren_attention_fixture.py [--shared DIR] [--out DIR]
 """

@@ -53,7 +53,7 @@ XnnpackGemm::~XnnpackGemm() {
 
 bool XnnpackGemm::run(const float* x, size_t m, float* y, pthreadpool* pool) const {
   // Setup of a fully connected operator only stores the batch size and pointers and computes the
-  // tiling for the pool's thread count: it allocates nothing (tests/threads and the counting
+  // tiling for the pool's thread count: it allocates nothing (tests/runtime/threading and the counting
   // tests check this).
   xnn_operator_t op = static_cast<xnn_operator_t>(op_);
   if (xnn_setup_fully_connected_nc_f32(op, m, x, y, pool) != xnn_status_success) return false;

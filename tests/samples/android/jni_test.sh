@@ -15,7 +15,7 @@ model=$dir/tiny-en-de.heed
 "$heed" convert --from hf-marian "$fixture" -o "$model" >"$dir/convert.log" 2>&1 ||
   { echo "FAIL: cannot convert $fixture: $(cat "$dir/convert.log")"; exit 1; }
 
-# The text: the paragraphs of tests/text plus characters outside the BMP (surrogate pairs in Java).
+# The text: the paragraphs of tests/runtime/text plus characters outside the BMP (surrogate pairs in Java).
 { cat "$texts/paragraphs.txt"; printf 'Smile \360\237\230\200 please. Ok \360\235\204\236 then!\n'; } >"$dir/text.txt"
 cut -f2 "$texts/paragraph_sentences.tsv" >"$dir/lines.txt"
 "$program" "$model" "$dir/text.txt" 20 8 text >"$dir/expected_text.txt" 2>"$dir/err" ||

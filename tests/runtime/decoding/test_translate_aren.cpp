@@ -38,7 +38,7 @@ struct Fixture {
 
 Fixture read_fixture(const std::string& name) {
   Fixture f;
-  std::ifstream in(test::source_path("tests/decoding/fixtures/" + name));
+  std::ifstream in(test::source_path("tests/runtime/decoding/fixtures/" + name));
   REQUIRE(in);
   std::string line;
   while (std::getline(in, line)) {

@@ -64,7 +64,7 @@ std::vector<std::string> fixture_variants() {
     closedir(d);
   }
   std::sort(out.begin(), out.end());
-  // ctest runs one variant per test (HEED_ZOO_VARIANT, tests/rnn/CMakeLists.txt) so that its jobs
+  // ctest runs one variant per test (HEED_ZOO_VARIANT, tests/runtime/rnn/CMakeLists.txt) so that its jobs
   // share the emulated runs; without it, every variant runs here.
   if (const char* only = std::getenv("HEED_ZOO_VARIANT"); only && *only) {
     if (std::find(out.begin(), out.end(), only) == out.end()) FAIL("HEED_ZOO_VARIANT=" << only << ": no such fixture in " << root);

@@ -18,7 +18,7 @@ done
 if grep -l 'heed_generated' "$dir"/prefix/include/heed/*.h; then echo "FAIL: an installed header includes heed_generated.h"; exit 1; fi
 [ ! -e "$dir/prefix/include/heed_generated.h" ] || { echo "FAIL: heed_generated.h is installed"; exit 1; }
 pcdir=$(dirname "$(ls "$dir"/prefix/lib*/pkgconfig/heed.pc)")
-PKG_CONFIG_PATH=$pcdir "$cmake" -S "$source/tests/c_api/consumer" -B "$dir/consumer" -G "$generator" \
+PKG_CONFIG_PATH=$pcdir "$cmake" -S "$source/tests/runtime/c_api/consumer" -B "$dir/consumer" -G "$generator" \
   -DCMAKE_PREFIX_PATH="$dir/prefix" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$flags" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$dir/configure.log" 2>&1 ||
   { echo "FAIL: consumer configure: $(tail -20 "$dir/configure.log")"; exit 1; }
