@@ -6,16 +6,13 @@
 #include <vector>
 
 #include "heed/status.h"
+#include "atomic_file.h"
 #include "neutral_model.h"
 
 namespace heed::convert {
 
 // Builds the whole file in memory: size-prefixed FlatBuffer, padding, 64-byte aligned weights.
 Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out);
-
-// Writes atomically: a temporary file beside `path`, fsync, then rename. On any failure the
-// temporary file is removed and `path` (if it existed) is left untouched.
-Status write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes);
 
 inline Status write_heed(const NeutralModel& model, const std::string& path) {
   std::vector<uint8_t> bytes;

@@ -43,6 +43,40 @@ expect_one_error_line $? "$work/proc.stderr" "heed convert: /proc/heed-robustnes
 $emulator "$heed" convert --from ct2 "$src" -o "$work/out/model.heed" -q float32 --quiet || fail "unlimited conversion failed"
 [ "$(ls -A "$work/out")" = "model.heed" ] || fail "files after success: $(ls -A "$work/out")"
 
+# 4. Outputs that are not regular files. A character device is written through (/dev/null stays a
+#    device, as with cp); a symlink is followed (its target replaced atomically, the link kept); a
+#    folder is refused with one line.
+# shellcheck disable=SC2086
+$emulator "$heed" convert --from ct2 "$src" -o /dev/null --quiet || fail "convert -o /dev/null failed"
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+mkdir -p "$work/links/sub"
+ln -s sub/real.heed "$work/links/link.heed"
+# shellcheck disable=SC2086
+$emulator "$heed" convert --from ct2 "$src" -o "$work/links/link.heed" --quiet || fail "convert -o symlink failed"
+[ -L "$work/links/link.heed" ] || fail "the symlink was replaced"
+[ -s "$work/links/sub/real.heed" ] || fail "the symlink's target was not written"
+# shellcheck disable=SC2086
+$emulator "$heed" convert --from ct2 "$src" -o "$work/links" --quiet 2>"$work/dir.stderr"
+expect_one_error_line $? "$work/dir.stderr" "not a regular file"
+
+# 5. A signal in the write window leaves no temporary file (the writer pauses there when
+#    HEED_WRITE_TEST_DELAY_MS is set), and a leftover of a killed write is removed by the next.
+mkdir -p "$work/signal"
+for sig in TERM HUP; do  # (a background job of sh ignores SIGINT, as heed then does)
+  # shellcheck disable=SC2086
+  HEED_WRITE_TEST_DELAY_MS=20000 $emulator "$heed" convert --from ct2 "$src" -o "$work/signal/model.heed" --quiet &
+  pid=$!
+  waited=0
+  while ! ls -A "$work/signal" | grep -q tmp- && [ $waited -lt 600 ]; do sleep 0.1; waited=$((waited + 1)); done
+  kill -$sig $pid
+  wait $pid
+  [ -z "$(ls -A "$work/signal")" ] || fail "SIG$sig in the write window left: $(ls -A "$work/signal")"
+done
+touch "$work/signal/.model.heed.tmp-ABC123"
+# shellcheck disable=SC2086
+$emulator "$heed" convert --from ct2 "$src" -o "$work/signal/model.heed" --quiet || fail "convert after a leftover failed"
+[ "$(ls -A "$work/signal")" = "model.heed" ] || fail "the leftover temporary file stayed: $(ls -A "$work/signal")"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"
   exit 1

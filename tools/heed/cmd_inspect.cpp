@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "args.h"
+#include "text_escape.h"
 #include "command.h"
 #include "heed/model.h"
 #include "loader/model_index.h"
@@ -141,67 +142,6 @@ std::string quantization_text(const TensorView& t) {
   return s;
 }
 
-// Names and metadata come from the file: escape what JSON cannot hold raw.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\u%04x", c);
-      out += esc;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-// Length of the valid UTF-8 sequence at s[i] that is not a C1 control (U+0080..U+009F); 0 if none.
-size_t printable_utf8_length(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  size_t n = 0;
-  uint32_t cp = 0;
-  if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1F;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0F;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07;
-  else return 0;
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (byte(i + k) & 0x3F);
-  }
-  const bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
-  if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp <= 0x9F) return 0;
-  return n;
-}
-
-// Names and metadata come from the file: in the text report, control bytes (C0, DEL, C1), bytes
-// that are not UTF-8 and the backslash itself become \xNN, so a crafted file cannot move the
-// cursor, recolour or clear the terminal, or fake extra report lines.
-std::string text_escaped(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7F && c != '\\') {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (const size_t n = c >= 0x80 ? printable_utf8_length(s, i) : 0; n > 0) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\x%02X", c);
-      out += esc;
-      ++i;
-    }
-  }
-  return out;
-}
 
 void print_text_section(const Section& s) {
   std::printf("%s\n", s.title.c_str());

@@ -6,6 +6,7 @@
 #include "heed/sentence_splitter.h"
 #include "heed_writer.h"
 #include "line_reader.h"
+#include "text_escape.h"
 
 namespace heed::cli {
 
@@ -162,7 +163,7 @@ int TranslateStream::format_best(size_t line, const WindowLine& w, const std::ve
     }
     Status r = render(results[i][0], &hypothesis);
     if (!r) return translate_error(line_error(line, r.message()));
-    sentences.push_back(hypothesis);
+    sentences.push_back(line_safe(hypothesis));
   }
   *text = join_sentences(sentences) + "\n";
   return kExitOk;
@@ -183,7 +184,7 @@ int TranslateStream::format_scored(size_t line, const WindowLine& w,
     if (!r) return translate_error(line_error(line, r.message()));
     char score[64];
     std::snprintf(score, sizeof score, "%.6f", h.score);
-    *text += std::to_string(line) + " ||| " + hypothesis + " ||| " + score + "\n";
+    *text += std::to_string(line) + " ||| " + line_safe(hypothesis) + " ||| " + score + "\n";
   }
   return kExitOk;
 }

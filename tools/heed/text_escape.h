@@ -1,0 +1,28 @@
+// Text from a model file or a model's output, made safe for where the command line writes it:
+// a crafted vocabulary or file cannot move the cursor, recolour or clear the terminal, fake extra
+// report lines, break JSON, or split one output line into two.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace heed::cli {
+
+// A JSON string literal (quotes included) that is always valid UTF-8: '"', '\' and C0 controls
+// escaped, valid UTF-8 kept, each byte that is not valid UTF-8 (or a C1 control) as \ufffd.
+std::string json_string(std::string_view s);
+
+// The text report's form: control bytes (C0, DEL, C1), bytes that are not UTF-8 and the backslash
+// itself become \xNN.
+std::string text_escaped(std::string_view s);
+
+// One output line's text: C0 controls but tab, and DEL, become \xNN (a newline inside a
+// translation would break the one-output-line-per-input-line rule, ESC would reach the terminal);
+// everything else, backslashes included, is kept.
+std::string line_safe(std::string_view s);
+
+// Length of the valid UTF-8 sequence at s[i] that is not a C1 control (U+0080..U+009F); 0 if none.
+size_t printable_utf8_length(std::string_view s, size_t i);
+
+}  // namespace heed::cli
