@@ -126,6 +126,10 @@ int run_generate(const std::vector<std::string>& argv) {
 
   GeneratorOptions gopts;
   gopts.max_context = static_cast<size_t>(*context);
+  // The session is planned for this run: the start token, the prompt (a tokenizer makes at most
+  // one piece per byte, plus a word-boundary piece) and the new tokens.
+  const size_t prompt_bound = args.has("prompt-ids") ? prompt_ids.size() : args.get("prompt").size() + 1;
+  gopts.positions_needed = 1 + prompt_bound + static_cast<size_t>(*tokens);
   gopts.threads = static_cast<size_t>(*threads);
   gopts.backend = *backend;
   gopts.load = load_options(args);

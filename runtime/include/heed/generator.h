@@ -42,6 +42,10 @@ struct GeneratorOptions {
   // Positions one generation may use: the start token + prompt + generated tokens. 0: the model's
   // own limit (learned position table or trained RoPE context), or 1024 when it has none.
   size_t max_context = 0;
+  // Positions the caller's generations need at most (start token + prompt + new tokens), when it
+  // knows them; 0: unknown. The session is planned for the smaller of this and max_context, so a
+  // file claiming millions of positions does not size the arena of a 20-token run.
+  size_t positions_needed = 0;
   ArenaOptions arena;  // session memory: allocate (default) or the caller's buffer
   size_t threads = 1;  // session threads; 0: one per core (create_step_model)
   Backend backend = Backend::kAuto;  // GEMM backend of f32 layers (heed/step_model.h)

@@ -69,6 +69,7 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
                        (stack->position_encoding() == fb::PositionEncoding::RoPE && stack->max_positions() > 0);
   size_t context = options.max_context;
   if (context == 0) context = bounded ? stack->max_positions() : kDefaultContext;
+  if (options.positions_needed > 0 && options.positions_needed < context) context = options.positions_needed;
 
   std::unique_ptr<Generator> g(new Generator());
   const fb::Tokenizer* tok = model.index().tokenizer();

@@ -54,6 +54,26 @@ TEST_CASE("generator: the token budget is clipped to the context") {
   CHECK(ids == std::vector<int32_t>{378, 432, 383, 286, 261});  // the reference story goes on like this
 }
 
+TEST_CASE("generator: a session sized for what the run needs generates the same tokens") {
+  auto full = stories();  // stories260K's trained context: 512 positions
+  std::unique_ptr<Generator> sized;
+  GeneratorOptions options;
+  options.positions_needed = 1 + 3 + 20;  // start token, a 3-token prompt, 20 new tokens
+  REQUIRE(Generator::open(stories260k_heed(convert::WeightType::kFloat32), options, &sized).is_ok());
+  CHECK(full->max_context() == 512);
+  CHECK(sized->max_context() == 24);
+  std::unique_ptr<Model> model;
+  REQUIRE(Model::open(stories260k_heed(convert::WeightType::kFloat32), LoadOptions{}, &model).is_ok());
+  ArenaReport full_report, sized_report;
+  REQUIRE(plan_step_model_arena(*model, full->step_model().limits(), &full_report).is_ok());
+  REQUIRE(plan_step_model_arena(*model, sized->step_model().limits(), &sized_report).is_ok());
+  CHECK(sized_report.arena_bytes * 8 < full_report.arena_bytes);
+  GenerateOptions o;
+  o.max_new_tokens = 20;
+  const std::vector<int32_t> prompt = {403, 407, 300};
+  CHECK(run(*sized, prompt, o) == run(*full, prompt, o));
+}
+
 TEST_CASE("generator: sampling is reproducible per seed, top-k 1 is greedy") {
   auto g = stories();
   GenerateOptions o;
