@@ -199,7 +199,7 @@ Status map_llama(TensorMapper& m, const SafetensorsFile& file, const CausalLmCon
 
 // tokenizer.model: embedded whole; its pieces (in id order) are the vocabulary.
 Status read_sentencepiece(const std::string& path, uint32_t vocab_size, fb::TokenizerT* tok) {
-  HEED_RETURN_IF_ERROR(read_nonempty_bytes(path, &tok->target_model));
+  HEED_RETURN_IF_ERROR(read_sentencepiece_model(path, &tok->target_model));
   sentencepiece::SentencePieceProcessor sp;
   try {
     const auto status = sp.LoadFromSerializedProto(

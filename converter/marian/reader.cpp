@@ -211,8 +211,8 @@ Status read_vocabularies(const std::string& dir, const MarianConfig& c, uint32_t
 // Tokenizer: both SentencePiece models embedded; pieces become ids through vocab.json.
 Status read_tokenizer(const std::string& dir, const MarianConfig& c, uint32_t v_tgt, fb::TokenizerT* tok) {
   tok->kind = fb::TokenizerKind::SentencePiece;
-  HEED_RETURN_IF_ERROR(read_nonempty_bytes(dir + "/source.spm", &tok->source_model));
-  HEED_RETURN_IF_ERROR(read_nonempty_bytes(dir + "/target.spm", &tok->target_model));
+  HEED_RETURN_IF_ERROR(read_sentencepiece_model(dir + "/source.spm", &tok->source_model));
+  HEED_RETURN_IF_ERROR(read_sentencepiece_model(dir + "/target.spm", &tok->target_model));
   std::vector<std::string> source_vocab, target_vocab;
   HEED_RETURN_IF_ERROR(read_vocabularies(dir, c, v_tgt, &source_vocab, &target_vocab));
   tok->unk_id = find_token(target_vocab, c.unk_token);

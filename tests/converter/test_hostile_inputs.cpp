@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <random>
 #include <string>
 
 #include "formats.h"
@@ -60,5 +62,36 @@ TEST_CASE("a FIFO or /dev/zero in place of a model file is refused at once", "[c
   }
   for (const char* file : {"config.json", "model.safetensors"}) {
     expect_refused("torch-seq2seq", "tests/fixtures/rnn/luong_general", file, &n);
+  }
+}
+
+TEST_CASE("a truncated or random SentencePiece model is refused at conversion", "[converter][hostile]") {
+  const SourceFormat* marian = nullptr;
+  REQUIRE(heed::convert::find_format("hf-marian", &marian).is_ok());
+  std::mt19937 rng(7);
+  for (const char* file : {"source.spm", "target.spm"}) {
+    for (int variant = 0; variant < 6; ++variant) {
+      const std::string dir = heed::test::temp_dir() + "/spm_" + std::to_string(variant);
+      fs::remove_all(dir);
+      fs::copy(heed::test::source_path("tests/fixtures/marian/tiny-en-de"), dir, fs::copy_options::recursive);
+      const std::string path = dir + "/" + file;
+      std::string bytes;
+      {
+        std::ifstream in(path, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      if (variant < 3) {
+        bytes.resize(bytes.size() * (variant + 1) / 4);  // truncated to 1/4, 1/2, 3/4
+      } else {
+        for (char& c : bytes) c = static_cast<char>(rng());  // random bytes of the same size
+      }
+      std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+      INFO(file << " variant " << variant);
+      NeutralModel model;
+      const heed::Status s = marian->read(dir, &model);
+      CHECK_FALSE(s.is_ok());
+      CHECK(s.message().find(file) != std::string::npos);
+      CHECK(s.message().find('\n') == std::string::npos);
+    }
   }
 }

@@ -84,6 +84,10 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
 // Building blocks, for tests and other front ends.
 Status create_whitespace_tokenizer(std::vector<std::string> vocabulary, const TokenizerOptions& options,
                                    std::unique_ptr<Tokenizer>* out);
+// Checks a serialized SentencePiece model the way create_sentencepiece_tokenizer loads it (its
+// normalization tables first, then the library itself): one line, kInvalidFile, when unusable.
+// Converters check every model they embed with it.
+Status check_sentencepiece_model(const void* model_bytes, size_t size);
 // `model_bytes` is a serialized SentencePiece model (a .spm / .model file's contents).
 Status create_sentencepiece_tokenizer(const void* model_bytes, size_t size, std::vector<std::string> vocabulary,
                                       const TokenizerOptions& options, std::unique_ptr<Tokenizer>* out);

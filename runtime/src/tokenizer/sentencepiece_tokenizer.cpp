@@ -87,6 +87,12 @@ class SentencePieceTokenizer final : public Tokenizer {
 
 }  // namespace
 
+Status check_sentencepiece_model(const void* model_bytes, size_t size) {
+  if (model_bytes == nullptr || size == 0) return invalid_file("the SentencePiece model is empty");
+  SentencePieceTokenizer probe({std::string()}, TokenizerOptions{});  // loading needs no vocabulary
+  return probe.load(model_bytes, size);
+}
+
 Status create_sentencepiece_tokenizer(const void* model_bytes, size_t size, std::vector<std::string> vocabulary,
                                       const TokenizerOptions& options, std::unique_ptr<Tokenizer>* out) {
   if (model_bytes == nullptr || size == 0) return invalid_argument("no SentencePiece model bytes");
