@@ -174,7 +174,7 @@ Status write_file_atomically(const std::string& path, const std::vector<uint8_t>
   }
   if (::stat(target.c_str(), &st) == 0) {
     if (S_ISCHR(st.st_mode)) return write_through(target, bytes);
-    if (!S_ISREG(st.st_mode)) return invalid_argument(path + ": exists and is not a regular file (refusing to replace it)");
+    if (!S_ISREG(st.st_mode)) return io_error(path + ": exists and is not a regular file (refusing to replace it)");
   }
   const size_t slash = target.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : target.substr(0, slash));

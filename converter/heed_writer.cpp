@@ -16,6 +16,7 @@
 
 #include "heed/kernels.h"
 #include "heed/model.h"
+#include "heed_format/quantization.h"
 #include "loader/model_index.h"
 
 namespace heed::convert {
@@ -88,9 +89,7 @@ Status check_tensor(const NeutralTensor& t, const std::unordered_map<std::string
   if (scales.dtype != fb::DType::F32) return invalid_argument(at + "scales tensor '" + t.scales + "' is not F32");
   const uint64_t rows = t.shape[0];
   const uint64_t row_size = elements / rows;
-  uint64_t count = 1;
-  if (t.quantization == fb::Quantization::PerRow) count = rows;
-  if (t.quantization == fb::Quantization::PerGroup) count = rows * ((row_size + t.group_size - 1) / t.group_size);
+  const uint64_t count = format::scale_count(t.quantization, rows, row_size, t.group_size);
   if (scales.bytes.size() != count * sizeof(float)) {
     return invalid_argument(at + "scales tensor '" + t.scales + "' has " + std::to_string(scales.bytes.size() / 4) +
                             " values but " + fb::EnumNameQuantization(t.quantization) + " quantization needs " +

@@ -1,6 +1,7 @@
 #include "quantize.h"
 
 #include "heed/kernels.h"
+#include "heed_format/quantization.h"
 
 #include <algorithm>
 #include <cmath>
@@ -106,17 +107,14 @@ Status dequantize(const NeutralTensor& t, const NeutralTensor& scales, std::vect
   const size_t cols = rows == 0 ? 0 : n / rows;
   const float* s = as_f32(scales);
   const size_t num_scales = scales.bytes.size() / sizeof(float);
-  size_t group = cols;
-  if (t.quantization == fb::Quantization::PerGroup) group = t.group_size;
-  if (group == 0) group = 1;
-  const size_t groups = t.quantization == fb::Quantization::PerTensor ? 0 : (cols + group - 1) / group;
-  const size_t needed = t.quantization == fb::Quantization::PerTensor ? 1 : rows * groups;
-  if (num_scales < needed) return invalid_argument("tensor '" + t.name + "' has too few scales");
+  const size_t groups = format::groups_per_row(t.quantization, cols, t.group_size);
+  const uint64_t needed = format::scale_count(t.quantization, rows, cols, t.group_size);
+  if (needed == 0 || num_scales < needed) return invalid_argument("tensor '" + t.name + "' has too few scales");
   out->resize(n);
   const int8_t* q = reinterpret_cast<const int8_t*>(t.bytes.data());
   for (size_t r = 0; r < rows; ++r) {
     for (size_t c = 0; c < cols; ++c) {
-      const float scale = t.quantization == fb::Quantization::PerTensor ? s[0] : s[r * groups + c / group];
+      const float scale = s[format::scale_index(t.quantization, r, c, groups, t.group_size)];
       (*out)[r * cols + c] = static_cast<float>(q[r * cols + c]) * scale;
     }
   }

@@ -19,7 +19,7 @@ void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packe
   for (size_t r = 0; r < n; ++r) {
     int32_t sum = 0;
     for (size_t i = 0; i < k; ++i) {
-      packed[((r / 16) * (k4 / 4) + i / 4) * 64 + (r % 16) * 4 + i % 4] = b[r * ldb + i];
+      packed[packed_i8_16x4_index(r, i, k)] = b[r * ldb + i];
       sum += b[r * ldb + i];
     }
     row_sums[r] = sum;

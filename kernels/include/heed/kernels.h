@@ -123,6 +123,13 @@ float f16_to_f32_value(uint16_t h);
 uint16_t f32_to_f16_value(float x);
 
 size_t packed_i8_16x4_bytes(size_t n, size_t k);
+// Where byte (n, k) of a packed matrix with `k_total` columns lies (the formula above), and where
+// the block of 16 rows holding row n starts (n a multiple of 16 starts a block).
+inline size_t packed_i8_16x4_index(size_t n, size_t k, size_t k_total) {
+  const size_t k4 = (k_total + 3) / 4 * 4;
+  return ((n / 16) * (k4 / 4) + k / 4) * 64 + (n % 16) * 4 + k % 4;
+}
+inline size_t packed_i8_16x4_block(size_t n, size_t k_total) { return n / 16 * 16 * ((k_total + 3) / 4 * 4); }
 void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packed,
                   int32_t* row_sums);
 

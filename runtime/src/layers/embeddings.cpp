@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "heed_format/quantization.h"
 #include "layers/weights.h"
 #include "loader/model_index.h"
 
@@ -27,13 +28,8 @@ Status Embeddings::load(const Model& model, const std::string& name, size_t rows
     case fb::DType::F16:
       return Status::ok();
     case fb::DType::I8: {
-      size_t expected = 0;
-      if (quantization_ == fb::Quantization::PerTensor) expected = 1;
-      if (quantization_ == fb::Quantization::PerRow) expected = rows;
-      if (quantization_ == fb::Quantization::PerGroup && t->group_size > 0) {
-        group_size_ = t->group_size;
-        expected = rows * ((dim + group_size_ - 1) / group_size_);
-      }
+      if (quantization_ == fb::Quantization::PerGroup) group_size_ = t->group_size;
+      const uint64_t expected = format::scale_count(quantization_, rows, dim, t->group_size);
       if (scales_ == nullptr || expected == 0 || t->num_scales != expected) {
         return invalid_file("tensor '" + name + "' has an unusable int8 quantization (" +
                             std::to_string(t->num_scales) + " scales)");
@@ -68,11 +64,9 @@ void Embeddings::gather(size_t id, float scale, bool accumulate, float* out) con
 
 void Embeddings::gather_i8(size_t id, float scale, bool accumulate, float* out) const {
   const int8_t* q = static_cast<const int8_t*>(data_) + id * dim_;
-  const size_t groups = group_size_ > 0 ? (dim_ + group_size_ - 1) / group_size_ : 1;
+  const size_t groups = format::groups_per_row(quantization_, dim_, static_cast<uint32_t>(group_size_));
   for (size_t j = 0; j < dim_; ++j) {
-    float s = scales_[0];
-    if (quantization_ == fb::Quantization::PerRow) s = scales_[id];
-    if (quantization_ == fb::Quantization::PerGroup) s = scales_[id * groups + j / group_size_];
+    const float s = scales_[format::scale_index(quantization_, id, j, groups, static_cast<uint32_t>(group_size_))];
     const float v = static_cast<float>(q[j]) * s * scale;
     out[j] = accumulate ? out[j] + v : v;
   }
@@ -80,11 +74,11 @@ void Embeddings::gather_i8(size_t id, float scale, bool accumulate, float* out) 
 
 void Embeddings::gather_packed_i8(size_t id, float scale, bool accumulate, float* out) const {
   // Row id is lane id % 16 of block id / 16: 4 values per 64-byte unit (kernels.h, "16x4").
-  const int8_t* unit = static_cast<const int8_t*>(data_) + (id / 16) * ((dim_ + 3) / 4) * 64 + (id % 16) * 4;
-  const float s = quantization_ == fb::Quantization::PerRow ? scales_[id] : scales_[0];
+  const int8_t* table = static_cast<const int8_t*>(data_);
+  const float s = scales_[format::scale_index(quantization_, id, 0, 1, 0)];
   for (size_t j = 0; j < dim_; ++j) {
     // The row-major loop's order of products, so both layouts give the same bits.
-    const float v = static_cast<float>(unit[(j / 4) * 64 + j % 4]) * s * scale;
+    const float v = static_cast<float>(table[kernels::packed_i8_16x4_index(id, j, dim_)]) * s * scale;
     out[j] = accumulate ? out[j] + v : v;
   }
 }

@@ -1,5 +1,7 @@
 #include "layers/linear.h"
 
+#include "heed_format/quantization.h"
+
 #include "layers/output_ranges.h"
 #include "threading/thread_pool.h"
 #include "loader/model_index.h"
@@ -30,24 +32,25 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
     case fb::DType::F32:
     case fb::DType::F16:
       break;
-    case fb::DType::I8:
+    case fb::DType::I8: {
       if (w->scales == nullptr) return invalid_file("tensor '" + weight_name + "' is int8 without scales");
-      if (w->quantization == fb::Quantization::PerTensor && w->num_scales == 1) {
-        expanded_scales_.assign(out, w->scales[0]);
-        scales_ = expanded_scales_.data();
-      } else if (w->quantization == fb::Quantization::PerRow && w->num_scales == out) {
-        scales_ = w->scales;
-      } else if (w->quantization == fb::Quantization::PerGroup && w->group_size > 0 &&
-                 w->group_size % 4 == 0 &&
-                 w->num_scales == out * ((in + w->group_size - 1) / w->group_size)) {
-        scales_ = w->scales;
-        group_size_ = w->group_size;
-      } else {
+      // Per-group scales need whole 4-byte units per group (the int8 kernels read groups of 4).
+      const bool grouped = w->quantization == fb::Quantization::PerGroup;
+      if (w->num_scales == 0 || w->num_scales != format::scale_count(w->quantization, out, in, w->group_size) ||
+          (grouped && w->group_size % 4 != 0)) {
         return invalid_file("tensor '" + weight_name + "' has an unusable int8 quantization (" +
                             std::to_string(w->num_scales) + " scales, group size " +
                             std::to_string(w->group_size) + ")");
       }
+      if (w->quantization == fb::Quantization::PerTensor) {
+        expanded_scales_.assign(out, w->scales[0]);
+        scales_ = expanded_scales_.data();
+      } else {
+        scales_ = w->scales;
+        group_size_ = grouped ? w->group_size : 0;
+      }
       break;
+    }
     default:
       return invalid_file("tensor '" + weight_name + "' has dtype " + dtype_name(w->dtype) +
                           ", expected f32, f16 or i8");
@@ -149,12 +152,12 @@ void Linear::forward_rows(const kernels::KernelTable& k, const void* a, size_t m
     // n0 * round_up(K, 4) bytes into the packed weights.
     auto p = gemm_params<kernels::GemmI8PackedParams, int8_t>(call);
     p.a_scales = scratch.scales;
-    p.packed = static_cast<const int8_t*>(weight_) + n0 * ((in_ + 3) / 4 * 4);
+    p.packed = static_cast<const int8_t*>(weight_) + kernels::packed_i8_16x4_block(n0, in_);
     p.row_sums = row_sums_ + n0;
     p.b_scales = scales_ + n0;
     k.gemm_i8_packed(p);
   } else if (dtype_ == fb::DType::I8) {
-    const size_t groups = group_size_ == 0 ? 1 : (in_ + group_size_ - 1) / group_size_;
+    const size_t groups = group_size_ == 0 ? 1 : format::groups_per_row(fb::Quantization::PerGroup, in_, group_size_);
     auto p = gemm_params<kernels::GemmI8Params, int8_t>(call);
     p.a_scales = scratch.scales;
     p.b = static_cast<const int8_t*>(weight_) + n0 * in_;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "heed/kernels.h"
+#include "heed_format/quantization.h"
 
 namespace heed::layers {
 
@@ -57,13 +58,9 @@ Status F32Vector::load(const Model& model, const std::string& name, size_t size,
       owned_.resize(size);
       const int8_t* q = t->as<int8_t>();
       const size_t row_size = t->row_size() == 0 ? 1 : t->row_size();
-      const size_t group = t->group_size == 0 ? row_size : t->group_size;
-      const size_t groups_per_row = (row_size + group - 1) / group;
+      const size_t groups = format::groups_per_row(t->quantization, row_size, t->group_size);
       for (size_t i = 0; i < size; ++i) {
-        const size_t row = i / row_size;
-        size_t s = 0;
-        if (t->quantization == fb::Quantization::PerRow) s = row;
-        if (t->quantization == fb::Quantization::PerGroup) s = row * groups_per_row + (i % row_size) / group;
+        const size_t s = format::scale_index(t->quantization, i / row_size, i % row_size, groups, t->group_size);
         if (s >= t->num_scales) return invalid_file("tensor '" + name + "' has too few scales");
         owned_[i] = static_cast<float>(q[i]) * t->scales[s];
       }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "loader/model_index.h"
+#include "heed_format/quantization.h"
 #include "loader/validate.h"
 
 namespace heed::loader {
@@ -12,17 +13,7 @@ namespace {
 
 // Number of scales a quantized tensor needs, or 0 when its parameters make no sense.
 uint64_t expected_scales(const TensorView& t) {
-  switch (t.quantization) {
-    case fb::Quantization::PerTensor: return 1;
-    case fb::Quantization::PerRow: return t.rows();
-    case fb::Quantization::PerGroup: {
-      if (t.group_size == 0) return 0;
-      const uint64_t groups = (uint64_t{t.row_size()} + t.group_size - 1) / t.group_size;
-      return uint64_t{t.rows()} * groups;
-    }
-    case fb::Quantization::None: return 0;
-  }
-  return 0;
+  return format::scale_count(t.quantization, t.rows(), t.row_size(), t.group_size);
 }
 
 // Bytes of an [n, k] int8 matrix in the 16x4 layout (kernels::packed_i8_16x4_bytes), computed in
