@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
+#include <thread>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -113,4 +115,35 @@ TEST_CASE("LineReader reports a read error", "[cli][line_reader]") {
   std::string line;
   CHECK_FALSE(reader.next(&line));
   CHECK_FALSE(reader.error().empty());
+}
+
+TEST_CASE("a line over the limit comes back empty, marked, and the next line is read", "[cli]") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const std::string text = "short\n" + std::string(100000, 'x') + "\nafter\n" + std::string(50, 'y');
+  std::thread writer([&] {
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fds[1], text.data() + done, std::min<size_t>(4096, text.size() - done));
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  heed::cli::LineReader reader(fds[0], 40);
+  std::string line;
+  REQUIRE(reader.next(&line));
+  CHECK(line == "short");
+  CHECK_FALSE(reader.too_long());
+  REQUIRE(reader.next(&line));
+  CHECK(line.empty());
+  CHECK(reader.too_long());
+  REQUIRE(reader.next(&line));
+  CHECK(line == "after");
+  CHECK_FALSE(reader.too_long());
+  REQUIRE(reader.next(&line));  // the last line, without '\n', over the limit too
+  CHECK(reader.too_long());
+  CHECK_FALSE(reader.next(&line));
+  writer.join();
+  ::close(fds[0]);
 }

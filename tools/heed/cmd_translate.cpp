@@ -76,6 +76,8 @@ std::vector<OptionSpec> specs() {
       {"patience", 0, true, "X", "beam search stops after round(beam x X) finished hypotheses (default 1)"},
       {"batch", 0, true, "N", "sentences per batch (default 16; 1 with --attention or --attention-json)"},
       {"read-ahead", 0, true, "N", "batches read ahead and sorted by length (default 8; 1: batches in input order)"},
+      {"max-line-bytes", 0, true, "N", "a longer input line is reported, written as an empty line and dropped "
+                                       "(default 1048576; the exit status is then 1)"},
       {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
       threads_option(),
       backend_option(),
@@ -104,6 +106,7 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   auto min_len = args.get_int("min-len", 1, 0, 4096);
   auto batch = args.get_int("batch", s->capture() ? 1 : 16, 1, 1024);
   auto read_ahead = args.get_int("read-ahead", 8, 1, 1024);
+  auto max_line_bytes = args.get_int("max-line-bytes", 1 << 20, 1, int64_t{1} << 40);
   auto max_source = args.get_int("max-source-len", 256, 1, 65536);
   auto top_k = args.get_int("sampling-topk", 1, 0, 1 << 30);
   auto threads = args.get_int("threads", 1, 0, 256);
@@ -113,7 +116,7 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   auto patience = args.get_double("patience", 1.0);
   auto temperature = args.get_double("sampling-temperature", 1.0);
   auto top_p = args.get_double("sampling-topp", 1.0);
-  if (!beam || !n_best || !max_len || !min_len || !batch || !read_ahead || !max_source || !top_k || !threads ||
+  if (!beam || !n_best || !max_len || !min_len || !batch || !read_ahead || !max_line_bytes || !max_source || !top_k || !threads ||
       !backend || !seed || !penalty || !patience || !temperature || !top_p) {
     return kExitUsage;
   }
@@ -122,6 +125,7 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   s->load = load_options(args);
   s->batch = static_cast<size_t>(*batch);
   s->read_ahead = static_cast<size_t>(*read_ahead);
+  s->max_line_bytes = static_cast<size_t>(*max_line_bytes);
   s->tokens = args.has("tokens");
   s->no_split = args.has("no-split");
   s->with_scores = args.has("with-scores");

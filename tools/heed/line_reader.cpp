@@ -28,19 +28,48 @@ bool LineReader::fill() {
   }
 }
 
+void LineReader::skip_line() {
+  for (;;) {
+    const size_t end = buffer_.find('\n', pos_);
+    if (end != std::string::npos) {
+      pos_ = end + 1;
+      return;
+    }
+    pos_ = buffer_.size();
+    if (!fill()) return;
+  }
+}
+
 bool LineReader::next(std::string* line) {
+  too_long_ = false;
   size_t scanned = 0;  // bytes after pos_ known to hold no '\n' (a long line is searched once)
   for (;;) {
     const size_t end = buffer_.find('\n', pos_ + scanned);
     if (end != std::string::npos) {
-      line->assign(buffer_, pos_, end - pos_);
+      too_long_ = end - pos_ > max_line_bytes_;
+      if (too_long_) {
+        line->clear();
+      } else {
+        line->assign(buffer_, pos_, end - pos_);
+      }
       pos_ = end + 1;
       return true;
     }
     scanned = buffer_.size() - pos_;  // fill() may move the unread bytes to the front, not past pos_
+    if (scanned > max_line_bytes_) {
+      skip_line();
+      line->clear();
+      too_long_ = true;
+      return true;
+    }
     if (!fill()) {
       if (pos_ >= buffer_.size() || !error_.empty()) return false;
-      line->assign(buffer_, pos_, std::string::npos);  // the last line has no '\n'
+      too_long_ = buffer_.size() - pos_ > max_line_bytes_;
+      if (too_long_) {
+        line->clear();
+      } else {
+        line->assign(buffer_, pos_, std::string::npos);  // the last line has no '\n'
+      }
       pos_ = buffer_.size();
       return true;
     }

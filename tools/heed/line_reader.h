@@ -4,17 +4,23 @@
 // at a terminal, or a program feeding a pipe line by line, gets each answer without sending more.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace heed::cli {
 
 class LineReader {
  public:
-  explicit LineReader(int fd) : fd_(fd) {}
+  // Lines longer than `max_line_bytes` are not kept (see too_long()), so one huge line cannot
+  // take the memory of the machine.
+  explicit LineReader(int fd, size_t max_line_bytes = static_cast<size_t>(-1))
+      : fd_(fd), max_line_bytes_(max_line_bytes) {}
 
   // The next line without its '\n' (a last line without one counts too). false at the end of the
-  // input or on a read error (error() then says which).
+  // input or on a read error (error() then says which). A line over the limit comes back empty
+  // with too_long() true; its bytes were read and dropped.
   bool next(std::string* line);
+  bool too_long() const { return too_long_; }
 
   // True when next() returns without waiting: a whole line is buffered, the input has ended, or the
   // descriptor has bytes (or its end) to read right now.
@@ -26,7 +32,12 @@ class LineReader {
  private:
   bool fill();  // one read(2) into the buffer; false at the end of the input
 
+  // Drops the line under way up to its '\n' (or the end of the input).
+  void skip_line();
+
   int fd_;
+  size_t max_line_bytes_;
+  bool too_long_ = false;
   std::string buffer_;  // bytes read and not yet returned start at buffer_[pos_]
   size_t pos_ = 0;
   bool ended_ = false;

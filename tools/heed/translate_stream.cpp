@@ -44,12 +44,18 @@ TranslateStream::TranslateStream(const TranslateSettings& settings, Translator& 
 int TranslateStream::run(int fd) {
   std::string line;
   size_t index = 0;
-  LineReader input(fd);
+  LineReader input(fd, settings_.max_line_bytes);
+  bool skipped = false;  // a line over --max-line-bytes: reported, written empty, the rest goes on
   for (;;) {
     if (!lines_.empty() && !input.ready()) {
       if (int rc = flush()) return rc;
     }
     if (!input.next(&line)) break;
+    if (input.too_long()) {
+      translate_error("line " + std::to_string(index + 1) + " has more than --max-line-bytes (" +
+                      std::to_string(settings_.max_line_bytes) + ") bytes: written as an empty line");
+      skipped = true;
+    }
     std::vector<std::string> prefix;
     if (int rc = read_prefix(index, &prefix)) return rc;
     if (int rc = add_line(index, line, std::move(prefix))) return rc;
@@ -60,7 +66,7 @@ int TranslateStream::run(int fd) {
   }
   if (int rc = flush()) return rc;  // what was read before an error is still translated
   if (!input.error().empty()) return translate_error("reading the input: " + input.error());
-  return kExitOk;
+  return skipped ? kExitError : kExitOk;
 }
 
 int TranslateStream::read_prefix(size_t index, std::vector<std::string>* prefix) {

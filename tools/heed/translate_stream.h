@@ -24,6 +24,7 @@ struct TranslateSettings {
   LoadOptions load;
   DecodeOptions decode;
   size_t batch = 16, read_ahead = 8;
+  size_t max_line_bytes = size_t{1} << 20;
   bool tokens = false, no_split = false, with_scores = false;
   std::string prefix_path, attention_svg_path, attention_json_path;
 

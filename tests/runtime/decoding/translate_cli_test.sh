@@ -93,6 +93,14 @@ cmp -s "$dir/t1" "$dir/nommap" || fail "--no-mmap differs: $(cat "$dir/nommap")"
 printf 'آ ت ز م و ن ||| a t z m o n\n' | $emu "$heed" score -m "$model" --tokens --no-mmap >"$dir/s3" 2>&1
 cmp -s "$dir/s1" "$dir/s3" || fail "score --no-mmap differs: $(cat "$dir/s3")"
 
+# A line over --max-line-bytes is reported (one line on stderr), written as an empty line, and the
+# lines after it are translated; the exit status is 1.
+{ printf 'آ ت ز م و ن\n'; head -c 3000 /dev/zero | tr '\0' x; printf '\nآ ز ا\n'; } >"$dir/long"
+$emu "$heed" translate -m "$model" --tokens --max-line-bytes 1000 <"$dir/long" >"$dir/long.out" 2>"$dir/err"; code=$?
+[ $code -eq 1 ] || fail "--max-line-bytes: exit $code"
+printf 'a t z m o n\n\na z z a\n' | cmp -s - "$dir/long.out" || fail "--max-line-bytes output: $(cat "$dir/long.out")"
+[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q 'line 2 has more than --max-line-bytes' "$dir/err" || fail "--max-line-bytes message: $(cat "$dir/err")"
+
 # A FIFO given as the model is refused at once (open() does not wait for a writer).
 rm -f "$dir/model.fifo" && mkfifo "$dir/model.fifo" || fail "mkfifo $dir/model.fifo"
 timeout 20 $emu "$heed" translate -m "$dir/model.fifo" </dev/null >/dev/null 2>"$dir/err"; code=$?
