@@ -1,7 +1,5 @@
 #include "source_files.h"
 
-#include "heed/tokenizer.h"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -88,13 +86,6 @@ Status read_text(const std::string& path, std::string* out, uint64_t max_bytes) 
 Status read_nonempty_bytes(const std::string& path, std::vector<uint8_t>* out) {
   HEED_RETURN_IF_ERROR(read_bytes(path, out));
   if (out->empty()) return invalid_file(path + ": empty file");
-  return Status::ok();
-}
-
-Status read_sentencepiece_model(const std::string& path, std::vector<uint8_t>* out) {
-  HEED_RETURN_IF_ERROR(read_nonempty_bytes(path, out));
-  const Status s = check_sentencepiece_model(out->data(), out->size());
-  if (!s.is_ok()) return Status(s.code(), path + ": " + s.message());
   return Status::ok();
 }
 

@@ -34,10 +34,6 @@ Status read_bytes(const std::string& path, std::vector<uint8_t>* out, uint64_t m
 // The same file as text.
 Status read_text(const std::string& path, std::string* out, uint64_t max_bytes = kMaxTextFileBytes);
 
-// A SentencePiece model file, checked as the runtime will load it (heed/tokenizer.h's
-// check_sentencepiece_model): a truncated or random file is refused at conversion, naming `path`.
-Status read_sentencepiece_model(const std::string& path, std::vector<uint8_t>* out);
-
 // Like read_bytes, but an empty file is "<path>: empty file".
 Status read_nonempty_bytes(const std::string& path, std::vector<uint8_t>* out);
 

@@ -14,6 +14,7 @@
 #include "hf_causal_lm/config.h"
 #include "safetensors.h"
 #include "tensor_mapper.h"
+#include "sentencepiece_model.h"
 #include "source_files.h"
 
 #ifndef HEED_VERSION

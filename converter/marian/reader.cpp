@@ -13,6 +13,7 @@
 #include "json_fields.h"
 #include "safetensors.h"
 #include "tensor_mapper.h"
+#include "sentencepiece_model.h"
 #include "source_files.h"
 
 #ifndef HEED_VERSION
