@@ -244,6 +244,10 @@ SEQ2SEQ_FILE_NAMES = ["config.json", "model.safetensors", "vocab.json", "source.
                       "target_vocab.json", "generation_config.json", "tokenizer_config.json"]  # fuzz_torch_seq2seq_convert.cpp
 
 
+HF_FILE_NAMES = ["config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json", "vocab.json",
+                 "merges.txt", "tokenizer.model"]  # fuzz_hf_folder_convert.cpp
+
+
 def bundle_named(files, names):
     return PART_SEPARATOR.join(bytes([names.index(n)]) + d for n, d in files.items())
 
@@ -440,7 +444,7 @@ def main():
     for target in ("fuzz_ct2_model_bin", "fuzz_ct2_text_files", "fuzz_ct2_convert", "fuzz_heed_loader",
                    "fuzz_heed_inspect", "ct2-dirs", "fuzz_safetensors", "fuzz_llama2c_convert",
                    "fuzz_torch_seq2seq_convert", "fuzz_sentencepiece_model", "fuzz_text_input", "models",
-                   "fuzz_argos_convert"):
+                   "fuzz_argos_convert", "fuzz_hf_folder_convert"):
         shutil.rmtree(os.path.join(out, target), ignore_errors=True)
 
     folders = {}
@@ -541,7 +545,12 @@ def later_round_seeds(args, out):
               if os.path.isfile(os.path.join(marian_dir, f))}
 
     seeds = {t: {} for t in ("fuzz_safetensors", "fuzz_llama2c_convert", "fuzz_torch_seq2seq_convert",
-                             "fuzz_sentencepiece_model", "fuzz_text_input")}
+                             "fuzz_sentencepiece_model", "fuzz_text_input", "fuzz_hf_folder_convert")}
+    # Hugging Face folders: the BERT, GPT-2 and Llama fixtures as they are.
+    for name, folder in (("hf-bert", os.path.join(fixtures, "hf-bert", "model")),
+                         ("hf-gpt2", os.path.join(fixtures, "hf-gpt2")), ("hf-llama", os.path.join(fixtures, "hf-llama"))):
+        files = {f: read(os.path.join(folder, f)) for f in HF_FILE_NAMES if os.path.isfile(os.path.join(folder, f))}
+        seeds["fuzz_hf_folder_convert"][name + ".bundle"] = bundle_named(files, HF_FILE_NAMES)
     seeds["fuzz_safetensors"].update(synthetic_safetensors())
     seeds["fuzz_safetensors"]["marian-tiny.safetensors"] = marian["model.safetensors"]
 

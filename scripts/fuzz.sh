@@ -21,7 +21,7 @@ shared=${HEED_SHARED_DIR:-$root/../shared}
 corpus=$root/build/fuzz-corpus
 all_targets="fuzz_heed_loader fuzz_heed_inspect fuzz_ct2_model_bin fuzz_ct2_text_files fuzz_ct2_convert
   fuzz_safetensors fuzz_llama2c_convert fuzz_torch_seq2seq_convert fuzz_sentencepiece_model fuzz_text_input
-  fuzz_argos_convert"
+  fuzz_argos_convert fuzz_hf_folder_convert"
 targets=${*:-$all_targets}
 
 case $seconds in
