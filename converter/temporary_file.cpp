@@ -51,8 +51,10 @@ void disarm_signal_cleanup() {
   g_temp_active = 0;
 }
 
-// Blocks the catchable signals while alive, so none lands between creating the temporary file and
-// arming its removal (one that arrives meanwhile is delivered, and cleans up, when this ends).
+// Blocks the catchable signals in this thread while alive, so none lands between creating the
+// temporary file and arming its removal (one that arrives meanwhile is delivered, and cleans up,
+// when this ends). A signal taken by another thread in that window ends the process the default
+// way; the file is then a leftover for the next write.
 class SignalsBlocked {
  public:
   SignalsBlocked() {

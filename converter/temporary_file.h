@@ -4,7 +4,8 @@
 // While it exists its writer holds a lock on it (flock) and SIGINT, SIGTERM or SIGHUP remove it
 // before the process ends. A file of that naming that nobody holds a lock on is what a write ended
 // by SIGKILL or a crash left, and the next write to the same output removes it; a concurrent
-// write's temporary file is locked and kept.
+// write's temporary file is locked and kept. One write at a time per process: the signal handler
+// knows one path.
 #pragma once
 
 #include <string>
