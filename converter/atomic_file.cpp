@@ -1,8 +1,6 @@
 #include "atomic_file.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,49 +11,11 @@
 #include <cstring>
 #include <thread>
 
+#include "temporary_file.h"
+
 namespace heed::convert {
 
 namespace {
-
-// The temporary file of the write under way, for the signal handler (async-signal-safe: it only
-// reads this buffer, unlinks and re-raises).
-char g_temp_path[PATH_MAX + 1];
-volatile sig_atomic_t g_temp_active = 0;
-
-extern "C" void remove_temp_and_reraise(int sig) {
-  if (g_temp_active) ::unlink(g_temp_path);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-// While alive: the temporary file is removed if SIGINT, SIGTERM or SIGHUP ends the process.
-class TempFileGuard {
- public:
-  explicit TempFileGuard(const std::string& temp) {
-    if (temp.size() > PATH_MAX) return;
-    std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
-    g_temp_active = 1;
-    struct sigaction action {};
-    action.sa_handler = remove_temp_and_reraise;
-    sigemptyset(&action.sa_mask);
-    for (int i = 0; i < 3; ++i) {
-      // A signal the process was started ignoring (nohup, a background job's SIGINT) stays ignored.
-      ::sigaction(kSignals[i], nullptr, &previous_[i]);
-      if (previous_[i].sa_handler != SIG_IGN) ::sigaction(kSignals[i], &action, nullptr);
-    }
-  }
-  ~TempFileGuard() {
-    if (!g_temp_active) return;
-    for (int i = 0; i < 3; ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
-    g_temp_active = 0;
-  }
-  TempFileGuard(const TempFileGuard&) = delete;
-  TempFileGuard& operator=(const TempFileGuard&) = delete;
-
- private:
-  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction previous_[3] {};
-};
 
 Status os_error(const std::string& path, const char* what) {
   return io_error(path + ": cannot " + what + ": " + std::strerror(errno));
@@ -81,20 +41,6 @@ Status write_through(const std::string& path, const std::vector<uint8_t>& bytes)
   return s;
 }
 
-// Leftovers of this naming in `dir` (a write that SIGKILL ended): ".NAME.tmp-" + 6 characters.
-void remove_stale_temporaries(const std::string& dir, const std::string& base) {
-  const std::string prefix = "." + base + ".tmp-";
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0) {
-      ::unlink((dir + "/" + name).c_str());
-    }
-  }
-  ::closedir(d);
-}
-
 // Tests pause the write here (HEED_WRITE_TEST_DELAY_MS) to send signals inside the window.
 void test_delay() {
   if (const char* ms = std::getenv("HEED_WRITE_TEST_DELAY_MS")) {
@@ -102,42 +48,20 @@ void test_delay() {
   }
 }
 
-// `path` names the output in messages; `target` (path, or where its symlink points) is replaced.
+// `path` names the output in messages; `target` (path, or where its symlinks lead) is replaced.
 Status write_replacing(const std::string& path, const std::string& target, const std::string& dir,
                        const std::string& base, const std::vector<uint8_t>& bytes) {
-  remove_stale_temporaries(dir, base);
-  std::string temp = (dir == "/" ? "" : dir) + "/." + base + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) {
-    const int err = errno;
-    struct stat st;
-    if (::stat(dir.c_str(), &st) != 0) return io_error(path + ": cannot write: folder '" + dir + "' does not exist");
-    return io_error(path + ": cannot create a file in '" + dir + "': " + std::strerror(err));
-  }
-  TempFileGuard guard(temp);
-  const auto fail = [&](Status s) {
-    ::close(fd);
-    ::unlink(temp.c_str());
-    return s;
-  };
-  const Status written = write_all(fd, path, bytes);
-  if (!written.is_ok()) return fail(written);
+  TemporaryFile temp;
+  HEED_RETURN_IF_ERROR(temp.create(dir, base, path));
+  HEED_RETURN_IF_ERROR(write_all(temp.fd(), path, bytes));
   test_delay();
   // mkstemp makes the file private (0600); a model file is meant to be shared like any output.
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  if (::fchmod(fd, 0666 & ~mask) != 0) return fail(os_error(path, "set permissions"));
-  if (::fsync(fd) != 0) return fail(os_error(path, "flush to disk"));
-  if (::close(fd) != 0) {
-    const Status s = os_error(path, "close");
-    ::unlink(temp.c_str());
-    return s;
-  }
-  if (::rename(temp.c_str(), target.c_str()) != 0) {
-    const Status s = io_error(path + ": cannot rename the temporary file into place: " + std::strerror(errno));
-    ::unlink(temp.c_str());
-    return s;
-  }
+  if (::fchmod(temp.fd(), 0666 & ~mask) != 0) return os_error(path, "set permissions");
+  if (::fsync(temp.fd()) != 0) return os_error(path, "flush to disk");
+  HEED_RETURN_IF_ERROR(temp.close(path));
+  HEED_RETURN_IF_ERROR(temp.rename_to(target, path));
   // Make the rename itself durable; failing here does not lose data, so it is not an error.
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
@@ -147,31 +71,31 @@ Status write_replacing(const std::string& path, const std::string& target, const
   return Status::ok();
 }
 
-// Where the symlink `path` points: its resolved path, or for a link to a file that does not exist
-// yet, the link's text (relative to the link's folder).
-Status symlink_target(const std::string& path, std::string* target) {
-  char resolved[PATH_MAX];
-  if (::realpath(path.c_str(), resolved) != nullptr) {
-    *target = resolved;
-    return Status::ok();
+// Where the symlink `path` finally leads, following every link of a chain (also one that ends at a
+// name that does not exist yet: the file is created there). Relative link texts are taken from the
+// link's own folder, as the kernel does. The result is not a symlink, so renaming onto it replaces
+// the file and keeps every link.
+Status resolve_symlinks(const std::string& path, std::string* target) {
+  *target = path;
+  for (int hops = 0; hops < 40; ++hops) {  // 40: Linux's own limit (ELOOP)
+    struct stat st {};
+    if (::lstat(target->c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return Status::ok();
+    char text[PATH_MAX];
+    const ssize_t n = ::readlink(target->c_str(), text, sizeof text - 1);
+    if (n <= 0) return io_error(path + ": cannot read the symlink: " + std::strerror(errno));
+    const std::string link(text, static_cast<size_t>(n));
+    const size_t slash = target->find_last_of('/');
+    *target = link[0] == '/' || slash == std::string::npos ? link : target->substr(0, slash + 1) + link;
   }
-  char text[PATH_MAX];
-  const ssize_t n = ::readlink(path.c_str(), text, sizeof text - 1);
-  if (errno != ENOENT || n <= 0) return io_error(path + ": cannot resolve the symlink: " + std::strerror(errno));
-  *target = std::string(text, static_cast<size_t>(n));
-  const size_t slash = path.find_last_of('/');
-  if ((*target)[0] != '/' && slash != std::string::npos) *target = path.substr(0, slash + 1) + *target;
-  return Status::ok();
+  return io_error(path + ": too many levels of symbolic links");
 }
 
 }  // namespace
 
 Status write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::string target = path;
+  std::string target;
+  HEED_RETURN_IF_ERROR(resolve_symlinks(path, &target));
   struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    HEED_RETURN_IF_ERROR(symlink_target(path, &target));
-  }
   if (::stat(target.c_str(), &st) == 0) {
     if (S_ISCHR(st.st_mode)) return write_through(target, bytes);
     if (!S_ISREG(st.st_mode)) return io_error(path + ": exists and is not a regular file (refusing to replace it)");

@@ -16,6 +16,8 @@ Writes OUT/<target>/ for each fuzz target:
   fuzz_sentencepiece_model    the Marian source.spm and small models cut from it
   fuzz_text_input      text: several scripts, invalid UTF-8, control bytes, a 40 KB line
   fuzz_argos_convert   tests/fixtures/argos' package: deflated, stored, without its top folder
+  fuzz_hf_folder_convert  the Hugging Face fixtures (hf-bert, hf-gpt2, hf-llama, Marian) as they are
+                       and with their widths divided by 4, multi-part
 and OUT/ct2-dirs/ with the tiny model folders themselves, OUT/models/ with the .heed models
 fuzz_text_input loads (aren-transliteration, the Marian, GPT-2 and BERT fixtures, stories260K; int8). Only the Python
 standard library is used.
@@ -242,10 +244,6 @@ def write(path, data):
 LLAMA2C_FILE_NAMES = ["model.bin", "tokenizer.bin", "tok512.bin", "tok32.bin"]  # fuzz_llama2c_convert.cpp
 SEQ2SEQ_FILE_NAMES = ["config.json", "model.safetensors", "vocab.json", "source.spm", "target.spm",
                       "target_vocab.json", "generation_config.json", "tokenizer_config.json"]  # fuzz_torch_seq2seq_convert.cpp
-
-
-HF_FILE_NAMES = ["config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json", "vocab.json",
-                 "merges.txt", "tokenizer.model"]  # fuzz_hf_folder_convert.cpp
 
 
 def bundle_named(files, names):
@@ -512,6 +510,7 @@ def main():
 
     later_round_seeds(args, out)
     argos_seeds(out)
+    hf_seeds(out)
 
     for target in sorted(os.listdir(out)):
         if target.startswith("fuzz_"):
@@ -536,6 +535,60 @@ def argos_seeds(out):
                 z.writestr(name.split("/", 1)[1] if strip else name, data)
 
 
+# fuzz_hf_folder_convert.cpp's kFileNames, in its order.
+HF_FILE_NAMES = ["config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json", "vocab.json",
+                 "merges.txt", "tokenizer.model", "generation_config.json", "source.spm", "target.spm",
+                 "target_vocab.json", "special_tokens_map.json", "1_Pooling/config.json",
+                 "model.safetensors.index.json"]
+# The widths config.json gives (never the vocabulary or head counts): divided by HF_SHRINK.
+HF_WIDTH_KEYS = ("hidden_size", "intermediate_size", "max_position_embeddings", "n_embd", "n_inner",
+                 "n_positions", "n_ctx", "d_model", "encoder_ffn_dim", "decoder_ffn_dim")
+HF_SHRINK = 4
+
+
+def shrunk_hf_folder(files):
+    """The same model with every width (and every tensor dimension that is a multiple of 4, except
+    the vocabulary size) divided by 4, random weights of the same dtypes: a few KB instead of
+    hundreds, so mutations reach the structure more often."""
+    config = json.loads(files["config.json"])
+    vocab = config.get("vocab_size")
+    for key in HF_WIDTH_KEYS:
+        if isinstance(config.get(key), int):
+            config[key] //= HF_SHRINK
+    header, _ = safetensors_header(files["model.safetensors"])
+    rng = random.Random(len(header))
+    tensors = []
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        shape = [d // HF_SHRINK if d % HF_SHRINK == 0 and d >= 8 and d != vocab else d for d in t["shape"]]
+        n = math.prod(shape)
+        fmt = {"F32": "f", "F16": "e"}[t["dtype"]]
+        tensors.append((name, t["dtype"], shape, struct.pack("<%d%s" % (n, fmt),
+                                                             *[rng.uniform(-0.3, 0.3) for _ in range(n)])))
+    return dict(files, **{"config.json": json.dumps(config).encode(), "model.safetensors": safetensors(tensors)})
+
+
+def hf_seeds(out):
+    """fuzz_hf_folder_convert: each Hugging Face fixture folder as it is and shrunk (Marian with small
+    SentencePiece models; BERT also with sentence-transformers' mean pooling)."""
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+    dst = os.path.join(out, "fuzz_hf_folder_convert")
+    for label, folder in (("bert", os.path.join(fixtures, "hf-bert", "model")),
+                          ("gpt2", os.path.join(fixtures, "hf-gpt2")), ("llama", os.path.join(fixtures, "hf-llama")),
+                          ("marian", os.path.join(fixtures, "marian", "tiny-en-de"))):
+        files = {f: read(os.path.join(folder, f)) for f in HF_FILE_NAMES if os.path.isfile(os.path.join(folder, f))}
+        if label == "marian":
+            for spm in ("source.spm", "target.spm"):
+                files[spm] = small_sentencepiece_models(files[spm])["small-unigram.spm"]
+        write(os.path.join(dst, "%s.bundle" % label), bundle_named(files, HF_FILE_NAMES))
+        small = shrunk_hf_folder(files)
+        write(os.path.join(dst, "%s-small.bundle" % label), bundle_named(small, HF_FILE_NAMES))
+        if label == "bert":
+            small["1_Pooling/config.json"] = b'{"word_embedding_dimension": 16, "pooling_mode_mean_tokens": true}'
+            write(os.path.join(dst, "bert-small-pooling.bundle"), bundle_named(small, HF_FILE_NAMES))
+
+
 def later_round_seeds(args, out):
     """Seeds of fuzz_safetensors, fuzz_llama2c_convert, fuzz_torch_seq2seq_convert,
     fuzz_sentencepiece_model and fuzz_text_input, and the .heed models fuzz_text_input loads."""
@@ -545,12 +598,7 @@ def later_round_seeds(args, out):
               if os.path.isfile(os.path.join(marian_dir, f))}
 
     seeds = {t: {} for t in ("fuzz_safetensors", "fuzz_llama2c_convert", "fuzz_torch_seq2seq_convert",
-                             "fuzz_sentencepiece_model", "fuzz_text_input", "fuzz_hf_folder_convert")}
-    # Hugging Face folders: the BERT, GPT-2 and Llama fixtures as they are.
-    for name, folder in (("hf-bert", os.path.join(fixtures, "hf-bert", "model")),
-                         ("hf-gpt2", os.path.join(fixtures, "hf-gpt2")), ("hf-llama", os.path.join(fixtures, "hf-llama"))):
-        files = {f: read(os.path.join(folder, f)) for f in HF_FILE_NAMES if os.path.isfile(os.path.join(folder, f))}
-        seeds["fuzz_hf_folder_convert"][name + ".bundle"] = bundle_named(files, HF_FILE_NAMES)
+                             "fuzz_sentencepiece_model", "fuzz_text_input")}
     seeds["fuzz_safetensors"].update(synthetic_safetensors())
     seeds["fuzz_safetensors"]["marian-tiny.safetensors"] = marian["model.safetensors"]
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "text_escape.h"
+
 namespace heed::cli {
 namespace {
 
@@ -32,28 +34,8 @@ size_t display_length(const std::string& s) {
   return n;
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
+// Labels are tokens from the user's input and the model's vocabulary, any bytes: json_string
+// (text_escape.h) keeps every line valid UTF-8 JSON.
 std::string json_strings(const std::vector<std::string>& v) {
   std::string out = "[";
   for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + json_string(v[i]);
@@ -112,7 +94,16 @@ std::vector<Panel> shown_panels(const AttentionRecord& r) {
 
 std::string xml_escape(const std::string& text) {
   std::string out;
-  for (unsigned char c : text) {
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      // A document that is not UTF-8 is not XML: bytes that are not UTF-8 (and C1 controls)
+      // become U+FFFD, valid sequences are kept.
+      const size_t n = printable_utf8_length(text, i);
+      out += n > 0 ? text.substr(i, n) : "\xEF\xBF\xBD";
+      i += n > 0 ? n : 1;
+      continue;
+    }
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -127,6 +118,7 @@ std::string xml_escape(const std::string& text) {
           out += static_cast<char>(c);
         }
     }
+    ++i;
   }
   return out;
 }

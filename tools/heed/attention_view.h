@@ -31,7 +31,8 @@ std::string attention_json_line(const AttentionRecord& record);
 // one for their mean (a single panel for models with one, such as the RNN family), a colour legend.
 std::string attention_svg(const std::vector<AttentionRecord>& records);
 
-// & < > " ' as XML entities; control characters other than tab/newline become U+FFFD.
+// & < > " ' as XML entities; control characters other than tab/newline, C1 controls and bytes
+// that are not UTF-8 become U+FFFD, so the document is well-formed XML for any token bytes.
 std::string xml_escape(const std::string& text);
 
 }  // namespace heed::cli

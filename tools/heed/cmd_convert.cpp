@@ -17,7 +17,9 @@ namespace {
 constexpr const char* kDescription =
             "Converts a trained model into one .heed file: weights (quantized), hyperparameters and\n"
     "tokenizer. The output is written atomically: on any error no file is left behind and an\n"
-    "existing OUTPUT is replaced only when the conversion succeeded.\n\n"
+    "existing OUTPUT is replaced only when the conversion succeeded. A symlink OUTPUT is followed\n"
+    "(the file it leads to is replaced, the link stays), a character device (/dev/null) is written\n"
+    "through, any other OUTPUT that is not a regular file (folder, FIFO, socket) is refused.\n\n"
     "SOURCE formats (--from):\n"
     "  ct2      CTranslate2 model folder: model.bin (binary versions 1-6; specs TransformerBase,\n"
     "           TransformerBig, TransformerSpec, TransformerDecoderSpec), the vocabularies\n"
