@@ -12,8 +12,15 @@ Args::Args(std::string command, std::string usage_line, std::string description,
     : command_(std::move(command)), usage_line_(std::move(usage_line)),
       description_(std::move(description)), specs_(std::move(specs)) {}
 
-const OptionSpec* Args::find(const std::string& name) const {
-  for (const auto& s : specs_) if (s.name == name) return &s;
+const OptionSpec* Args::find(const std::string& name, bool* alias) const {
+  for (const auto& s : specs_) {
+    if (s.name == name) return &s;
+    for (const auto& a : s.aliases) {
+      if (a != name) continue;
+      if (alias) *alias = true;
+      return &s;
+    }
+  }
   return nullptr;
 }
 
@@ -50,8 +57,12 @@ bool Args::parse(const std::vector<std::string>& args) {
         name = name.substr(0, eq);
         has_inline_value = true;
       }
-      spec = find(name);
+      bool alias = false;
+      spec = find(name, &alias);
       if (!spec) { usage_error("unknown option '--" + name + "'"); return false; }
+      if (alias && spec->deprecated) {
+        std::fprintf(stderr, "heed %s: note: '--%s' is now '--%s'\n", command_.c_str(), name.c_str(), spec->name.c_str());
+      }
     } else if (a.size() == 2 && a[0] == '-' && a[1] != '-') {
       spec = find_short(a[1]);
       if (!spec) { usage_error("unknown option '" + a + "'"); return false; }
@@ -68,7 +79,7 @@ bool Args::parse(const std::vector<std::string>& args) {
       usage_error("option '--" + spec->name + "' takes no value");
       return false;
     }
-    values_[spec->name] = value;
+    values_[spec->name].push_back(value);
   }
   return true;
 }
@@ -83,20 +94,28 @@ void Args::print_help() const {
     left += "--" + s.name;
     if (s.takes_value) left += " " + (s.value_name.empty() ? std::string("VALUE") : s.value_name);
     if (left.size() < 28) left.resize(28, ' '); else left += "\n" + std::string(28, ' ');
-    std::printf("%s%s\n", left.c_str(), s.help.c_str());
+    std::string help = s.help;
+    for (const auto& a : s.aliases) help += (&a == &s.aliases.front() ? " (also --" : ", --") + a;
+    if (!s.aliases.empty()) help += s.deprecated ? ", the older spelling)" : ")";
+    std::printf("%s%s\n", left.c_str(), help.c_str());
   }
   std::printf("  -h, --help                show this help\n");
 }
 
 std::string Args::get(const std::string& name, const std::string& fallback) const {
   auto it = values_.find(name);
-  return it == values_.end() ? fallback : it->second;
+  return it == values_.end() ? fallback : it->second.back();
+}
+
+std::vector<std::string> Args::get_all(const std::string& name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::optional<int64_t> Args::get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
   auto it = values_.find(name);
   if (it == values_.end()) return fallback;
-  const std::string& v = it->second;
+  const std::string& v = it->second.back();
   char* end = nullptr;
   errno = 0;
   long long x = std::strtoll(v.c_str(), &end, 10);
@@ -111,7 +130,7 @@ std::optional<int64_t> Args::get_int(const std::string& name, int64_t fallback, 
 std::optional<double> Args::get_double(const std::string& name, double fallback) const {
   auto it = values_.find(name);
   if (it == values_.end()) return fallback;
-  const std::string& v = it->second;
+  const std::string& v = it->second.back();
   char* end = nullptr;
   double x = std::strtod(v.c_str(), &end);
   if (v.empty() || *end != '\0') {

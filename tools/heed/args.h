@@ -19,6 +19,10 @@ struct OptionSpec {
   bool takes_value = true;
   std::string value_name; // shown in help, e.g. "N"
   std::string help;
+  // Other long names that mean this option (older spellings). With `deprecated`, using one prints
+  // a note naming the new spelling.
+  std::vector<std::string> aliases = {};
+  bool deprecated = false;
 };
 
 class Args {
@@ -34,7 +38,10 @@ class Args {
   int usage_error(const std::string& message) const;
 
   bool has(const std::string& name) const { return values_.count(name) != 0; }
+  // The value given last (options given twice: the last one counts, as in most tools).
   std::string get(const std::string& name, const std::string& fallback = "") const;
+  // Every value of a repeatable option, in command-line order.
+  std::vector<std::string> get_all(const std::string& name) const;
   // Integer option within [min, max]; on a malformed or out-of-range value reports a usage error
   // and returns nullopt.
   std::optional<int64_t> get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
@@ -42,12 +49,12 @@ class Args {
   const std::vector<std::string>& positionals() const { return positionals_; }
 
  private:
-  const OptionSpec* find(const std::string& name) const;
+  const OptionSpec* find(const std::string& name, bool* alias = nullptr) const;
   const OptionSpec* find_short(char c) const;
 
   std::string command_, usage_line_, description_;
   std::vector<OptionSpec> specs_;
-  std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> values_;
   std::vector<std::string> positionals_;
   bool help_requested_ = false;
 };

@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "command.h"
+#include "decoding_flags.h"
 #include "heed/generator.h"
 
 namespace heed::cli {
@@ -34,22 +35,25 @@ constexpr const char* kDescription =
     "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
 
 std::vector<OptionSpec> specs() {
-  return {
+  std::vector<OptionSpec> specs = {
       model_option(),
       {"prompt", 'p', true, "TEXT", "prompt text"},
       {"prompt-ids", 0, true, "IDS", "prompt token ids, e.g. 1,2,3 (instead of --prompt)"},
-      {"tokens", 'n', true, "N", "tokens to generate, end token included (default 256)"},
-      {"temperature", 't', true, "T", "0: greedy (default); > 0: sample at this temperature"},
+      {"max-len", 0, true, "N", "tokens to generate, end token included (default 256)", {"tokens"}, true},
+      {"temperature", 0, true, "T", "0: greedy (default); > 0: sample at this temperature"},
       {"top-k", 'k', true, "K", "sample among the K most likely tokens (default 0: all)"},
       {"top-p", 0, true, "P", "sample from the smallest set reaching probability P (default 1)"},
       {"seed", 's', true, "S", "random seed for sampling (default 0)"},
+      {"stop", 0, true, "TEXT", "stop when the generated text contains TEXT, which is not printed (repeatable)"},
       {"max-context", 0, true, "N", "positions per generation (default: the model's limit, or 1024)"},
-      threads_option(),
+      threads_option('t'),
       backend_option(),
       {"echo", 0, false, "", "print the prompt before the continuation"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},
       no_mmap_option(),
   };
+  for (OptionSpec& o : decoding_control_options()) specs.push_back(std::move(o));
+  return specs;
 }
 
 int fail(const std::string& message) {
@@ -77,38 +81,43 @@ bool parse_ids(const std::string& text, std::vector<int32_t>* ids) {
   return true;
 }
 
-// Writes a piece; single control bytes other than whitespace (raw byte tokens) are dropped so a
-// terminal never receives them.
+// Writes generated text; control bytes other than whitespace (raw byte tokens: ESC, BEL, ...) and
+// DEL are dropped so a terminal never receives an escape sequence from a model.
 void print_piece(std::string_view piece) {
-  if (piece.size() == 1) {
-    const unsigned char c = static_cast<unsigned char>(piece[0]);
-    if (c < 0x20 && !std::isspace(c)) return;
+  for (const char ch : piece) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && !std::isspace(c)) || c == 0x7f) continue;
+    std::fputc(ch, stdout);
   }
-  std::fwrite(piece.data(), 1, piece.size(), stdout);
   std::fflush(stdout);
 }
 
 struct StreamState {
   bool ids = false;
   bool first = true;
+  StopStrings stop{{}};
+  std::string ready;  // text the stop strings released
 };
 
-void on_token(void* user, int32_t id, std::string_view text) {
+bool on_token(void* user, int32_t id, std::string_view text) {
   StreamState& s = *static_cast<StreamState*>(user);
   if (s.ids) {
     std::printf(s.first ? "%d" : " %d", id);
     std::fflush(stdout);
-  } else {
-    print_piece(text);
+    s.first = false;
+    return true;
   }
-  s.first = false;
+  const bool stopped = s.stop.feed(text, &s.ready);
+  print_piece(s.ready);
+  s.ready.clear();
+  return !stopped;
 }
 
 int run_generate(const std::vector<std::string>& argv) {
-  Args args("generate", "-m MODEL.heed [--prompt TEXT | --prompt-ids IDS] [-n N] [options]", kDescription, specs());
+  Args args("generate", "-m MODEL.heed [--prompt TEXT | --prompt-ids IDS] [--max-len N] [options]", kDescription, specs());
   if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   if (args.has("prompt") && args.has("prompt-ids")) return args.usage_error("give --prompt or --prompt-ids, not both");
-  const auto tokens = args.get_int("tokens", 256, 1, 1 << 20);
+  const auto tokens = args.get_int("max-len", 256, 1, 1 << 20);
   const auto top_k = args.get_int("top-k", 0, 0, 1 << 30);
   const auto seed = args.get_int("seed", 0, 0, INT64_MAX);
   const auto context = args.get_int("max-context", 0, 0, 1 << 20);
@@ -116,7 +125,11 @@ int run_generate(const std::vector<std::string>& argv) {
   const auto temperature = args.get_double("temperature", 0.0);
   const auto top_p = args.get_double("top-p", 1.0);
   const auto backend = get_backend(args);
-  if (!tokens || !top_k || !seed || !context || !threads || !temperature || !top_p || !backend) return kExitUsage;
+  ControlFlags control_flags;
+  if (!tokens || !top_k || !seed || !context || !threads || !temperature || !top_p || !backend ||
+      !get_control_flags(args, &control_flags)) {
+    return kExitUsage;
+  }
   if (!(*temperature >= 0) || !std::isfinite(*temperature)) return args.usage_error("--temperature must be >= 0");
   if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--top-p must be in (0, 1]");
   std::vector<int32_t> prompt_ids;
@@ -147,9 +160,14 @@ int run_generate(const std::vector<std::string>& argv) {
   options.top_k = static_cast<size_t>(*top_k);
   options.top_p = static_cast<float>(*top_p);
   options.seed = static_cast<uint64_t>(*seed);
+  ControlIds control_ids;
+  st = control_ids.map(control_flags, [&](const std::string& t) { return generator->token_id(t); });
+  if (!st) return fail(st.message());
+  control_ids.bind(control_flags, &options.controls);
 
   StreamState state;
   state.ids = args.has("ids");
+  state.stop = StopStrings(args.get_all("stop"));
   if (args.has("echo") && !state.ids) {
     int32_t previous = generator->bos_id();
     for (int32_t id : prompt_ids) {
@@ -161,6 +179,8 @@ int run_generate(const std::vector<std::string>& argv) {
   }
   Generation result;
   st = generator->generate(prompt_ids.data(), prompt_ids.size(), options, &on_token, &state, &result);
+  state.stop.flush(&state.ready);
+  print_piece(state.ready);
   if (!st) {
     std::fputc('\n', stdout);
     return fail(st.message());

@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "command.h"
+#include "decoding_flags.h"
 #include "heed/decoding.h"
 #include "heed/tokenizer.h"
 #include "heed/translator.h"
@@ -66,7 +67,7 @@ constexpr const char* kDescription =
     "option --batch defaults to 1.";
 
 std::vector<OptionSpec> specs() {
-  return {
+  std::vector<OptionSpec> specs = {
       model_option("the model to translate with (required)"),
       {"beam", 'b', true, "N", "beam size (default 2; 1: greedy)"},
       {"n-best", 'n', true, "N", "hypotheses per sentence, at most the beam size (default 1)"},
@@ -82,9 +83,11 @@ std::vector<OptionSpec> specs() {
       threads_option(),
       backend_option(),
       {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line"},
-      {"sampling-topk", 0, true, "K", "with --beam 1: sample among the K best tokens (0: all; default 1: greedy)"},
-      {"sampling-temperature", 0, true, "T", "sampling temperature (default 1)"},
-      {"sampling-topp", 0, true, "P", "sample from the smallest set of tokens reaching probability P (default 1)"},
+      {"top-k", 0, true, "K", "with --beam 1: sample among the K best tokens (0: all; default 1: greedy)",
+       {"sampling-topk"}},
+      {"temperature", 0, true, "T", "sampling temperature (default 1)", {"sampling-temperature"}},
+      {"top-p", 0, true, "P", "sample from the smallest set of tokens reaching probability P (default 1)",
+       {"sampling-topp"}},
       {"seed", 0, true, "N", "random seed for sampling (default 0)"},
       {"with-scores", 0, false, "", "print 'I ||| HYPOTHESIS ||| SCORE' lines even for one hypothesis"},
       {"tokens", 0, false, "", "input and output are space-separated tokens"},
@@ -93,11 +96,15 @@ std::vector<OptionSpec> specs() {
       {"attention-json", 0, true, "FILE", "write the attention matrices as JSON lines"},
       no_mmap_option(),
   };
+  for (OptionSpec& o : decoding_control_options()) specs.push_back(std::move(o));
+  return specs;
 }
 
 // The command line as settings; returns the exit code to leave with, or nullopt to go on.
-std::optional<int> parse_settings(Args& args, const std::vector<std::string>& argv, TranslateSettings* s) {
+std::optional<int> parse_settings(Args& args, const std::vector<std::string>& argv, TranslateSettings* s,
+                                  ControlFlags* controls) {
   if (const auto exit_code = parse_model_command(args, argv)) return exit_code;
+  if (!get_control_flags(args, controls)) return kExitUsage;
   s->attention_svg_path = args.get("attention");
   s->attention_json_path = args.get("attention-json");
   auto beam = args.get_int("beam", 2, 1, 64);
@@ -108,14 +115,14 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   auto read_ahead = args.get_int("read-ahead", 8, 1, 1024);
   auto max_line_bytes = args.get_int("max-line-bytes", 1 << 20, 1, int64_t{1} << 40);
   auto max_source = args.get_int("max-source-len", 256, 1, 65536);
-  auto top_k = args.get_int("sampling-topk", 1, 0, 1 << 30);
+  auto top_k = args.get_int("top-k", 1, 0, 1 << 30);
   auto threads = args.get_int("threads", 1, 0, 256);
   const auto backend = get_backend(args);
   auto seed = args.get_int("seed", 0, 0, INT64_MAX);
   auto penalty = args.get_double("length-penalty", 1.0);
   auto patience = args.get_double("patience", 1.0);
-  auto temperature = args.get_double("sampling-temperature", 1.0);
-  auto top_p = args.get_double("sampling-topp", 1.0);
+  auto temperature = args.get_double("temperature", 1.0);
+  auto top_p = args.get_double("top-p", 1.0);
   if (!beam || !n_best || !max_len || !min_len || !batch || !read_ahead || !max_line_bytes || !max_source || !top_k || !threads ||
       !backend || !seed || !penalty || !patience || !temperature || !top_p) {
     return kExitUsage;
@@ -157,7 +164,8 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
 int run_translate(const std::vector<std::string>& argv) {
   Args args("translate", "-m MODEL.heed [options] < input > output", kDescription, specs());
   TranslateSettings settings;
-  if (const auto exit_code = parse_settings(args, argv, &settings)) return *exit_code;
+  ControlFlags control_flags;
+  if (const auto exit_code = parse_settings(args, argv, &settings, &control_flags)) return *exit_code;
   std::ifstream prefix_file;
   if (!settings.prefix_path.empty()) {
     prefix_file.open(settings.prefix_path);
@@ -170,6 +178,11 @@ int run_translate(const std::vector<std::string>& argv) {
   std::unique_ptr<Translator> translator;
   st = Translator::create(*model, settings.translator, &translator);
   if (!st) return translate_error(st.message());
+  // The controls' tokens are target tokens.
+  ControlIds control_ids;
+  st = control_ids.map(control_flags, [&](const std::string& t) { return translator->target_vocabulary().id(t); });
+  if (!st) return translate_error(st.message());
+  control_ids.bind(control_flags, &settings.decode.controls);
   // Plain text goes through the model's tokenizers unless it is already tokens.
   std::unique_ptr<Tokenizer> source_tokenizer, target_tokenizer;
   if (!settings.tokens && translator->conventions().kind != TokenizerKind::Whitespace) {

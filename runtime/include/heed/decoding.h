@@ -45,6 +45,33 @@
 
 namespace heed {
 
+// Decoding controls (CTranslate2's names in docs/decoding.md), shared by DecodeOptions and the
+// Generator's GenerateOptions. They apply at every step after the forced prefix, to every row, in
+// greedy search, sampling and beam search alike; the reported log-probs are those of the
+// distribution they leave (what CTranslate2 reports).
+struct DecodeControls {
+  // - disable_unk: the model's unknown token (DecodingLimits::unk_id) is never produced.
+  // - suppress_sequences: token sequences that may not be produced. A one-token sequence is never
+  //   produced; a longer one is blocked at its last token when the hypothesis ends with the
+  //   tokens before it (the forced prefix counts).
+  // - repetition_penalty: the logit of every token already in the hypothesis is divided by it
+  //   when positive and multiplied by it when negative (1: off; > 1 discourages repeating).
+  // - no_repeat_ngram_size: no n-gram of this size occurs twice in a hypothesis (0: off).
+  // - end_ids: the tokens that end a hypothesis, instead of the model's EOS (none: EOS). A
+  //   hypothesis excludes the end token it finished with; min_length holds back all of them.
+  // - prefix_in_history: whether the forced prefix is part of the history that suppressed
+  //   sequences, repetitions and n-grams look at (CTranslate2's target prefixes are; the
+  //   Generator turns it off for its prompt, as CTranslate2's generate_batch with
+  //   include_prompt_in_result=False does).
+  bool disable_unk = false;
+  const TokenBatch* suppress_sequences = nullptr;
+  float repetition_penalty = 1.0f;
+  size_t no_repeat_ngram_size = 0;
+  const int32_t* end_ids = nullptr;
+  size_t num_end_ids = 0;
+  bool prefix_in_history = true;
+};
+
 struct DecodeOptions {
   size_t beam_size = 1;        // 1: greedy or sampling; >1: beam search
   size_t n_best = 1;           // hypotheses returned per sentence, at most beam_size
@@ -66,11 +93,14 @@ struct DecodeOptions {
   float sampling_top_p = 1.0f;
   uint64_t seed = 0;
 
+  DecodeControls controls;  // unknown token, suppressed sequences, repetition, end tokens
+
   // Streaming (beam_size 1 only; decode() refuses it with beam search): when set, called inside
   // decode() after every step with each running sentence's token, in step order: forced prefix
   // tokens and the end token included (step = index in the hypothesis). It must not call the
   // engine or the model. `on_token_user` is passed through.
-  void (*on_token)(void* user, size_t sentence, size_t step, int32_t token) = nullptr;
+  // Returning false stops that sentence after this token (it is kept; finished_with_eos false).
+  bool (*on_token)(void* user, size_t sentence, size_t step, int32_t token) = nullptr;
   void* on_token_user = nullptr;
 };
 
@@ -84,7 +114,8 @@ inline DecodeOptions translation_defaults() {
   return o;
 }
 
-// One output hypothesis: views into the engine's storage.
+// One output hypothesis: views into the engine's storage. "EOS" below means the end token the
+// hypothesis finished with (DecodeOptions::end_ids, else the model's EOS).
 struct Hypothesis {
   const int32_t* ids = nullptr;          // `length` tokens, prefix included, EOS excluded
   size_t length = 0;
@@ -127,11 +158,14 @@ struct ScoreOutput {
 // command line and the C API alike: beam_size 1..max_beam (kLimitExceeded, as the session's own check of
 // start()), n_best 1..beam_size and at most round(beam_size x patience),
 // max_length within max_target_len (kLimitExceeded), finite length penalty, positive patience,
-// streaming and sampling only with beam_size 1, sampling temperature above 0 and top_p in (0, 1].
+// streaming and sampling only with beam_size 1, sampling temperature above 0 and top_p in (0, 1],
+// a finite positive repetition penalty, end ids and suppressed sequences given with their counts.
+// Token ids are checked against the vocabulary by the engine (decode()).
 Status check_decode_options(const DecodeOptions& options, const StepModelLimits& limits);
 
 struct DecodingLimits {
   size_t max_n_best = 0;  // 0: the model's max_beam
+  int32_t unk_id = -1;    // the unknown token, for disable_unk; -1: the model has none
 };
 
 class DecodingEngine {
@@ -159,13 +193,15 @@ class DecodingEngine {
 
  private:
   DecodingEngine() = default;
-  Status check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length) const;
+  Status check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length, const DecodeOptions& o) const;
+  Status check_control_ids(const DecodeControls& c) const;
   Status greedy(const TokenBatch* sources, size_t batch, const DecodeOptions& options,
                 const TokenBatch* prefixes, size_t max_length, DecodeOutput* out);
   Status beam_search(const TokenBatch* sources, size_t batch, const DecodeOptions& options,
                      const TokenBatch* prefixes, size_t max_length, DecodeOutput* out);
 
   StepModel* model_ = nullptr;
+  int32_t unk_id_ = -1;
   std::unique_ptr<Storage> storage_;
 };
 

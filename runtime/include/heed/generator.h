@@ -58,18 +58,40 @@ struct GenerateOptions {
   size_t top_k = 0;             // sampling among the K most likely tokens; 0: all
   float top_p = 1.0f;           // sampling among the smallest set reaching probability P
   uint64_t seed = 0;            // sampling is reproducible for a given seed on every platform
+  // Unknown token, suppressed sequences, repetition penalty, repeated n-grams, end tokens
+  // (heed/decoding.h); the history they look at is the generated tokens, not the prompt (as
+  // CTranslate2's generate_batch with include_prompt_in_result=False).
+  DecodeControls controls;
 };
 
 // Streaming: one call per generated token (the end token is not reported). `text` is the token's
 // piece after the previous token (the leading-space and byte rules of the tokenizer applied).
-using TokenCallback = void (*)(void* user, int32_t id, std::string_view text);
+// Returning false stops the generation after this token (stop strings, a user's cancel).
+using TokenCallback = bool (*)(void* user, int32_t id, std::string_view text);
 
 // Result of generate(): views into the generator, valid until its next call.
 struct Generation {
   const int32_t* ids = nullptr;  // generated tokens, prompt and end token excluded
   size_t length = 0;
-  bool finished_with_eos = false;
+  bool finished_with_eos = false;  // ended with an end token (not the budget or the callback)
   float log_prob = 0;            // sum of the generated tokens' log-probs (end token included)
+};
+
+// Text-level stop strings (llama.cpp's `stop`): feed the generated pieces in order; text that can
+// no longer be the start of a stop string is released, the rest held back until it can be told.
+// Once a stop string is complete, the text before it is released and the one from it on dropped.
+class StopStrings {
+ public:
+  explicit StopStrings(std::vector<std::string> stops);
+  // Appends `piece`; adds the text now safe to show to *ready. True once a stop string appeared.
+  bool feed(std::string_view piece, std::string* ready);
+  // The end of the generation without a stop string: the text still held back.
+  void flush(std::string* ready);
+  bool empty() const { return stops_.empty(); }
+
+ private:
+  std::vector<std::string> stops_;
+  std::string pending_;
 };
 
 class Generator {
@@ -88,10 +110,12 @@ class Generator {
                   TokenCallback on_token, void* user, Generation* out);
 
   // Text layer. encode(): the prompt's ids (no start token). generate_text(): the continuation,
-  // streamed piece by piece to `on_text` (optional) and returned in *out.
+  // streamed piece by piece to `on_text` (optional) and returned in *out; generation stops at the
+  // first of `stop` that appears in the text, which is left out (StopStrings).
   Status encode(std::string_view text, std::vector<int32_t>* ids) const;
   Status generate_text(std::string_view prompt, const GenerateOptions& options,
-                       const std::function<void(std::string_view)>& on_text, std::string* out);
+                       const std::function<void(std::string_view)>& on_text, std::string* out,
+                       const std::vector<std::string>& stop = {});
   // The text of `token` after `previous` (-1: nothing before it); a view. Whitespace tokens get a
   // separating space unless previous is -1 or the start token; ByteBPE pieces follow the BPE rules.
   std::string_view piece(int32_t previous, int32_t token) const;
@@ -103,11 +127,12 @@ class Generator {
   size_t max_context() const { return step_model_->limits().max_target_len; }
   TokenizerKind tokenizer_kind() const { return kind_; }
   const std::string& token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
+  int32_t token_id(std::string_view token) const;  // the vocabulary entry's id; -1 when absent
   StepModel& step_model() { return *step_model_; }
 
  private:
   Generator() = default;
-  static void forward_token(void* self, size_t sentence, size_t step, int32_t token);
+  static bool forward_token(void* self, size_t sentence, size_t step, int32_t token);
 
   std::unique_ptr<Model> owned_model_;  // open() only; destroyed last
   std::unique_ptr<StepModel> step_model_;
@@ -127,6 +152,7 @@ class Generator {
   // State of the running generate() call, read by forward_token.
   const int32_t* prompt_ = nullptr;
   size_t prompt_length_ = 0;
+  const DecodeControls* controls_ = nullptr;
   int32_t previous_ = -1;
   TokenCallback on_token_ = nullptr;
   void* user_ = nullptr;

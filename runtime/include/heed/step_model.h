@@ -72,6 +72,16 @@ class StepModel {
   // (0-based). Writes log-probabilities [rows, vocab_size] (log-softmax over the vocabulary).
   virtual void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) = 0;
 
+  // Raw logits from step() instead of log-probabilities, until called again with false. The
+  // engine asks for them when a control is defined on logits (the repetition penalty) and then
+  // normalizes each row itself with log_softmax_rows(). False: this model cannot give logits.
+  virtual bool set_raw_logits(bool on) { return !on; }
+  // The log-softmax step() applies, over `rows` rows of vocab_size() scores, in place.
+  virtual void log_softmax_rows(float* scores, size_t rows) const {
+    (void)scores;
+    (void)rows;
+  }
+
   // Beam bookkeeping: after this call, row r continues from the state of row parents[r] (cache
   // entries of positions < current step are copied/permuted). rows as in the last step().
   virtual void reorder(const int32_t* parents, size_t rows) = 0;

@@ -125,8 +125,8 @@ class Translator {
   Status target_ids(const std::vector<std::string>& tokens, std::vector<int32_t>* ids) const;
   // Splits a line into whitespace-separated tokens (spaces, tabs; runs count as one).
   static std::vector<std::string> split_tokens(std::string_view line);
-  // Tokens of `ids` up to the first EOS, BOS and EOS left out.
-  std::vector<std::string> target_tokens(const int32_t* ids, size_t n) const;
+  // Tokens of `ids` up to the first EOS, BOS and EOS left out; `every_token`: all of them.
+  std::vector<std::string> target_tokens(const int32_t* ids, size_t n, bool every_token = false) const;
 
   const StepModelLimits& limits() const { return step_model_->limits(); }
   const Vocabulary& source_vocabulary() const { return source_; }

@@ -111,7 +111,7 @@ void cross_attention(const Compute& cx, const Decoder& dec, size_t layer, size_t
 }
 
 void project_to_vocabulary(const Compute& cx, const Decoder& dec, size_t rows, const layers::QuantScratch& q,
-                           float* log_probs) {
+                           float* logits) {
   const StackWeights& w = *dec.weights;
   const size_t d = w.config.d_model, V = w.config.vocab_size;
   const float* last = dec.scratch->x();
@@ -119,13 +119,12 @@ void project_to_vocabulary(const Compute& cx, const Decoder& dec, size_t rows, c
     w.final_norm.apply(*cx.k, dec.scratch->x(), rows, dec.scratch->normed());
     last = dec.scratch->normed();
   }
-  dec.output->forward(*cx.k, last, rows, d, log_probs, V, kernels::Activation::kNone, false, q, cx.pool);
-  for (size_t r = 0; r < rows; ++r) cx.k->log_softmax(log_probs + r * V, V);
+  dec.output->forward(*cx.k, last, rows, d, logits, V, kernels::Activation::kNone, false, q, cx.pool);
 }
 
 }  // namespace
 
-void decoder_step(const Compute& cx, const Decoder& dec, const DecoderStep& in, float* log_probs) {
+void decoder_step(const Compute& cx, const Decoder& dec, const DecoderStep& in, float* logits) {
   const StackConfig& c = dec.weights->config;
   const layers::QuantScratch q = dec.scratch->quant();
   embed_step(cx, *dec.weights, *dec.scratch, in);
@@ -134,7 +133,7 @@ void decoder_step(const Compute& cx, const Decoder& dec, const DecoderStep& in, 
     if (dec.cross != nullptr) cross_attention(cx, dec, layer, in.rows, q);
     feed_forward(cx, c, dec.weights->layers[layer], *dec.scratch, q, in.rows);
   }
-  project_to_vocabulary(cx, dec, in.rows, q, log_probs);
+  project_to_vocabulary(cx, dec, in.rows, q, logits);
 }
 
 }  // namespace heed::blocks

@@ -44,7 +44,8 @@ struct Decoder {
   const CrossMemory* cross = nullptr;  // null: no cross-attention (decoder-only)
 };
 
-// Writes log-probabilities [rows, vocab] and stores the step's keys and values in the cache.
-void decoder_step(const Compute& cx, const Decoder& decoder, const DecoderStep& in, float* log_probs);
+// Writes the logits [rows, vocab] (the family applies the log-softmax: StepSession::finish_step)
+// and stores the step's keys and values in the cache.
+void decoder_step(const Compute& cx, const Decoder& decoder, const DecoderStep& in, float* logits);
 
 }  // namespace heed::blocks

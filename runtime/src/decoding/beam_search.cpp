@@ -5,7 +5,8 @@
 // The algorithm is CTranslate2's (its BeamSearch::search), so that heed returns what CTranslate2
 // returns for the same model; docs/decoding.md describes it with its edge cases. Per sentence and
 // step t:
-//  1. The alive rows' log-probs (EOS removed while t < min_length) are added to each row's
+//  1. The alive rows' log-probs (after the decoding controls, decoding_controls.h: EOS removed
+//     while t < min_length, ...) are added to each row's
 //     cumulative log-prob, and the 2 x beam best (row, token) extensions are ranked best first.
 //     The cumulative log-prob starts after the forced prefix: prefix steps reset it to 0.
 //  2. The first `beam` candidates fill the beam's slots in rank order. A candidate that ends with
@@ -27,6 +28,7 @@
 #include <cstring>
 #include <limits>
 
+#include "decoding/decoding_controls.h"
 #include "decoding/decoding_storage.h"
 #include "decoding/length_penalty.h"
 #include "decoding/token_selection.h"
@@ -103,10 +105,10 @@ size_t max_finished(size_t beam, float patience) {
 class BeamSearch {
  public:
   BeamSearch(DecodingEngine::Storage& s, StepModel& model, const TokenBatch* sources, size_t batch,
-             const DecodeOptions& o, const TokenBatch* prefixes, size_t max_length)
+             const DecodeOptions& o, const TokenBatch* prefixes, size_t max_length, int32_t unk_id)
       : s_(s), model_(model), sources_(sources), prefixes_(prefixes), o_(o), batch_(batch), beam_(o.beam_size),
-        rows_(batch * o.beam_size), max_length_(max_length), eos_(model.eos_id()),
-        enough_finished_(max_finished(o.beam_size, o.patience)) {}
+        rows_(batch * o.beam_size), max_length_(max_length), controls_(o.controls, unk_id, model.eos_id()),
+        eos_(controls_.first_end()), enough_finished_(max_finished(o.beam_size, o.patience)) {}
 
   Status run(DecodeOutput* out) {
     HEED_RETURN_IF_ERROR(model_.start(sources_, batch_, beam_));
@@ -117,6 +119,7 @@ class BeamSearch {
     size_t remaining = batch_;
     for (size_t t = 0; t < max_length_ && remaining > 0; ++t) {
       model_.step(s_.inputs, rows_, t, s_.log_probs);
+      prepare_rows(t);
       capture_attention(t);
       bool identity = true;
       for (size_t i = 0; i < batch_; ++i) {
@@ -149,6 +152,17 @@ class BeamSearch {
       s_.finished_count[i] = 0;
       s_.finished_total[i] = 0;
       s_.top_finished[i] = 0;
+    }
+  }
+
+  // The decoding controls on every alive row of the step (its history: its tokens so far).
+  void prepare_rows(size_t t) {
+    for (size_t r = 0; r < rows_; ++r) {
+      const size_t i = r / beam_;
+      if (s_.done[i] || s_.cumulative[cur_][r] == kNegInf) continue;
+      const size_t prefix_len = prefixes_ ? prefixes_->length(i) : 0;
+      controls_.prepare_row(s_.log_probs + r * s_.vocab, s_.vocab, s_.history_ids[cur_] + r * s_.max_steps, t,
+                            prefix_len, t < o_.min_length, model_);
     }
   }
 
@@ -217,18 +231,13 @@ class BeamSearch {
   void expand(size_t i, size_t t, bool last, bool first_free_step) {
     const size_t base_row = i * beam_, vocab = s_.vocab;
     const float* cum = s_.cumulative[cur_] + base_row;
-    float* lp = s_.log_probs + base_row * vocab;
-    if (t < o_.min_length) {
-      for (size_t j = 0; j < beam_; ++j) {
-        if (cum[j] != kNegInf) decoding::forbid_token(lp + j * vocab, vocab, eos_);
-      }
-    }
+    const float* lp = s_.log_probs + base_row * vocab;
     const size_t n = top_candidates(lp, cum, beam_, vocab, 2 * beam_, s_.candidates);
     size_t next_secondary = beam_;  // where the search for replacement candidates resumes
     for (size_t rank = 0; rank < std::min(beam_, n); ++rank) {
       const Candidate& c = s_.candidates[rank];
-      if (first_free_step && rank > 0 && c.token == eos_) continue;  // rule 3: a dead slot
-      if (c.token != eos_ && !last) {
+      if (first_free_step && rank > 0 && is_end(c.token)) continue;  // rule 3: a dead slot
+      if (!is_end(c.token) && !last) {
         keep_alive(i, static_cast<size_t>(c.row), c.token, c.score);
         continue;
       }
@@ -240,9 +249,9 @@ class BeamSearch {
       // first free step after a prefix, an EOS there is a placeholder: the slot is dead).
       for (size_t j = next_secondary; j < n; ++j) {
         const Candidate& r = s_.candidates[j];
-        if (r.token == eos_ && !first_free_step) continue;
+        if (is_end(r.token) && !first_free_step) continue;
         next_secondary = j + 1;
-        if (r.token != eos_) keep_alive(i, static_cast<size_t>(r.row), r.token, r.score);
+        if (!is_end(r.token)) keep_alive(i, static_cast<size_t>(r.row), r.token, r.score);
         break;
       }
     }
@@ -253,7 +262,7 @@ class BeamSearch {
   void register_finished(size_t i, size_t parent, int32_t token, float token_lp, float cum, size_t t) {
     const size_t steps = s_.max_steps, fcap = s_.finished_capacity;
     FinishedMeta meta;
-    meta.with_eos = token == eos_;
+    meta.with_eos = is_end(token);
     meta.length = meta.with_eos ? t : t + 1;
     meta.num_log_probs = t + 1;
     meta.order = s_.finished_total[i]++;
@@ -283,6 +292,8 @@ class BeamSearch {
     lps[t] = token_lp;
     metas[slot] = meta;
   }
+
+  bool is_end(int32_t token) const { return controls_.is_end(token); }
 
   // New histories: each alive row continues its parent's and appends its token.
   void extend_histories(size_t t) {
@@ -350,7 +361,8 @@ class BeamSearch {
   const TokenBatch* prefixes_;
   const DecodeOptions& o_;
   const size_t batch_, beam_, rows_, max_length_;
-  const int32_t eos_;
+  const decoding::Controls controls_;
+  const int32_t eos_;  // what rows without a hypothesis are fed
   const size_t enough_finished_;
   const float* attention_ = nullptr;
   int cur_ = 0;       // which history buffer holds the current hypotheses
@@ -361,7 +373,7 @@ class BeamSearch {
 
 Status DecodingEngine::beam_search(const TokenBatch* sources, size_t batch, const DecodeOptions& o,
                                    const TokenBatch* prefixes, size_t max_length, DecodeOutput* out) {
-  return BeamSearch(*storage_, *model_, sources, batch, o, prefixes, max_length).run(out);
+  return BeamSearch(*storage_, *model_, sources, batch, o, prefixes, max_length, unk_id_).run(out);
 }
 
 }  // namespace heed

@@ -36,6 +36,18 @@ Status check_sampling(const DecodeOptions& o) {
   return Status::ok();
 }
 
+Status check_controls(const DecodeControls& o) {
+  if (!(o.repetition_penalty > 0) || !std::isfinite(o.repetition_penalty)) {
+    return invalid_argument("repetition penalty must be a positive number (1: off)");
+  }
+  if (o.num_end_ids > 0 && o.end_ids == nullptr) return invalid_argument("end_ids: a count without ids");
+  const TokenBatch* s = o.suppress_sequences;
+  if (s != nullptr && s->size > 0 && (s->offsets == nullptr || (s->offsets[s->size] > 0 && s->ids == nullptr))) {
+    return invalid_argument("suppress_sequences: sequences without their ids or offsets");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status check_decode_options(const DecodeOptions& o, const StepModelLimits& l) {
@@ -45,6 +57,7 @@ Status check_decode_options(const DecodeOptions& o, const StepModelLimits& l) {
                   " is above the session's max_target_len " + std::to_string(l.max_target_len));
   }
   if (!std::isfinite(o.length_penalty)) return invalid_argument("length penalty must be a finite number");
+  HEED_RETURN_IF_ERROR(check_controls(o.controls));
   return check_sampling(o);
 }
 

@@ -33,8 +33,13 @@ Status DecodingEngine::create(StepModel* model, const DecodingLimits& limits, st
     return invalid_argument("decoding engine: max_n_best " + std::to_string(n_best) + " is above max_beam " +
                             std::to_string(l.max_beam));
   }
+  if (limits.unk_id < -1 || limits.unk_id >= vocab) {
+    return invalid_argument("decoding engine: the unknown token id " + std::to_string(limits.unk_id) +
+                            " is outside the vocabulary");
+  }
   std::unique_ptr<DecodingEngine> engine(new DecodingEngine());
   engine->model_ = model;
+  engine->unk_id_ = limits.unk_id;
   engine->storage_ = std::make_unique<Storage>();
   const size_t panels = model->attention_panels();
   if (panels > 0 && model->last_attention() == nullptr) {
@@ -49,7 +54,33 @@ Status DecodingEngine::create(StepModel* model, const DecodingLimits& limits, st
 // Only called on error paths and before decoding starts: building the message may allocate.
 static Status limit_exceeded(std::string message) { return Status(StatusCode::kLimitExceeded, std::move(message)); }
 
-Status DecodingEngine::check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length) const {
+Status DecodingEngine::check_control_ids(const DecodeControls& o) const {
+  const int64_t vocab = static_cast<int64_t>(model_->vocab_size());
+  const auto outside = [vocab](int32_t id) { return id < 0 || id >= vocab; };
+  for (size_t i = 0; i < o.num_end_ids; ++i) {
+    if (outside(o.end_ids[i])) {
+      return invalid_argument("end token id " + std::to_string(o.end_ids[i]) + " is outside the vocabulary (size " +
+                              std::to_string(vocab) + ")");
+    }
+  }
+  for (size_t s = 0; o.suppress_sequences != nullptr && s < o.suppress_sequences->size; ++s) {
+    const int32_t* seq = o.suppress_sequences->sequence(s);
+    for (size_t t = 0; t < o.suppress_sequences->length(s); ++t) {
+      if (outside(seq[t])) {
+        return invalid_argument("suppressed sequence " + std::to_string(s) + ": token id " + std::to_string(seq[t]) +
+                                " is outside the vocabulary (size " + std::to_string(vocab) + ")");
+      }
+    }
+  }
+  if (o.disable_unk && unk_id_ < 0) return invalid_argument("disable_unk: this model has no unknown token");
+  if (!model_->set_raw_logits(o.repetition_penalty != 1.0f)) {
+    return invalid_argument("the repetition penalty needs logits, which this model does not give");
+  }
+  return Status::ok();
+}
+
+Status DecodingEngine::check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length,
+                                      const DecodeOptions& o) const {
   if (!prefixes) return Status::ok();
   if (prefixes->size != batch) {
     return invalid_argument("target prefixes: " + std::to_string(prefixes->size) + " given for " +
@@ -67,7 +98,9 @@ Status DecodingEngine::check_prefixes(const TokenBatch* prefixes, size_t batch, 
         return invalid_argument("target prefix " + std::to_string(i) + ": token id " + std::to_string(p[t]) +
                                 " is outside the vocabulary (size " + std::to_string(vocab) + ")");
       }
-      if (p[t] == model_->eos_id()) {
+      // Forced tokens never end a hypothesis; the model's own end token in a prefix is refused
+      // as before (with end tokens of the caller's, EOS is an ordinary token and so are they).
+      if (o.controls.num_end_ids == 0 && p[t] == model_->eos_id()) {
         return invalid_argument("target prefix " + std::to_string(i) + " contains the end token");
       }
     }
@@ -92,7 +125,8 @@ Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const Dec
                             std::to_string(s.max_n_best));
   }
   const size_t max_length = o.max_length == 0 ? l.max_target_len : o.max_length;
-  HEED_RETURN_IF_ERROR(check_prefixes(prefixes, batch, max_length));
+  HEED_RETURN_IF_ERROR(check_prefixes(prefixes, batch, max_length, o));
+  HEED_RETURN_IF_ERROR(check_control_ids(o.controls));
 
   // Zero allocation from here on.
   out->batch = batch;
@@ -141,6 +175,7 @@ Status DecodingEngine::score(const TokenBatch* sources, const TokenBatch& target
   out->log_probs = s.score_log_probs;
   out->offsets = s.score_offsets;
   if (batch == 0) return Status::ok();
+  model_->set_raw_logits(false);  // every model gives log-probs
   HEED_RETURN_IF_ERROR(model_->start(sources, batch, 1));
   const size_t vocab_size = model_->vocab_size();
   const int32_t eos = model_->eos_id();

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "decoding/decoding_controls.h"
 #include "decoding/decoding_storage.h"
 #include "decoding/length_penalty.h"
 #include "decoding/token_selection.h"
@@ -42,7 +43,8 @@ Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const Dec
   Storage& s = *storage_;
   const size_t vocab = s.vocab;
   const size_t stride = s.max_steps;
-  const int32_t eos = model_->eos_id();
+  const decoding::Controls controls(o.controls, unk_id_, model_->eos_id());
+  const int32_t eos = controls.first_end();  // what a finished row is fed
   const bool sampling = o.sampling_top_k != 1;
   const decoding::SamplingParams params{o.sampling_top_k, o.sampling_temperature, o.sampling_top_p};
   decoding::Rng rng(o.seed);
@@ -73,21 +75,22 @@ Status DecodingEngine::greedy(const TokenBatch* sources, size_t batch, const Dec
       }
       float* row = s.log_probs + i * vocab;
       const size_t prefix_len = prefixes ? prefixes->length(i) : 0;
+      controls.prepare_row(row, vocab, ids + i * stride, t, prefix_len, t < o.min_length, *model_);
       int32_t token;
       if (t < prefix_len) {
         token = prefixes->sequence(i)[t];
       } else {
-        if (t < o.min_length) decoding::forbid_token(row, vocab, eos);
         token = sampling ? decoding::sample_token(row, vocab, params, rng, s.sample_weights, s.sample_ids)
                          : decoding::argmax(row, vocab);
       }
       ids[i * stride + t] = token;
       lps[i * stride + t] = row[token];
-      if (o.on_token != nullptr) o.on_token(o.on_token_user, i, t, token);
-      if (token == eos || t + 1 == max_length) {
+      const bool stopped = o.on_token != nullptr && !o.on_token(o.on_token_user, i, t, token);
+      const bool end = t >= prefix_len && controls.is_end(token);
+      if (end || stopped || t + 1 == max_length) {
         s.done[i] = 1;
-        s.with_eos[i] = token == eos;
-        s.lengths[i] = token == eos ? t : t + 1;
+        s.with_eos[i] = end;
+        s.lengths[i] = end ? t : t + 1;
         --remaining;
       }
       s.inputs[i] = token;

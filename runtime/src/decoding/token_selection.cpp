@@ -6,19 +6,22 @@
 
 namespace heed::decoding {
 
-void forbid_token(float* log_probs, size_t vocab, int32_t token) {
+double remove_token(float* log_probs, int32_t token) {
+  const float value = log_probs[token];
+  if (value == -std::numeric_limits<float>::infinity()) return 0;
+  log_probs[token] = -std::numeric_limits<float>::infinity();
+  return std::exp(static_cast<double>(value));
+}
+
+void renormalize(float* log_probs, size_t vocab, double removed) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  const double forbidden = log_probs[token];
-  log_probs[token] = kNegInf;
-  if (forbidden == -std::numeric_limits<double>::infinity()) return;
+  if (removed <= 0) return;
   double log_norm;
-  if (forbidden < -0.1) {
-    // The row is normalized, so the others hold 1 - p(token): log(1 - exp(x)) without a pass of
-    // exp over the vocabulary (expm1 keeps it exact when p(token) is small, log1p when large).
-    log_norm = forbidden < -0.6931471805599453 ? std::log1p(-std::exp(forbidden)) : std::log(-std::expm1(forbidden));
+  if (removed < 0.5) {
+    log_norm = std::log1p(-removed);  // exact while the others keep most of the mass
   } else {
-    // The forbidden token had most of the mass: 1 - p computed from its rounded log-prob loses
-    // digits, so sum the others explicitly (in double, relative to their maximum).
+    // Most of the mass went: 1 - removed would lose digits, so sum what is left explicitly (in
+    // double, relative to its maximum).
     float max_value = kNegInf;
     for (size_t j = 0; j < vocab; ++j) max_value = std::max(max_value, log_probs[j]);
     if (max_value == kNegInf) return;
@@ -28,6 +31,10 @@ void forbid_token(float* log_probs, size_t vocab, int32_t token) {
   }
   const float norm = static_cast<float>(log_norm);
   for (size_t j = 0; j < vocab; ++j) log_probs[j] -= norm;  // -inf stays -inf
+}
+
+void forbid_token(float* log_probs, size_t vocab, int32_t token) {
+  renormalize(log_probs, vocab, remove_token(log_probs, token));
 }
 
 int32_t argmax(const float* values, size_t n) {

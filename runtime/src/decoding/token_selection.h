@@ -7,8 +7,12 @@
 
 namespace heed::decoding {
 
-// Removes `token` from a log-softmax row and renormalizes the others (they sum to 1 again), as if
-// its logit had been set to -inf before the softmax. A row with nothing else left stays -inf.
+// Removing tokens from a log-softmax row as if their logits had been -inf before the softmax:
+// remove_token() sets one to -inf and returns the probability it held (0 when already -inf);
+// renormalize() then spreads the removed mass back over the others (they sum to 1 again). A row
+// with nothing left stays -inf. forbid_token() is both, for one token.
+double remove_token(float* log_probs, int32_t token);
+void renormalize(float* log_probs, size_t vocab, double removed);
 void forbid_token(float* log_probs, size_t vocab, int32_t token);
 
 // Index of the largest value (the first one on ties).

@@ -1,5 +1,6 @@
 #include "heed/generator.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "generator/start_token_model.h"
@@ -112,22 +113,25 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   // Until a prompt says otherwise, a model without a start token starts from its end token.
   g->start_model_ = std::make_unique<generation::StartTokenModel>(
       g->step_model_.get(), g->model_bos_ >= 0 ? g->model_bos_ : g->step_model_->eos_id());
-  HEED_RETURN_IF_ERROR(DecodingEngine::create(g->start_model_.get(), DecodingLimits{1}, &g->engine_));
+  HEED_RETURN_IF_ERROR(DecodingEngine::create(g->start_model_.get(), DecodingLimits{1, g->unk_id_}, &g->engine_));
   *out = std::move(g);
   return Status::ok();
 }
 
-void Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
+bool Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
   Generator& g = *static_cast<Generator*>(self);
   if (step < g.prompt_length_) {
     g.previous_ = token;  // a forced prompt token
-    return;
+    return true;
   }
-  if (token == g.eos_id()) return;
+  const DecodeControls& c = *g.controls_;
+  const bool end = c.num_end_ids == 0 ? token == g.eos_id()
+                                      : std::find(c.end_ids, c.end_ids + c.num_end_ids, token) != c.end_ids + c.num_end_ids;
+  if (end) return true;  // the engine stops there; the end token is not reported
   // The continuation's first whitespace token gets no separating space.
   const int32_t previous = step == g.prompt_length_ && g.kind_ == TokenizerKind::Whitespace ? -1 : g.previous_;
-  if (g.on_token_ != nullptr) g.on_token_(g.user_, token, g.piece(previous, token));
   g.previous_ = token;
+  return g.on_token_ == nullptr || g.on_token_(g.user_, token, g.piece(previous, token));
 }
 
 Status Generator::generate(const int32_t* prompt, size_t prompt_length, const GenerateOptions& options,
@@ -169,6 +173,8 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
   d.sampling_temperature = options.temperature == 0.0f ? 1.0f : options.temperature;
   d.sampling_top_p = options.top_p;
   d.seed = options.seed;
+  d.controls = options.controls;
+  d.controls.prefix_in_history = false;  // the prompt is not part of what the controls look at
   d.on_token = &Generator::forward_token;
   d.on_token_user = this;
 
@@ -184,6 +190,7 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
   start_model_->set_start(first);
   on_token_ = on_token;
   user_ = user;
+  controls_ = &options.controls;
 
   DecodeOutput result;
   const Status status = engine_->decode(nullptr, 1, d, prompt_length > 0 ? &prefix : nullptr, &result);
@@ -198,6 +205,13 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
   for (size_t t = prompt_length; t < h.num_log_probs; ++t) sum += h.token_log_probs[t];
   out->log_prob = sum;
   return Status::ok();
+}
+
+int32_t Generator::token_id(std::string_view token) const {
+  const auto it = ids_.find(token);
+  if (it != ids_.end()) return it->second;
+  const auto found = std::find(tokens_.begin(), tokens_.end(), token);  // kinds without the lookup table
+  return found == tokens_.end() ? -1 : static_cast<int32_t>(found - tokens_.begin());
 }
 
 bool Generator::can_encode_text() const {
@@ -254,22 +268,33 @@ std::string_view Generator::piece(int32_t previous, int32_t token) const {
 }
 
 Status Generator::generate_text(std::string_view prompt, const GenerateOptions& options,
-                                const std::function<void(std::string_view)>& on_text, std::string* out) {
+                                const std::function<void(std::string_view)>& on_text, std::string* out,
+                                const std::vector<std::string>& stop) {
   std::vector<int32_t> ids;
   HEED_RETURN_IF_ERROR(encode(prompt, &ids));
   struct Sink {
     const std::function<void(std::string_view)>* on_text;
     std::string* text;
-    bool first;
-  } sink{&on_text, out, true};
+    StopStrings stop;
+    std::string ready;
+    void emit() {
+      text->append(ready);
+      if (*on_text && !ready.empty()) (*on_text)(ready);
+      ready.clear();
+    }
+  } sink{&on_text, out, StopStrings(stop), {}};
   out->clear();
   TokenCallback cb = [](void* user, int32_t, std::string_view piece) {
     Sink& s = *static_cast<Sink*>(user);
-    s.text->append(piece.data(), piece.size());
-    if (*s.on_text) (*s.on_text)(piece);
+    const bool stopped = s.stop.feed(piece, &s.ready);
+    s.emit();
+    return !stopped;
   };
   Generation g;
-  return generate(ids.data(), ids.size(), options, cb, &sink, &g);
+  const Status status = generate(ids.data(), ids.size(), options, cb, &sink, &g);
+  sink.stop.flush(&sink.ready);
+  sink.emit();
+  return status;
 }
 
 }  // namespace heed

@@ -23,6 +23,8 @@ class StartTokenModel final : public StepModel {
   void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) override {
     inner_->step(input_ids, rows, step, log_probs);
   }
+  bool set_raw_logits(bool on) override { return inner_->set_raw_logits(on); }
+  void log_softmax_rows(float* scores, size_t rows) const override { inner_->log_softmax_rows(scores, rows); }
   void reorder(const int32_t* parents, size_t rows) override { inner_->reorder(parents, rows); }
 
  private:

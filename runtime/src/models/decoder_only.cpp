@@ -87,6 +87,7 @@ void DecoderOnly::step(const int32_t* input_ids, size_t rows, size_t step, float
   if (!check_step(input_ids, rows, step, log_probs, stack_.config.vocab_size, /*in_order=*/true)) return;
   const blocks::Decoder decoder{&stack_, &output_, &scratch_, &cache_, nullptr};
   blocks::decoder_step(compute(), decoder, {input_ids, rows, step, positions_.as<float>()}, log_probs);
+  finish_step(log_probs, rows);
   cache_length_ = step + 1;
 }
 

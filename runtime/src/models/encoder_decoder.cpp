@@ -154,6 +154,7 @@ void EncoderDecoder::step(const int32_t* input_ids, size_t rows, size_t step, fl
   if (!check_step(input_ids, rows, step, log_probs, decoder_.config.vocab_size, /*in_order=*/true)) return;
   const blocks::Decoder decoder{&decoder_, &output_, &decoder_scratch_, &self_cache_, &memory_};
   blocks::decoder_step(compute(), decoder, {input_ids, rows, step, decoder_positions_.as<float>()}, log_probs);
+  finish_step(log_probs, rows);
   cache_length_ = step + 1;
 }
 

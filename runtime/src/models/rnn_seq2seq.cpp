@@ -237,7 +237,7 @@ void RnnSeq2Seq::step(const int32_t* input_ids, size_t rows, size_t step, float*
   k.tanh_f32(htilde_.ptr, rows * H);
   if (feeding_) std::memcpy(feed_.ptr, htilde_.ptr, rows * H * sizeof(float));
   output_.forward(k, htilde_.ptr, rows, H, log_probs, V, kernels::Activation::kNone, false, q, pool_.get());
-  for (size_t r = 0; r < rows; ++r) k.log_softmax(log_probs + r * V, V);
+  finish_step(log_probs, rows);
 }
 
 void RnnSeq2Seq::reorder(const int32_t* parents, size_t rows) {

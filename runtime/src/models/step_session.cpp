@@ -42,4 +42,9 @@ bool StepSession::check_step(const int32_t* ids, size_t rows, size_t step, float
   return valid;
 }
 
+void StepSession::log_softmax_rows(float* scores, size_t rows) const {
+  const size_t vocab = vocab_size();
+  for (size_t r = 0; r < rows; ++r) k_->log_softmax(scores + r * vocab, vocab);
+}
+
 }  // namespace heed::models

@@ -20,6 +20,11 @@ class StepSession : public StepModel, public Session {
   // input is the prompt's first token, which heed::Generator arranges.
   int32_t bos_id() const override { return bos_id_; }
   int32_t eos_id() const override { return eos_id_; }
+  bool set_raw_logits(bool on) override {
+    raw_logits_ = on;
+    return true;
+  }
+  void log_softmax_rows(float* scores, size_t rows) const override;
 
  protected:
   // Every limit at least 1 (max_source_len too when `needs_source`); remembers them.
@@ -31,6 +36,10 @@ class StepSession : public StepModel, public Session {
   // log_probs with NaN (when rows is within the limits) and returns false.
   bool check_step(const int32_t* ids, size_t rows, size_t step, float* log_probs, size_t vocab,
                   bool in_order) const;
+  // What every step() ends with: each row's log-softmax, unless raw logits were asked for.
+  void finish_step(float* scores, size_t rows) const {
+    if (!raw_logits_) log_softmax_rows(scores, rows);
+  }
   // reorder() may run: started, rows within batch * beam, something cached.
   bool can_reorder(size_t rows) const { return started_ && rows > 0 && rows <= batch_ * beam_ && cache_length_ > 0; }
 
@@ -40,6 +49,7 @@ class StepSession : public StepModel, public Session {
   bool started_ = false;
   size_t batch_ = 0, beam_ = 0;
   size_t cache_length_ = 0;  // decoder positions held in the caches
+  bool raw_logits_ = false;  // set_raw_logits()
 };
 
 }  // namespace heed::models

@@ -88,7 +88,7 @@ Status Translator::create(std::unique_ptr<StepModel> step_model, Vocabulary sour
   t->source_ = std::move(source);
   t->target_ = std::move(target);
   t->conventions_ = conventions;
-  HEED_RETURN_IF_ERROR(DecodingEngine::create(t->step_model_.get(), DecodingLimits{max_n_best}, &t->engine_));
+  HEED_RETURN_IF_ERROR(DecodingEngine::create(t->step_model_.get(), DecodingLimits{max_n_best, conventions.unk_id}, &t->engine_));
   *out = std::move(t);
   return Status::ok();
 }
@@ -155,12 +155,12 @@ std::vector<std::string> Translator::split_tokens(std::string_view line) {
   return tokens;
 }
 
-std::vector<std::string> Translator::target_tokens(const int32_t* ids, size_t n) const {
+std::vector<std::string> Translator::target_tokens(const int32_t* ids, size_t n, bool every_token) const {
   std::vector<std::string> tokens;
   const int32_t bos = step_model_->bos_id(), eos = step_model_->eos_id();
   for (size_t i = 0; i < n; ++i) {
-    if (ids[i] == eos) break;
-    if (ids[i] == bos || ids[i] < 0 || static_cast<size_t>(ids[i]) >= target_.size()) continue;
+    if (ids[i] == eos && !every_token) break;
+    if ((ids[i] == bos && !every_token) || ids[i] < 0 || static_cast<size_t>(ids[i]) >= target_.size()) continue;
     tokens.push_back(target_.token(ids[i]));
   }
   return tokens;
@@ -204,7 +204,8 @@ Status Translator::translate_tokens(const std::vector<std::vector<std::string>>&
         const Hypothesis& h = result.at(n - begin, k);
         TranslationHypothesis t;
         t.ids.assign(h.ids, h.ids + h.length);
-        t.tokens = target_tokens(h.ids, h.length);
+        // With end tokens of its own, the model's EOS is an ordinary token (CTranslate2 shows it).
+        t.tokens = target_tokens(h.ids, h.length, options.controls.num_end_ids > 0);
         t.token_log_probs.assign(h.token_log_probs, h.token_log_probs + h.num_log_probs);
         t.score = h.score;
         t.log_prob = h.log_prob;

@@ -2,12 +2,12 @@
 // against CTranslate2's own beam search outputs and scores (fixtures/*_ct2_decoding.txt, written
 // by fixtures/make_aren_ct2_decoding.py): the aren-transliteration model (../shared) and heed's
 // demo model (demo/numbers-en-de), whose sentences exercise the beam search rules of
-// docs/decoding.md (min length, early finishing, patience, length penalty 0, prefixes).
+// docs/decoding.md (min length, early finishing, patience, length penalty 0, prefixes); and the
+// decoding controls (fixtures/*_ct2_controls.txt, fixtures/make_ct2_controls.py): unknown token,
+// suppressed sequences, repetition penalty, repeated n-grams and end tokens, greedy and beam.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,71 +15,16 @@
 #include "heed/model.h"
 #include "heed/translator.h"
 #include "heed_writer.h"
+#include "ct2_fixture.h"
 #include "test_paths.h"
 
 using namespace heed;
 
 namespace {
 
-struct Expected {
-  size_t beam, n_best, min_len, max_len;
-  float penalty;
-  float patience = 1.0f;
-  bool use_prefix = false;
-  std::vector<std::vector<std::pair<std::string, float>>> hyps;  // per source
-};
-
-struct Fixture {
-  std::vector<std::vector<std::string>> sources;
-  std::vector<std::vector<std::string>> prefixes;
-  std::vector<Expected> configs;
-  std::vector<std::vector<float>> scores;
-};
-
-Fixture read_fixture(const std::string& name) {
-  Fixture f;
-  std::ifstream in(test::source_path("tests/runtime/decoding/fixtures/" + name));
-  REQUIRE(in);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string head;
-    ls >> head;
-    if (head == "SOURCE") {
-      size_t i;
-      ls >> i;
-      std::string rest;
-      std::getline(ls, rest);
-      f.sources.push_back(Translator::split_tokens(rest));
-    } else if (head == "PREFIX") {
-      size_t i;
-      ls >> i;
-      std::string rest;
-      std::getline(ls, rest);
-      f.prefixes.push_back(Translator::split_tokens(rest));
-    } else if (head == "CONFIG") {
-      Expected e;
-      ls >> e.beam >> e.n_best >> e.penalty >> e.min_len >> e.max_len;
-      int use_prefix = 0;
-      if (ls >> e.patience >> use_prefix) e.use_prefix = use_prefix != 0;
-      e.hyps.resize(f.sources.size());
-      f.configs.push_back(e);
-    } else if (head == "SCORE") {
-      size_t i;
-      ls >> i;
-      std::vector<float> v;
-      float x;
-      while (ls >> x) v.push_back(x);
-      f.scores.push_back(v);
-    } else {
-      const size_t a = line.find(" ||| "), b = line.rfind(" ||| ");
-      REQUIRE(a != std::string::npos);
-      const size_t i = std::stoul(line.substr(0, a));
-      f.configs.back().hyps.at(i).push_back({line.substr(a + 5, b - a - 5), std::stof(line.substr(b + 5))});
-    }
-  }
-  return f;
-}
+using test::Expected;
+using test::Fixture;
+using test::read_fixture;
 
 std::string join(const std::vector<std::string>& t) {
   std::string s;
@@ -91,7 +36,9 @@ std::string join(const std::vector<std::string>& t) {
 // hypotheses (exactly) and scores (within `tolerance`, absolute and relative).
 void check_configs(Translator& translator, const Fixture& f, double tolerance) {
   for (const Expected& e : f.configs) {
+    test::ControlIds ids;
     DecodeOptions o;
+    ids.bind(e.controls, [&](const std::string& t) { return translator.target_vocabulary().id(t); }, &o.controls);
     o.beam_size = e.beam;
     o.n_best = e.n_best;
     o.length_penalty = e.penalty;
@@ -103,7 +50,8 @@ void check_configs(Translator& translator, const Fixture& f, double tolerance) {
     REQUIRE(translator.translate_tokens(f.sources, o, e.use_prefix ? &f.prefixes : nullptr, &got).is_ok());
     for (size_t i = 0; i < f.sources.size(); ++i) {
       INFO("beam " << e.beam << " n_best " << e.n_best << " penalty " << e.penalty << " min " << e.min_len << " max "
-                   << e.max_len << " patience " << e.patience << " prefix " << e.use_prefix << " source " << i);
+                   << e.max_len << " patience " << e.patience << " prefix " << e.use_prefix << " controls "
+                   << e.controls.text << " source " << i);
       REQUIRE(got[i].size() == e.hyps[i].size());
       for (size_t k = 0; k < got[i].size(); ++k) {
         CHECK(join(got[i][k].tokens) == e.hyps[i][k].first);
@@ -113,17 +61,21 @@ void check_configs(Translator& translator, const Fixture& f, double tolerance) {
   }
 }
 
+// A CTranslate2 folder converted in memory with float32 weights, as heed convert -q float32 does.
+std::unique_ptr<Model> float32_model(const std::string& dir, std::vector<uint8_t>* bytes) {
+  convert::NeutralModel neutral;
+  REQUIRE(convert::ct2::read_model(dir, &neutral).is_ok());
+  REQUIRE(convert::serialize_heed(neutral, bytes).is_ok());
+  std::unique_ptr<Model> model;
+  REQUIRE(Model::from_bytes(bytes->data(), bytes->size(), &model).is_ok());
+  return model;
+}
+
 }  // namespace
 
 TEST_CASE("aren-transliteration: beam search and scores match CTranslate2", "[decoding][real]") {
-  const std::string dir = test::shared_path("models/ct2/aren-transliteration");
-  convert::NeutralModel neutral;
-  REQUIRE(convert::ct2::read_model(dir, &neutral).is_ok());
   std::vector<uint8_t> bytes;
-  REQUIRE(convert::serialize_heed(neutral, &bytes).is_ok());
-  std::unique_ptr<Model> model;
-  REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
-
+  const auto model = float32_model(test::shared_path("models/ct2/aren-transliteration"), &bytes);
   const Fixture f = read_fixture("aren_ct2_decoding.txt");
   REQUIRE(f.sources.size() == 6);  // the last one has a token outside the source vocabulary
   REQUIRE(f.configs.size() >= 5);
@@ -147,13 +99,8 @@ TEST_CASE("aren-transliteration: beam search and scores match CTranslate2", "[de
 }
 
 TEST_CASE("demo numbers-en-de: beam search and scores match CTranslate2", "[decoding][real]") {
-  convert::NeutralModel neutral;
-  REQUIRE(convert::ct2::read_model(test::source_path("demo/numbers-en-de"), &neutral).is_ok());
   std::vector<uint8_t> bytes;
-  REQUIRE(convert::serialize_heed(neutral, &bytes).is_ok());
-  std::unique_ptr<Model> model;
-  REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
-
+  const auto model = float32_model(test::source_path("demo/numbers-en-de"), &bytes);
   const Fixture f = read_fixture("numbers_ct2_decoding.txt");
   REQUIRE(f.sources.size() == 7);
   REQUIRE(f.prefixes.size() == 7);
@@ -169,4 +116,31 @@ TEST_CASE("demo numbers-en-de: beam search and scores match CTranslate2", "[deco
   std::vector<std::vector<TranslationHypothesis>> got;
   REQUIRE(translator->translate_tokens({f.sources[0]}, translation_defaults(), nullptr, &got).is_ok());
   CHECK(join(got[0][0].tokens) == "drei hundert sechs tausend drei hundert");
+}
+
+TEST_CASE("aren-transliteration: decoding controls match CTranslate2", "[decoding][real]") {
+  std::vector<uint8_t> bytes;
+  const auto model = float32_model(test::shared_path("models/ct2/aren-transliteration"), &bytes);
+  const Fixture f = read_fixture("aren_ct2_controls.txt");
+  REQUIRE(f.sources.size() == 5);
+  REQUIRE(f.configs.size() >= 30);
+  TranslatorOptions options;
+  options.limits = StepModelLimits{3, 4, 32, 20};  // 5 sources: two batches
+  std::unique_ptr<Translator> translator;
+  REQUIRE(Translator::create(*model, options, &translator).is_ok());
+  check_configs(*translator, f, 2e-5);
+}
+
+TEST_CASE("demo numbers-en-de: decoding controls with target prefixes match CTranslate2", "[decoding][real]") {
+  std::vector<uint8_t> bytes;
+  const auto model = float32_model(test::source_path("demo/numbers-en-de"), &bytes);
+  const Fixture f = read_fixture("numbers_ct2_controls.txt");
+  REQUIRE(f.sources.size() == 4);
+  REQUIRE(f.prefixes.size() == 4);
+  REQUIRE(f.configs.size() >= 12);
+  TranslatorOptions options;
+  options.limits = StepModelLimits{4, 2, 32, 32};
+  std::unique_ptr<Translator> translator;
+  REQUIRE(Translator::create(*model, options, &translator).is_ok());
+  check_configs(*translator, f, 2e-5);
 }

@@ -24,10 +24,11 @@ struct Counter {
   size_t bytes = 0;
 };
 
-void on_token(void* user, int32_t, std::string_view piece) {
+bool on_token(void* user, int32_t, std::string_view piece) {
   auto& c = *static_cast<Counter*>(user);
   ++c.tokens;
   c.bytes += piece.size();
+  return true;
 }
 
 void generate_without_allocating(const std::string& path, const std::string& prompt_text, size_t threads = 1) {

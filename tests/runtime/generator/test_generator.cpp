@@ -106,6 +106,7 @@ TEST_CASE("generator: streaming reports each generated token once, with its piec
                         auto& s = *static_cast<Seen*>(user);
                         s.ids.push_back(id);
                         s.text += piece;
+                        return true;
                       },
                       &seen, &out)
               .is_ok());
