@@ -18,8 +18,8 @@ import subprocess
 import sys
 
 DEFAULT_SCENARIOS = [
-    ("batch 1, greedy", "-b 1 -s 16"),
-    ("batch 16, beam 4", "-b 16 --beam 4 -s 16"),
+    ("batch 1, greedy", "--batch 1 --sentences 16"),
+    ("batch 16, beam 4", "--batch 16 --beam 4 --sentences 16"),
 ]
 
 

@@ -60,9 +60,9 @@ class Args {
 };
 
 // The options every command that runs a model shares: -m/--model (its help says what the model is
-// for) and --threads (the short name is bench's -t; 0: none).
+// for) and -t/--threads. A short flag means one thing in every command (tests/tools checks it).
 OptionSpec model_option(const std::string& help = "the model (required)");
-OptionSpec threads_option(char short_name = 0);
+OptionSpec threads_option();
 // Parses the command line of a command that runs one model (-m MODEL, no positional argument).
 // Returns the exit code to leave with (help printed, usage error), or nullopt to go on.
 std::optional<int> parse_model_command(Args& args, const std::vector<std::string>& argv);

@@ -23,7 +23,7 @@ constexpr const char* kDescription =
     "The model is an encoder-only Transformer converted with `heed convert --from hf-bert` (BERT,\n"
     "MiniLM, sentence-transformers models). Each line is tokenized like Hugging Face's\n"
     "BertTokenizer (the model's vocab.txt and casing), wrapped in [CLS] ... [SEP] and cut to\n"
-    "--max-length tokens.\n"
+    "--max-source-len tokens.\n"
     "\n"
     "Pooling: mean (the average of the last hidden states over the sentence's tokens, [CLS] and\n"
     "[SEP] included, as sentence-transformers computes it) or cls (the [CLS] token's state). The\n"
@@ -36,10 +36,11 @@ constexpr const char* kDescription =
 std::vector<OptionSpec> specs() {
   return {
       model_option(),
-      {"pooling", 'p', true, "MODE", "mean or cls (default: the model's, else mean)"},
+      {"pooling", 0, true, "MODE", "mean or cls (default: the model's, else mean)"},
       {"normalize", 0, false, "", "L2-normalize each embedding"},
-      {"batch", 'b', true, "N", "sentences per encoder call (default 8)"},
-      {"max-length", 0, true, "N", "tokens per sentence, [CLS] and [SEP] included (default: the model's limit)"},
+      {"batch", 0, true, "N", "sentences per encoder call (default 8)"},
+      {"max-source-len", 0, true, "N", "tokens per sentence, [CLS] and [SEP] included (default: the model's limit)",
+       {"max-length"}, true},
       threads_option(),
       no_mmap_option(),
   };
@@ -60,10 +61,10 @@ int run_embed(const std::vector<std::string>& argv) {
   Args args("embed", "-m MODEL.heed [--pooling mean|cls] [--normalize] < sentences.txt", kDescription, specs());
   if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   const auto batch = args.get_int("batch", 8, 1, 4096);
-  const auto max_length = args.get_int("max-length", 0, 0, 1 << 20);
+  const auto max_length = args.get_int("max-source-len", 0, 0, 1 << 20);
   const auto threads = args.get_int("threads", 1, 0, 256);
   if (!batch || !max_length || !threads) return kExitUsage;
-  if (*max_length == 1) return args.usage_error("--max-length must be at least 2 ([CLS] and [SEP])");
+  if (*max_length == 1) return args.usage_error("--max-source-len must be at least 2 ([CLS] and [SEP])");
   Pooling pooling = Pooling::kMean;
   if (args.has("pooling") && !parse_pooling(args.get("pooling"), &pooling)) {
     return args.usage_error("--pooling must be mean or cls, not '" + args.get("pooling") + "'");

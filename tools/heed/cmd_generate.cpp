@@ -46,7 +46,7 @@ std::vector<OptionSpec> specs() {
       {"seed", 's', true, "S", "random seed for sampling (default 0)"},
       {"stop", 0, true, "TEXT", "stop when the generated text contains TEXT, which is not printed (repeatable)"},
       {"max-context", 0, true, "N", "positions per generation (default: the model's limit, or 1024)"},
-      threads_option('t'),
+      threads_option(),
       backend_option(),
       {"echo", 0, false, "", "print the prompt before the continuation"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},

@@ -34,6 +34,25 @@ for src in aren-transliteration aren-transliteration-i8; do
   done
 done
 
+# Decoding controls from the command line, against CTranslate2's outputs for the same options
+# (fixtures/aren_ct2_controls.txt): the engine's own test covers every control in depth.
+printf 'آ ت ز م و ن\nم ح م د\n' >"$dir/names"
+out=$($emu "$heed" translate -m "$model" --tokens --beam 1 --suppress a <"$dir/names" | tr '\n' '|')
+[ "$out" = "e t z m o n|m u h m|" ] || fail "--suppress a: '$out'"
+out=$($emu "$heed" translate -m "$model" --tokens --beam 4 --repetition-penalty 1.5 <"$dir/names" | tr '\n' '|')
+[ "$out" = "a t z m o n|m u h a m e d|" ] || fail "--repetition-penalty 1.5: '$out'"
+out=$($emu "$heed" translate -m "$model" --tokens --beam 1 --end-token m --max-len 20 <"$dir/names" | tr '\n' '|')
+[ "$out" = "a t z|a|" ] || fail "--end-token m: '$out'"
+printf 'a z\nm\n' >"$dir/suppress"
+out=$($emu "$heed" translate -m "$model" --tokens --beam 4 --suppress-file "$dir/suppress" <"$dir/names" | tr '\n' '|')
+[ "$out" = "a t z u e h o u n|a l h a h a d|" ] || fail "--suppress-file: '$out'"
+# CTranslate2's sampling names are aliases of --top-k, --top-p and --temperature.
+a=$($emu "$heed" translate -m "$model" --tokens --beam 1 --sampling-topk 3 --sampling-temperature 0.7 --seed 4 <"$dir/names")
+b=$($emu "$heed" translate -m "$model" --tokens --beam 1 --top-k 3 --temperature 0.7 --seed 4 <"$dir/names")
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "sampling aliases: '$a' vs '$b'"
+$emu "$heed" translate -m "$model" --tokens --suppress zzz-not-a-token <"$dir/names" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "zzz-not-a-token" "$dir/err" || fail "unknown --suppress token: exit $rc: $(cat "$dir/err")"
+
 # Same results whatever the batch size and with greedy search.
 $emu "$heed" translate -m "$model" --batch 1 --beam 1 <"$dir/in" >"$dir/out1" 2>&1
 cmp -s "$dir/out" "$dir/out1" || fail "--batch 1 --beam 1 differs: $(cat "$dir/out1")"

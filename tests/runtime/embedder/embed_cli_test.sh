@@ -85,8 +85,8 @@ $emu "$heed" embed <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 2 ] || fail "missing --model: exit $rc"
 $emu "$heed" embed -m "$dir/f32.heed" --pooling max <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 2 ] || fail "--pooling max: exit $rc"
-$emu "$heed" embed -m "$dir/f32.heed" --max-length 65 <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
-[ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed embed: ' "$dir/err" || fail "--max-length 65: exit $rc, $(cat "$dir/err")"
+$emu "$heed" embed -m "$dir/f32.heed" --max-source-len 65 <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed embed: ' "$dir/err" || fail "--max-source-len 65: exit $rc, $(cat "$dir/err")"
 printf 'caf\303\n' | $emu "$heed" embed -m "$dir/f32.heed" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 1 ] && grep -q 'UTF-8' "$dir/err" || fail "invalid UTF-8: exit $rc, $(cat "$dir/err")"
 $emu "$heed" embed -m "$dir/missing.heed" <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?

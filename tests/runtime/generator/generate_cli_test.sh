@@ -20,29 +20,58 @@ $emu "$heed" convert "$stories" -o "$dir/i8.heed" --quiet 2>"$dir/err" || fail "
 $emu "$heed" convert "$lm" -o "$dir/lm.heed" --quiet 2>"$dir/err" || fail "convert onmt-lm: $(cat "$dir/err")"
 
 for m in f32 i8; do
-  $emu "$heed" generate -m "$dir/$m.heed" -n 40 >"$dir/$m.out" 2>"$dir/err" || fail "generate $m: $(cat "$dir/err")"
+  $emu "$heed" generate -m "$dir/$m.heed" --max-len 40 >"$dir/$m.out" 2>"$dir/err" || fail "generate $m: $(cat "$dir/err")"
   case "$(cat "$dir/$m.out")" in "$story"*) ;; *) fail "generate $m: $(cat "$dir/$m.out")" ;; esac
 done
 
 # A prompt: only the continuation is printed, or the whole text with --echo.
-out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" -n 10)
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" --max-len 10)
 [ "$out" = ", there was a little girl named Lily" ] || fail "prompt continuation: '$out'"
-out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" -n 10 --echo)
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" --max-len 10 --echo)
 [ "$out" = "Once upon a time, there was a little girl named Lily" ] || fail "--echo: '$out'"
-out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 403,407 -n 3 --ids)
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 403,407 --max-len 3 --ids)
 [ "$out" = "261 378 432" ] || fail "--prompt-ids / --ids: '$out'"
 
 # Sampling: the same seed gives the same text.
-a=$($emu "$heed" generate -m "$dir/f32.heed" -n 40 --temperature 0.9 --top-k 40 --seed 5)
-b=$($emu "$heed" generate -m "$dir/f32.heed" -n 40 --temperature 0.9 --top-k 40 --seed 5)
+a=$($emu "$heed" generate -m "$dir/f32.heed" --max-len 40 --temperature 0.9 --top-k 40 --seed 5)
+b=$($emu "$heed" generate -m "$dir/f32.heed" --max-len 40 --temperature 0.9 --top-k 40 --seed 5)
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "sampling is not reproducible: '$a' vs '$b'"
 
 # onmt-lm: the first prompt of src-gen.txt continues with "you !".
-out=$($emu "$heed" generate -m "$dir/lm.heed" --prompt "$(head -1 "$shared/data/lm-prompts/src-gen.txt")" -n 20)
+out=$($emu "$heed" generate -m "$dir/lm.heed" --prompt "$(head -1 "$shared/data/lm-prompts/src-gen.txt")" --max-len 20)
 [ "$out" = "you !" ] || fail "onmt-lm: '$out'"
 
+# The older spelling of --max-len still works, with a note on stderr.
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" --tokens 10 2>"$dir/err")
+[ "$out" = ", there was a little girl named Lily" ] && grep -q -- "'--tokens' is now '--max-len'" "$dir/err" ||
+  fail "--tokens alias: '$out' / $(cat "$dir/err")"
+
+# Stop strings: the text stops before the first one and leaves it out.
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" --max-len 40 --stop "Lily" --stop "park")
+[ "$out" = ", there was a little girl named " ] || fail "--stop: '$out'"
+
+# onmt-lm with --disable-unk (OpenNMT-py's own generation test bans the unknown token): every
+# prompt of src-gen.txt continues without <unk>, where some do produce it by default.
+unk_default=0
+while IFS= read -r prompt || [ -n "$prompt" ]; do
+  [ -n "$prompt" ] || continue
+  plain=$($emu "$heed" generate -m "$dir/lm.heed" --prompt "$prompt" --max-len 20)
+  case "$plain" in *"<unk>"*) unk_default=$((unk_default + 1)) ;; esac
+  out=$($emu "$heed" generate -m "$dir/lm.heed" --prompt "$prompt" --max-len 20 --disable-unk) ||
+    fail "onmt-lm --disable-unk: exit $?"
+  [ -n "$out" ] || fail "onmt-lm --disable-unk: empty continuation of '$prompt'"
+  case "$out" in *"<unk>"*) fail "onmt-lm --disable-unk produced <unk>: '$out'" ;; esac
+done <"$shared/data/lm-prompts/src-gen.txt"
+[ $unk_default -gt 0 ] || fail "onmt-lm: no prompt produced <unk> without --disable-unk (the check above proves nothing)"
+
+# Decoding-control usage errors.
+$emu "$heed" generate -m "$dir/lm.heed" --prompt "a" --repetition-penalty 0 >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] || fail "--repetition-penalty 0: exit $rc"
+$emu "$heed" generate -m "$dir/lm.heed" --prompt "a" --end-token no-such-token >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "no-such-token" "$dir/err" || fail "unknown --end-token: exit $rc: $(cat "$dir/err")"
+
 # Errors: usage (exit 2), runtime (exit 1, one line).
-$emu "$heed" generate -n 3 >/dev/null 2>"$dir/err"; rc=$?
+$emu "$heed" generate --max-len 3 >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 2 ] || fail "missing --model: exit $rc"
 $emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 1,x >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 2 ] || fail "bad --prompt-ids: exit $rc"
