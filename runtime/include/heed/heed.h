@@ -116,6 +116,44 @@ heed_status heed_translate_text(heed_translator* translator, const char* text, s
 heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, const size_t* offsets, size_t batch,
                                size_t beam, int32_t* out_ids, size_t out_capacity, size_t* out_offsets);
 
+/* Decoding options of the *_with_options calls (docs/decoding.md has each with its CTranslate2
+ * name). Call heed_decode_options_init first: it sets struct_size, which lets a newer heed read an
+ * older caller's shorter struct (fields it lacks keep their defaults), and the defaults, which are
+ * CTranslate2's translate_batch defaults: beam 2, length penalty 1, patience 1, min length 1, max
+ * length 0 (the translator's max_target_length), greedy (top-k 1), no control. The arrays are
+ * read during the call only. */
+typedef struct heed_decode_options {
+  size_t struct_size;           /* sizeof(heed_decode_options) of the caller */
+  size_t beam_size;             /* 1: greedy or sampling, > 1: beam search (within max_beam) */
+  float length_penalty;
+  float patience;
+  size_t min_length;            /* target tokens before the end token may come */
+  size_t max_length;            /* decoder steps, end token included; 0: the translator's limit */
+  size_t sampling_top_k;        /* beam 1: 1 greedy, 0 the whole vocabulary, K the K best */
+  float sampling_top_p;
+  float sampling_temperature;
+  uint64_t seed;
+  int disable_unk;              /* nonzero: the unknown token is never produced */
+  float repetition_penalty;     /* 1: off */
+  size_t no_repeat_ngram_size;  /* 0: off */
+  const char* const* suppress_sequences;  /* sequences of space-separated target tokens */
+  size_t num_suppress_sequences;
+  const char* const* end_tokens;          /* target tokens that end a translation (none: </s>) */
+  size_t num_end_tokens;
+} heed_decode_options;
+
+void heed_decode_options_init(heed_decode_options* options);
+
+/* heed_translate_text / heed_translate_ids with every decoding option. A token of
+ * suppress_sequences or end_tokens outside the target vocabulary is HEED_INVALID_ARGUMENT naming
+ * it; options out of range as in heed_translate_text. */
+heed_status heed_translate_text_with_options(heed_translator* translator, const char* text,
+                                             const heed_decode_options* options, char* out, size_t out_capacity,
+                                             size_t* out_length);
+heed_status heed_translate_ids_with_options(heed_translator* translator, const int32_t* ids, const size_t* offsets,
+                                            size_t batch, const heed_decode_options* options, int32_t* out_ids,
+                                            size_t out_capacity, size_t* out_offsets);
+
 /* ---- sentence embeddings (encoder-only models: `heed convert --from hf-bert`) ---------------- */
 
 typedef struct heed_embedder heed_embedder;

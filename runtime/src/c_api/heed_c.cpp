@@ -4,6 +4,7 @@
 #include "heed/heed.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -113,6 +114,79 @@ heed_status checked_decode_options(const heed::Translator& t, size_t beam, heed:
                                    std::string* last_error) {
   *out = decode_options(t, beam);
   return record(heed::check_decode_options(*out, t.limits()), last_error);
+}
+
+// A heed_decode_options as the engine's options, with the ids its controls point to (filled in
+// place: the options point into this object's vectors).
+struct DecodeRequest {
+  heed::DecodeOptions options;
+  std::vector<int32_t> suppress_ids, end_ids;
+  std::vector<size_t> suppress_offsets{0};
+  heed::TokenBatch suppress;
+};
+
+heed_status target_id(const heed::Translator& t, const std::string& token, const char* field, std::vector<int32_t>* out,
+                      std::string* err) {
+  const int32_t id = t.target_vocabulary().id(token);
+  if (id < 0) {
+    *err = std::string(field) + ": '" + token + "' is not in the model's target vocabulary";
+    return HEED_INVALID_ARGUMENT;
+  }
+  out->push_back(id);
+  return HEED_OK;
+}
+
+heed_status map_control_tokens(const heed::Translator& t, const heed_decode_options& o, DecodeRequest* r,
+                               std::string* err) {
+  if ((o.num_suppress_sequences > 0 && !o.suppress_sequences) || (o.num_end_tokens > 0 && !o.end_tokens)) {
+    return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: a count is set but its array is null", err);
+  }
+  for (size_t s = 0; s < o.num_suppress_sequences; ++s) {
+    if (!o.suppress_sequences[s]) return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: a null suppressed sequence", err);
+    for (const std::string& token : heed::Translator::split_tokens(o.suppress_sequences[s])) {
+      const heed_status e = target_id(t, token, "suppress_sequences", &r->suppress_ids, err);
+      if (e != HEED_OK) return e;
+    }
+    r->suppress_offsets.push_back(r->suppress_ids.size());
+  }
+  for (size_t i = 0; i < o.num_end_tokens; ++i) {
+    if (!o.end_tokens[i]) return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: a null end token", err);
+    const heed_status e = target_id(t, o.end_tokens[i], "end_tokens", &r->end_ids, err);
+    if (e != HEED_OK) return e;
+  }
+  return HEED_OK;
+}
+
+heed_status make_request(const heed::Translator& t, const heed_decode_options* given, DecodeRequest* r,
+                         std::string* err) {
+  if (!given) return fail(HEED_INVALID_ARGUMENT, "heed_decode_options is null", err);
+  if (given->struct_size < offsetof(heed_decode_options, length_penalty)) {
+    return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: struct_size is not set (call heed_decode_options_init)", err);
+  }
+  heed_decode_options o;
+  heed_decode_options_init(&o);
+  std::memcpy(&o, given, std::min(given->struct_size, sizeof o));  // an older, shorter struct keeps our defaults
+  heed_status e = map_control_tokens(t, o, r, err);
+  if (e != HEED_OK) return e;
+  heed::DecodeOptions& d = r->options;
+  d = decode_options(t, o.beam_size);
+  d.length_penalty = o.length_penalty;
+  d.patience = o.patience;
+  d.min_length = o.min_length;
+  if (o.max_length) d.max_length = o.max_length;
+  d.sampling_top_k = o.sampling_top_k;
+  d.sampling_top_p = o.sampling_top_p;
+  d.sampling_temperature = o.sampling_temperature;
+  d.seed = o.seed;
+  heed::DecodeControls& c = d.controls;
+  c.disable_unk = o.disable_unk != 0;
+  c.repetition_penalty = o.repetition_penalty;
+  c.no_repeat_ngram_size = o.no_repeat_ngram_size;
+  r->suppress = heed::TokenBatch{r->suppress_ids.data(), r->suppress_offsets.data(), r->suppress_offsets.size() - 1};
+  c.suppress_sequences = r->suppress.size > 0 ? &r->suppress : nullptr;
+  c.end_ids = r->end_ids.empty() ? nullptr : r->end_ids.data();
+  c.num_end_ids = r->end_ids.size();
+  return record(heed::check_decode_options(d, t.limits()), err);
 }
 
 // The text of a heed_translate_text call as sentences (per line when splitting plain text, else
@@ -268,40 +342,113 @@ const char* heed_translator_last_error(const heed_translator* translator) {
 
 void heed_translator_free(heed_translator* translator) { delete translator; }
 
+}  // extern "C"
+
+namespace {
+
+heed_status translate_text(heed_translator* translator, const char* text, const heed::DecodeOptions& options, char* out,
+                           size_t out_capacity, size_t* out_length, std::string* err) {
+  if (!text) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: text is null", err);
+  if (!out_length) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: out_length is null", err);
+  if (!out && out_capacity > 0) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: out is null", err);
+  heed::Translator& t = *translator->translator;
+  TextSentences sentences;
+  heed_status s = split_text(translator, text, &sentences, err);
+  if (s != HEED_OK) return s;
+  // translate_tokens batches the sentences by length, max_batch at a time.
+  std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
+  if (!sentences.sentences.empty()) {
+    s = record(t.translate_tokens(sentences.sentences, options, nullptr, &hypotheses), err);
+    if (s != HEED_OK) return s;
+  }
+  s = join_lines(translator, sentences, hypotheses, err);
+  if (s != HEED_OK) return s;
+  const std::string& result = translator->text;
+  *out_length = result.size();
+  if (out_capacity < result.size() + 1) {
+    *err = "the output buffer holds " + std::to_string(out_capacity) + " bytes; the translation needs " +
+           std::to_string(result.size() + 1) + " (NUL included)";
+    return HEED_BUFFER_TOO_SMALL;
+  }
+  std::memcpy(out, result.data(), result.size());
+  out[result.size()] = '\0';
+  return HEED_OK;
+}
+
+heed_status translate_ids(heed_translator* translator, const int32_t* ids, const size_t* offsets, size_t batch,
+                          const heed::DecodeOptions& options, int32_t* out_ids, size_t out_capacity,
+                          size_t* out_offsets, std::string* err) {
+  if (!offsets || !out_offsets || (batch > 0 && !ids) || (!out_ids && out_capacity > 0)) {
+    return fail(HEED_INVALID_ARGUMENT, "heed_translate_ids: a required pointer is null", err);
+  }
+  heed::Translator& t = *translator->translator;
+  out_offsets[0] = 0;
+  if (batch == 0) return HEED_OK;
+  if (offsets[0] != 0) return fail(HEED_INVALID_ARGUMENT, "heed_translate_ids: offsets[0] must be 0", err);
+  for (size_t i = 0; i < batch; ++i) {
+    if (offsets[i + 1] < offsets[i]) return fail(HEED_INVALID_ARGUMENT, "heed_translate_ids: offsets must not decrease", err);
+  }
+  heed::DecodeOutput result;
+  heed_status s = record(t.translate(heed::TokenBatch{ids, offsets, batch}, options, nullptr, &result), err);
+  if (s != HEED_OK) return s;
+  for (size_t i = 0; i < batch; ++i) out_offsets[i + 1] = out_offsets[i] + result.at(i, 0).length;
+  if (out_offsets[batch] > out_capacity) {
+    *err = "the output buffer holds " + std::to_string(out_capacity) + " ids; the translations need " +
+           std::to_string(out_offsets[batch]);
+    return HEED_BUFFER_TOO_SMALL;
+  }
+  for (size_t i = 0; i < batch; ++i) {
+    const heed::Hypothesis& h = result.at(i, 0);
+    if (h.length) std::memcpy(out_ids + out_offsets[i], h.ids, h.length * sizeof(int32_t));
+  }
+  return HEED_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+void heed_decode_options_init(heed_decode_options* options) {
+  if (!options) return;
+  const heed::DecodeOptions d = heed::translation_defaults();
+  *options = heed_decode_options{};
+  options->struct_size = sizeof(heed_decode_options);
+  options->beam_size = d.beam_size;
+  options->length_penalty = d.length_penalty;
+  options->patience = d.patience;
+  options->min_length = d.min_length;
+  options->max_length = d.max_length;
+  options->sampling_top_k = d.sampling_top_k;
+  options->sampling_top_p = d.sampling_top_p;
+  options->sampling_temperature = d.sampling_temperature;
+  options->seed = d.seed;
+  options->repetition_penalty = d.controls.repetition_penalty;
+}
+
 heed_status heed_translate_text(heed_translator* translator, const char* text, size_t beam, char* out,
                                 size_t out_capacity, size_t* out_length) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
   return guarded(err, [&]() -> heed_status {
     err->clear();
-    if (!text) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: text is null", err);
-    if (!out_length) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: out_length is null", err);
-    if (!out && out_capacity > 0) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: out is null", err);
-    heed::Translator& t = *translator->translator;
     heed::DecodeOptions options;
-    heed_status s = checked_decode_options(t, beam, &options, err);
+    const heed_status s = checked_decode_options(*translator->translator, beam, &options, err);
     if (s != HEED_OK) return s;
-    TextSentences sentences;
-    s = split_text(translator, text, &sentences, err);
+    return translate_text(translator, text, options, out, out_capacity, out_length, err);
+  });
+}
+
+heed_status heed_translate_text_with_options(heed_translator* translator, const char* text,
+                                             const heed_decode_options* options, char* out, size_t out_capacity,
+                                             size_t* out_length) {
+  if (!translator) return HEED_INVALID_ARGUMENT;
+  std::string* err = &translator->last_error;
+  return guarded(err, [&]() -> heed_status {
+    err->clear();
+    DecodeRequest request;
+    const heed_status s = make_request(*translator->translator, options, &request, err);
     if (s != HEED_OK) return s;
-    // translate_tokens batches the sentences by length, max_batch at a time.
-    std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
-    if (!sentences.sentences.empty()) {
-      s = record(t.translate_tokens(sentences.sentences, options, nullptr, &hypotheses), err);
-      if (s != HEED_OK) return s;
-    }
-    s = join_lines(translator, sentences, hypotheses, err);
-    if (s != HEED_OK) return s;
-    const std::string& result = translator->text;
-    *out_length = result.size();
-    if (out_capacity < result.size() + 1) {
-      *err = "the output buffer holds " + std::to_string(out_capacity) + " bytes; the translation needs " +
-             std::to_string(result.size() + 1) + " (NUL included)";
-      return HEED_BUFFER_TOO_SMALL;
-    }
-    std::memcpy(out, result.data(), result.size());
-    out[result.size()] = '\0';
-    return HEED_OK;
+    return translate_text(translator, text, request.options, out, out_capacity, out_length, err);
   });
 }
 
@@ -311,35 +458,24 @@ heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, 
   std::string* err = &translator->last_error;
   return guarded(err, [&]() -> heed_status {
     err->clear();
-    if (!offsets || !out_offsets || (batch > 0 && !ids) || (!out_ids && out_capacity > 0)) {
-      return fail(HEED_INVALID_ARGUMENT, "heed_translate_ids: a required pointer is null", err);
-    }
-    heed::Translator& t = *translator->translator;
     heed::DecodeOptions options;
-    heed_status s = checked_decode_options(t, beam, &options, err);
+    const heed_status s = checked_decode_options(*translator->translator, beam, &options, err);
     if (s != HEED_OK) return s;
-    out_offsets[0] = 0;
-    if (batch == 0) return HEED_OK;
-    if (offsets[0] != 0) return fail(HEED_INVALID_ARGUMENT, "heed_translate_ids: offsets[0] must be 0", err);
-    for (size_t i = 0; i < batch; ++i) {
-      if (offsets[i + 1] < offsets[i]) {
-        return fail(HEED_INVALID_ARGUMENT, "heed_translate_ids: offsets must not decrease", err);
-      }
-    }
-    heed::DecodeOutput result;
-    s = record(t.translate(heed::TokenBatch{ids, offsets, batch}, options, nullptr, &result), err);
+    return translate_ids(translator, ids, offsets, batch, options, out_ids, out_capacity, out_offsets, err);
+  });
+}
+
+heed_status heed_translate_ids_with_options(heed_translator* translator, const int32_t* ids, const size_t* offsets,
+                                            size_t batch, const heed_decode_options* options, int32_t* out_ids,
+                                            size_t out_capacity, size_t* out_offsets) {
+  if (!translator) return HEED_INVALID_ARGUMENT;
+  std::string* err = &translator->last_error;
+  return guarded(err, [&]() -> heed_status {
+    err->clear();
+    DecodeRequest request;
+    const heed_status s = make_request(*translator->translator, options, &request, err);
     if (s != HEED_OK) return s;
-    for (size_t i = 0; i < batch; ++i) out_offsets[i + 1] = out_offsets[i] + result.at(i, 0).length;
-    if (out_offsets[batch] > out_capacity) {
-      *err = "the output buffer holds " + std::to_string(out_capacity) + " ids; the translations need " +
-             std::to_string(out_offsets[batch]);
-      return HEED_BUFFER_TOO_SMALL;
-    }
-    for (size_t i = 0; i < batch; ++i) {
-      const heed::Hypothesis& h = result.at(i, 0);
-      if (h.length) std::memcpy(out_ids + out_offsets[i], h.ids, h.length * sizeof(int32_t));
-    }
-    return HEED_OK;
+    return translate_ids(translator, ids, offsets, batch, request.options, out_ids, out_capacity, out_offsets, err);
   });
 }
 

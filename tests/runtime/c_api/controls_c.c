@@ -1,0 +1,103 @@
+/* The decoding options of the C API from C99 (heed_translate_text_with_options and
+ * heed_translate_ids_with_options) on the aren-transliteration model, against the outputs
+ * CTranslate2 gives for the same options (tests/runtime/decoding/fixtures/aren_ct2_controls.txt).
+ * usage: controls_c MODEL.heed */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heed/heed.h"
+
+static int failures = 0;
+
+static void expect(const char* what, const char* got, const char* expected) {
+  if (strcmp(got, expected) != 0) {
+    printf("FAIL: %s: got '%s', expected '%s'\n", what, got, expected);
+    ++failures;
+  }
+}
+
+static void translate(heed_translator* t, const char* what, const char* source, const heed_decode_options* o,
+                      const char* expected) {
+  char out[256];
+  size_t length = 0;
+  heed_status s = heed_translate_text_with_options(t, source, o, out, sizeof out, &length);
+  if (s != HEED_OK) {
+    printf("FAIL: %s: %s: %s\n", what, heed_status_name(s), heed_translator_last_error(t));
+    ++failures;
+    return;
+  }
+  expect(what, out, expected);
+}
+
+static void check_refusals(heed_translator* t) {
+  heed_decode_options o;
+  char out[64];
+  size_t length = 0;
+  const char* unknown[] = {"zzz-not-a-token"};
+  heed_decode_options_init(&o);
+  o.suppress_sequences = unknown;
+  o.num_suppress_sequences = 1;
+  if (heed_translate_text_with_options(t, "آ ز ا", &o, out, sizeof out, &length) != HEED_INVALID_ARGUMENT ||
+      strstr(heed_translator_last_error(t), "zzz-not-a-token") == NULL) {
+    printf("FAIL: an unknown suppressed token: %s\n", heed_translator_last_error(t));
+    ++failures;
+  }
+  heed_decode_options_init(&o);
+  o.repetition_penalty = 0.0f;
+  if (heed_translate_text_with_options(t, "آ ز ا", &o, out, sizeof out, &length) != HEED_INVALID_ARGUMENT) {
+    printf("FAIL: repetition penalty 0 was accepted\n");
+    ++failures;
+  }
+  o.struct_size = 0;
+  if (heed_translate_text_with_options(t, "آ ز ا", &o, out, sizeof out, &length) != HEED_INVALID_ARGUMENT) {
+    printf("FAIL: an options struct without its size was accepted\n");
+    ++failures;
+  }
+}
+
+int main(int argc, char** argv) {
+  heed_model* model = NULL;
+  heed_translator* t = NULL;
+  heed_decode_options o;
+  char error[256];
+  const char* suppress_a[] = {"a"};
+  const char* end_m[] = {"m"};
+  if (argc != 2) return 2;
+  if (heed_model_open(argv[1], &model, error, sizeof error) != HEED_OK) {
+    printf("FAIL: open: %s\n", error);
+    return 1;
+  }
+  if (heed_translator_create(model, NULL, &t) != HEED_OK) {
+    printf("FAIL: translator: %s\n", heed_model_last_error(model));
+    return 1;
+  }
+
+  heed_decode_options_init(&o);
+  o.beam_size = 1;
+  o.suppress_sequences = suppress_a;
+  o.num_suppress_sequences = 1;
+  translate(t, "suppress a, greedy", "آ ت ز م و ن", &o, "e t z m o n");
+
+  heed_decode_options_init(&o);
+  o.beam_size = 4;
+  o.repetition_penalty = 1.5f;
+  translate(t, "repetition penalty 1.5, beam 4", "م ح م د", &o, "m u h a m e d");
+
+  heed_decode_options_init(&o);
+  o.beam_size = 1;
+  o.max_length = 20;
+  o.end_tokens = end_m;
+  o.num_end_tokens = 1;
+  translate(t, "end token m", "آ ت ز م و ن", &o, "a t z");
+  /* A caller built against an older heed.h whose struct ended before end_tokens: they keep their
+   * default (none), whatever the bytes after its struct hold. */
+  o.struct_size = offsetof(heed_decode_options, end_tokens);
+  translate(t, "shorter struct", "آ ت ز م و ن", &o, "a t z m o n");
+
+  check_refusals(t);
+  heed_translator_free(t);
+  heed_model_free(model);
+  if (failures == 0) printf("controls_c: all passed\n");
+  return failures == 0 ? 0 : 1;
+}
