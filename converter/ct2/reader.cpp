@@ -628,7 +628,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   HEED_RETURN_IF_ERROR(ModelBin::read(bin_path, &bin));
   Config config;
   HEED_RETURN_IF_ERROR(read_config(dir, &config));
-  Family family;
+  Family family = Family::kEncoderDecoder;  // family_of sets it on success
   int64_t default_heads = 8;
   HEED_RETURN_IF_ERROR(family_of(bin.spec_name(), bin_path, &family, &default_heads));
   const bool encoder_decoder = family == Family::kEncoderDecoder;

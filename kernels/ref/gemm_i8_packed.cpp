@@ -14,7 +14,6 @@ size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 size_t packed_i8_16x4_bytes(size_t n, size_t k) { return round_up(n, 16) * round_up(k, 4); }
 
 void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packed, int32_t* row_sums) {
-  const size_t k4 = round_up(k, 4);
   std::memset(packed, 0, packed_i8_16x4_bytes(n, k));
   for (size_t r = 0; r < n; ++r) {
     int32_t sum = 0;

@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -184,6 +185,45 @@ std::optional<Backend> get_backend(const Args& args) {
     return std::nullopt;
   }
   return b;
+}
+
+OptionSpec side_option() {
+  return {"side", 0, true, "SIDE",
+          "source (default) or target: which tokenizer of a translation model (models with one vocabulary have one, "
+          "which either names)"};
+}
+
+std::optional<TokenizerSide> get_side(const Args& args) {
+  const std::string v = args.get("side", "source");
+  if (v == "source") return TokenizerSide::kSource;
+  if (v == "target") return TokenizerSide::kTarget;
+  args.usage_error("--side must be source or target (got '" + v + "')");
+  return std::nullopt;
+}
+
+TokenizerSide side_of(const Model& model, TokenizerSide side) {
+  return has_source_side(model) ? side : TokenizerSide::kTarget;
+}
+
+bool parse_token_ids(const std::string& text, std::vector<int32_t>* ids) {
+  const auto separator = [](char c) { return c == ',' || std::isspace(static_cast<unsigned char>(c)); };
+  ids->clear();
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && separator(text[i])) ++i;
+    if (i == text.size()) break;
+    size_t j = i;
+    int64_t value = 0;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && j - i < 10) {
+      value = value * 10 + (text[j] - '0');
+      ++j;
+    }
+    if (j == i || value > INT32_MAX) return false;
+    if (j < text.size() && !separator(text[j])) return false;
+    ids->push_back(static_cast<int32_t>(value));
+    i = j;
+  }
+  return true;
 }
 
 }  // namespace heed::cli

@@ -10,6 +10,7 @@
 
 #include "heed/model.h"
 #include "heed/step_model.h"
+#include "heed/tokenizer.h"
 
 namespace heed::cli {
 
@@ -76,5 +77,17 @@ LoadOptions load_options(const Args& args);
 OptionSpec backend_option();
 // Its value (default auto); a usage error listing the choices, and nullopt, for anything else.
 std::optional<Backend> get_backend(const Args& args);
+
+// --side source|target, for the commands that show a model's tokenizer or vocabulary.
+OptionSpec side_option();
+// Its value (default source); a usage error, and nullopt, for anything else.
+std::optional<TokenizerSide> get_side(const Args& args);
+// The side of `model` that `side` names: itself for translation models; the target side, where
+// models with one vocabulary (language models, BERT) keep it, for every other model.
+TokenizerSide side_of(const Model& model, TokenizerSide side);
+
+// Token ids written "1,2, 3" or "1 2 3" (--prompt-ids, tokenize --decode) into *ids; false on
+// anything but whole numbers from 0 to INT32_MAX separated by commas or whitespace.
+bool parse_token_ids(const std::string& text, std::vector<int32_t>* ids);
 
 }  // namespace heed::cli

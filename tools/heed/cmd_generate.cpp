@@ -61,26 +61,6 @@ int fail(const std::string& message) {
   return kExitError;
 }
 
-// Parses "1,2, 3" or "1 2 3". False on anything else.
-bool parse_ids(const std::string& text, std::vector<int32_t>* ids) {
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ',' || std::isspace(static_cast<unsigned char>(text[i])))) ++i;
-    if (i == text.size()) break;
-    size_t j = i;
-    int64_t value = 0;
-    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) && j - i < 10) {
-      value = value * 10 + (text[j] - '0');
-      ++j;
-    }
-    if (j == i || value > INT32_MAX) return false;
-    if (j < text.size() && text[j] != ',' && !std::isspace(static_cast<unsigned char>(text[j]))) return false;
-    ids->push_back(static_cast<int32_t>(value));
-    i = j;
-  }
-  return true;
-}
-
 // Writes generated text; control bytes other than whitespace (raw byte tokens: ESC, BEL, ...) and
 // DEL are dropped so a terminal never receives an escape sequence from a model.
 void print_piece(std::string_view piece) {
@@ -133,7 +113,7 @@ int run_generate(const std::vector<std::string>& argv) {
   if (!(*temperature >= 0) || !std::isfinite(*temperature)) return args.usage_error("--temperature must be >= 0");
   if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--top-p must be in (0, 1]");
   std::vector<int32_t> prompt_ids;
-  if (args.has("prompt-ids") && !parse_ids(args.get("prompt-ids"), &prompt_ids)) {
+  if (args.has("prompt-ids") && !parse_token_ids(args.get("prompt-ids"), &prompt_ids)) {
     return args.usage_error("--prompt-ids takes non-negative integers separated by commas or spaces");
   }
 

@@ -1,6 +1,7 @@
 // `heed inspect FILE`: loads a .heed file with every check the runtime makes and prints what is in
 // it: producer, format version, family and every hyperparameter, tokenizer, metadata, a table of
-// all tensors and totals. A file that fails a check gives one line on stderr and exit code 1.
+// all tensors and totals; or (--vocab) one side's vocabulary. A file that fails a check gives one
+// line on stderr and exit code 1.
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "text_escape.h"
 #include "command.h"
 #include "heed/model.h"
+#include "heed/tokenizer.h"
 #include "loader/model_index.h"
 
 namespace heed::cli {
@@ -229,15 +231,42 @@ void print_model(const std::string& path, const Model& model, bool json) {
   }
 }
 
+// --vocab: the tokens of one side, one per line in id order, escaped so that no token can span
+// two lines (or hide a space at a line's end).
+int print_vocabulary(const Model& model, TokenizerSide side) {
+  std::vector<std::string> tokens;
+  const Status status = tokenizer_vocabulary(model, side_of(model, side), &tokens);
+  if (!status.is_ok()) {
+    std::fprintf(stderr, "heed inspect: %s\n", status.message().c_str());
+    return kExitError;
+  }
+  for (const std::string& token : tokens) std::printf("%s\n", token_escaped(token).c_str());
+  return kExitOk;
+}
+
+constexpr const char* kDescription =
+    "Checks a .heed file the way the runtime does and prints its producer, format version, model\n"
+    "family and hyperparameters, tokenizer, metadata, every tensor and totals.\n"
+    "\n"
+    "--vocab prints the vocabulary instead and nothing else: one token per line in id order (line N\n"
+    "holds id N-1), the source side of a translation model unless --side target (models with one\n"
+    "vocabulary have one, which either side names). Tokens are written as `heed tokenize` writes\n"
+    "pieces: control bytes, bytes that are not UTF-8, the backslash and the space as \\xNN, so a\n"
+    "token holding a line break or a terminal escape stays on its line and shows what it holds.";
+
 int run_inspect(const std::vector<std::string>& argv) {
-  Args args("inspect", "FILE",
-            "Checks a .heed file the way the runtime does and prints its producer, format version, model\n"
-            "family and hyperparameters, tokenizer, metadata, every tensor and totals.",
+  Args args("inspect", "FILE [--json | --vocab [--side source|target]]", kDescription,
             {{"json", 0, false, "", "print the report as one JSON object"},
+             {"vocab", 0, false, "", "print the vocabulary, one token per line, instead of the report"},
+             side_option(),
              {"no-mmap", 0, false, "", "read the file into memory instead of mapping it"}});
   if (!args.parse(argv)) return kExitUsage;
   if (args.help_requested()) return kExitOk;
   if (args.positionals().size() != 1) return args.usage_error("expected exactly one FILE");
+  if (args.has("vocab") && args.has("json")) return args.usage_error("give --json or --vocab, not both");
+  if (args.has("side") && !args.has("vocab")) return args.usage_error("--side goes with --vocab");
+  const auto side = get_side(args);
+  if (!side) return kExitUsage;
   const std::string& path = args.positionals()[0];
   LoadOptions options;
   options.use_mmap = !args.has("no-mmap");
@@ -248,6 +277,7 @@ int run_inspect(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "heed inspect: %s\n", status.message().c_str());
     return kExitError;
   }
+  if (args.has("vocab")) return print_vocabulary(*model, *side);
   print_model(path, *model, args.has("json"));
   return kExitOk;
 }

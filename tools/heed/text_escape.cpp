@@ -80,6 +80,18 @@ std::string text_escaped(std::string_view s) {
   return out;
 }
 
+std::string token_escaped(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  size_t start = 0;
+  for (size_t space = s.find(' '); space != std::string_view::npos; space = s.find(' ', start)) {
+    out += text_escaped(s.substr(start, space - start));
+    append_byte_escape(' ', &out);
+    start = space + 1;
+  }
+  return out + text_escaped(s.substr(start));
+}
+
 std::string line_safe(std::string_view s) {
   std::string out;
   out.reserve(s.size());

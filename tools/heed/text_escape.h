@@ -17,6 +17,11 @@ std::string json_string(std::string_view s);
 // itself become \xNN.
 std::string text_escaped(std::string_view s);
 
+// A vocabulary token as heed lists tokens (`inspect --vocab`, `tokenize`): text_escaped, and the
+// space as \x20 too, so tokens joined by spaces or one per line read back unambiguously (pieces
+// such as llama2.c's " the" begin with one) and a piece `tokenize` prints is a line of the list.
+std::string token_escaped(std::string_view s);
+
 // One output line's text: C0 controls but tab, and DEL, become \xNN (a newline inside a
 // translation would break the one-output-line-per-input-line rule, ESC would reach the terminal);
 // everything else, backslashes included, is kept.

@@ -61,6 +61,9 @@ class Tokenizer {
 
   // text -> ids; pieces missing from the vocabulary become unk_id (an error when there is none).
   Status encode(std::string_view text, std::vector<int32_t>* ids) const;
+  // The same ids with the pieces they come from (pieces[i] gives ids[i]; a piece the vocabulary
+  // lacks is kept as the tokenizer made it, beside unk_id), for tools that show how text was split.
+  Status encode_with_pieces(std::string_view text, std::vector<std::string>* pieces, std::vector<int32_t>* ids) const;
   // ids -> text; special ids are skipped; an id outside the vocabulary is an error.
   Status decode(const int32_t* ids, size_t n, std::string* text) const;
 
@@ -80,6 +83,14 @@ class Tokenizer {
 // The tokenizer of `side` of `model` (which may be destroyed afterwards: everything is copied).
 // Special ids and the language-code rule come from the file's tokenizer section and metadata.
 Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<Tokenizer>* out);
+
+// Whether `model` has a source side: translation models (a source vocabulary of their own, or one
+// shared with the target). Models with one vocabulary (language models, BERT encoders) keep it as
+// their target side, the one to ask create_tokenizer for.
+bool has_source_side(const Model& model);
+// The entries of `side`'s vocabulary in id order (the tokens create_tokenizer maps ids with),
+// without building a tokenizer.
+Status tokenizer_vocabulary(const Model& model, TokenizerSide side, std::vector<std::string>* tokens);
 
 // Building blocks, for tests and other front ends.
 Status create_whitespace_tokenizer(std::vector<std::string> vocabulary, const TokenizerOptions& options,

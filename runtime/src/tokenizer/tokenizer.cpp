@@ -83,10 +83,15 @@ int32_t Tokenizer::id(std::string_view token) const {
 
 Status Tokenizer::encode(std::string_view text, std::vector<int32_t>* ids) const {
   std::vector<std::string> pieces;
-  HEED_RETURN_IF_ERROR(encode_pieces(text, &pieces));
+  return encode_with_pieces(text, &pieces, ids);
+}
+
+Status Tokenizer::encode_with_pieces(std::string_view text, std::vector<std::string>* pieces,
+                                     std::vector<int32_t>* ids) const {
+  HEED_RETURN_IF_ERROR(encode_pieces(text, pieces));
   ids->clear();
-  ids->reserve(pieces.size());
-  for (const std::string& piece : pieces) {
+  ids->reserve(pieces->size());
+  for (const std::string& piece : *pieces) {
     int32_t i = id(piece);
     if (i < 0) {
       if (options_.unk_id < 0) {
@@ -114,16 +119,28 @@ Status Tokenizer::decode(const int32_t* ids, size_t n, std::string* text) const 
   return decode_pieces(pieces, text);
 }
 
-Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<Tokenizer>* out) {
-  const fb::Model& index = model.index();
-  const fb::Tokenizer* tok = index.tokenizer();
+bool has_source_side(const Model& model) {
+  const fb::Tokenizer* tok = model.index().tokenizer();
+  return tok && (tok->source_vocabulary() || tok->shared_vocabulary());
+}
+
+Status tokenizer_vocabulary(const Model& model, TokenizerSide side, std::vector<std::string>* tokens) {
+  const fb::Tokenizer* tok = model.index().tokenizer();
   if (!tok) return invalid_file("the model has no tokenizer section");
   const bool source = side == TokenizerSide::kSource;
   const fb::Vocabulary* vocabulary = source ? tok->source_vocabulary() : tok->target_vocabulary();
   if (!vocabulary && tok->shared_vocabulary()) vocabulary = source ? tok->target_vocabulary() : tok->source_vocabulary();
   if (!vocabulary) return invalid_file(std::string("the model has no ") + side_name(side) + " vocabulary");
+  *tokens = tokens_of(vocabulary);
+  return Status::ok();
+}
 
-  std::vector<std::string> tokens = tokens_of(vocabulary);
+Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<Tokenizer>* out) {
+  const fb::Model& index = model.index();
+  const fb::Tokenizer* tok = index.tokenizer();
+  std::vector<std::string> tokens;
+  HEED_RETURN_IF_ERROR(tokenizer_vocabulary(model, side, &tokens));
+  const bool source = side == TokenizerSide::kSource;
   const std::vector<std::string> target = tokens_of(tok->target_vocabulary());
   // The file's special ids are target ids; the source side has the same tokens under its own ids.
   auto side_id = [&](int32_t target_id) -> int32_t {

@@ -1,7 +1,10 @@
 // heed's tokenizers against MarianTokenizer: the SentencePiece models embedded in the converted
 // fixture must give exactly the pieces and ids transformers recorded, and decoding must give the
-// library's text. Also the whitespace tokenizer, OPUS-MT language tags and error cases.
+// library's text. Also each side's vocabulary against vocab.json, the whitespace tokenizer, OPUS-MT
+// language tags and error cases.
 #include <catch2/catch.hpp>
+
+#include <fstream>
 
 #include "heed/tokenizer.h"
 #include "marian_fixture.h"
@@ -9,6 +12,7 @@
 
 using heed::test::converted_marian;
 using heed::test::ints;
+using heed::test::marian_fixture_dir;
 using heed::test::marian_reference;
 
 namespace {
@@ -61,6 +65,29 @@ TEST_CASE("marian tokenizer: target side encodes and decodes like MarianTokenize
     CHECK(decoded == c["decoded"].get<std::string>());
     // Detokenization inverts tokenization of normalized text.
     CHECK(decoded == text);
+  }
+}
+
+TEST_CASE("marian tokenizer: each side's vocabulary is vocab.json in id order; pieces come with their ids") {
+  const heed::Model& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
+  CHECK(heed::has_source_side(model));
+  std::ifstream file(marian_fixture_dir() + "/vocab.json");
+  const nlohmann::json vocab = nlohmann::json::parse(file);
+  std::vector<std::string> expected(vocab.size());
+  for (const auto& [token, id] : vocab.items()) expected.at(id.get<size_t>()) = token;
+  for (const auto side : {heed::TokenizerSide::kSource, heed::TokenizerSide::kTarget}) {
+    std::vector<std::string> tokens;
+    REQUIRE(heed::tokenizer_vocabulary(model, side, &tokens).is_ok());
+    CHECK(tokens == expected);
+  }
+  const auto source = tokenizer(heed::TokenizerSide::kSource);
+  for (const auto& c : marian_reference()["sentences"]) {
+    std::vector<std::string> pieces;
+    std::vector<int32_t> ids, expected_ids = ints(c["ids"]);
+    expected_ids.pop_back();  // MarianTokenizer's </s>
+    REQUIRE(source->encode_with_pieces(c["text"].get<std::string>(), &pieces, &ids).is_ok());
+    CHECK(pieces == strings(c["pieces"]));
+    CHECK(ids == expected_ids);
   }
 }
 
@@ -122,6 +149,10 @@ TEST_CASE("whitespace tokenizer: splits on runs of blanks, maps unknown tokens t
   REQUIRE(heed::create_whitespace_tokenizer({"<unk>", "<s>", "</s>", "a", "b", "c"}, options, &t).is_ok());
   std::vector<int32_t> ids;
   REQUIRE(t->encode("  a\tb  zz c \n", &ids).is_ok());
+  CHECK(ids == std::vector<int32_t>{3, 4, 0, 5});
+  std::vector<std::string> pieces;
+  REQUIRE(t->encode_with_pieces("  a\tb  zz c \n", &pieces, &ids).is_ok());
+  CHECK(pieces == std::vector<std::string>{"a", "b", "zz", "c"});  // the unknown piece beside <unk>'s id
   CHECK(ids == std::vector<int32_t>{3, 4, 0, 5});
   const std::vector<int32_t> out = {1, 3, 5, 4, 2};
   std::string text;
