@@ -6,9 +6,12 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "args.h"
 #include "command.h"
 #include "decoding_flags.h"
+#include "generate_lines.h"
 #include "heed/generator.h"
 
 namespace heed::cli {
@@ -24,8 +27,14 @@ constexpr const char* kDescription =
     "Prompt: --prompt TEXT is tokenized with the model's tokenizer (llama2.c models: byte-fallback\n"
     "BPE; Hugging Face Llama: its SentencePiece model; Hugging Face GPT-2: byte-level BPE;\n"
     "CTranslate2 / OpenNMT models: space-separated vocabulary tokens, unknown ones mapped to\n"
-    "<unk>). --prompt-ids takes token ids instead (comma or space separated). Neither: generate\n"
+    "<unk>). --prompt-ids takes token ids instead (comma or space separated). --prompt \"\" generates\n"
     "from the start token alone.\n"
+    "\n"
+    "Neither: prompts are read from stdin, one per line, and generated --batch at a time (batches\n"
+    "give more tokens per second); each prompt's continuation is one output line, in input order\n"
+    "(a newline the model generates is written as \\x0a). A line that cannot be generated gets an\n"
+    "empty output line and a message naming it; the exit status is then 1. Greedy outputs are the\n"
+    "same as one prompt at a time; sampled ones depend on the batch (one random stream per batch).\n"
     "\n"
     "Decoding: greedy (the most likely token) when --temperature is 0, the default; otherwise\n"
     "sampling at that temperature among the --top-k most likely tokens (0: all) whose cumulative\n"
@@ -45,6 +54,7 @@ std::vector<OptionSpec> specs() {
       {"top-p", 0, true, "P", "sample from the smallest set reaching probability P (default 1)"},
       {"seed", 's', true, "S", "random seed for sampling (default 0)"},
       {"stop", 0, true, "TEXT", "stop when the generated text contains TEXT, which is not printed (repeatable)"},
+      {"batch", 0, true, "N", "prompts from stdin generated together (default 8)"},
       {"max-context", 0, true, "N", "positions per generation (default: the model's limit, or 1024)"},
       threads_option(),
       backend_option(),
@@ -93,81 +103,108 @@ bool on_token(void* user, int32_t id, std::string_view text) {
   return !stopped;
 }
 
-int run_generate(const std::vector<std::string>& argv) {
-  Args args("generate", "-m MODEL.heed [--prompt TEXT | --prompt-ids IDS] [--max-len N] [options]", kDescription, specs());
-  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
-  if (args.has("prompt") && args.has("prompt-ids")) return args.usage_error("give --prompt or --prompt-ids, not both");
+// The command line's decoding settings; false after a usage error.
+struct Settings {
+  GeneratorOptions generator;
+  GenerateOptions generate;
+  ControlFlags controls;
+  std::vector<int32_t> prompt_ids;
+  bool from_stdin = false;
+  size_t batch = 8;
+};
+
+bool parse_settings(const Args& args, Settings* s) {
   const auto tokens = args.get_int("max-len", 256, 1, 1 << 20);
   const auto top_k = args.get_int("top-k", 0, 0, 1 << 30);
   const auto seed = args.get_int("seed", 0, 0, INT64_MAX);
   const auto context = args.get_int("max-context", 0, 0, 1 << 20);
   const auto threads = args.get_int("threads", 1, 0, 256);
+  const auto batch = args.get_int("batch", 8, 1, 1024);
   const auto temperature = args.get_double("temperature", 0.0);
   const auto top_p = args.get_double("top-p", 1.0);
   const auto backend = get_backend(args);
-  ControlFlags control_flags;
-  if (!tokens || !top_k || !seed || !context || !threads || !temperature || !top_p || !backend ||
-      !get_control_flags(args, &control_flags)) {
-    return kExitUsage;
+  if (!tokens || !top_k || !seed || !context || !threads || !batch || !temperature || !top_p || !backend ||
+      !get_control_flags(args, &s->controls)) {
+    return false;
   }
-  if (!(*temperature >= 0) || !std::isfinite(*temperature)) return args.usage_error("--temperature must be >= 0");
-  if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--top-p must be in (0, 1]");
-  std::vector<int32_t> prompt_ids;
-  if (args.has("prompt-ids") && !parse_token_ids(args.get("prompt-ids"), &prompt_ids)) {
-    return args.usage_error("--prompt-ids takes non-negative integers separated by commas or spaces");
+  if (!(*temperature >= 0) || !std::isfinite(*temperature)) return args.usage_error("--temperature must be >= 0"), false;
+  if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--top-p must be in (0, 1]"), false;
+  if (args.has("prompt-ids") && !parse_token_ids(args.get("prompt-ids"), &s->prompt_ids)) {
+    return args.usage_error("--prompt-ids takes non-negative integers separated by commas or spaces"), false;
   }
+  s->from_stdin = !args.has("prompt") && !args.has("prompt-ids");
+  s->batch = static_cast<size_t>(*batch);
+  GeneratorOptions& g = s->generator;
+  g.max_context = static_cast<size_t>(*context);
+  // One prompt: the session is planned for this run (the start token, the prompt, a tokenizer
+  // making at most one piece per byte plus a word-boundary piece, and the new tokens). Prompts from
+  // stdin are not known in advance: the model's context.
+  const size_t prompt_bound = args.has("prompt-ids") ? s->prompt_ids.size() : args.get("prompt").size() + 1;
+  g.positions_needed = s->from_stdin ? 0 : 1 + prompt_bound + static_cast<size_t>(*tokens);
+  g.max_batch = s->from_stdin ? s->batch : 1;
+  g.threads = static_cast<size_t>(*threads);
+  g.backend = *backend;
+  g.load = load_options(args);
+  GenerateOptions& o = s->generate;
+  o.max_new_tokens = static_cast<size_t>(*tokens);
+  o.temperature = static_cast<float>(*temperature);
+  o.top_k = static_cast<size_t>(*top_k);
+  o.top_p = static_cast<float>(*top_p);
+  o.seed = static_cast<uint64_t>(*seed);
+  return true;
+}
 
-  GeneratorOptions gopts;
-  gopts.max_context = static_cast<size_t>(*context);
-  // The session is planned for this run: the start token, the prompt (a tokenizer makes at most
-  // one piece per byte, plus a word-boundary piece) and the new tokens.
-  const size_t prompt_bound = args.has("prompt-ids") ? prompt_ids.size() : args.get("prompt").size() + 1;
-  gopts.positions_needed = 1 + prompt_bound + static_cast<size_t>(*tokens);
-  gopts.threads = static_cast<size_t>(*threads);
-  gopts.backend = *backend;
-  gopts.load = load_options(args);
-  std::unique_ptr<Generator> generator;
-  Status st = Generator::open(args.get("model"), gopts, &generator);
-  if (!st) return fail(st.message());
-  if (args.has("prompt")) {
-    st = generator->encode(args.get("prompt"), &prompt_ids);
-    if (!st) return fail(st.message());
-  }
-
-  GenerateOptions options;
-  options.max_new_tokens = static_cast<size_t>(*tokens);
-  options.temperature = static_cast<float>(*temperature);
-  options.top_k = static_cast<size_t>(*top_k);
-  options.top_p = static_cast<float>(*top_p);
-  options.seed = static_cast<uint64_t>(*seed);
-  ControlIds control_ids;
-  st = control_ids.map(control_flags, [&](const std::string& t) { return generator->token_id(t); });
-  if (!st) return fail(st.message());
-  control_ids.bind(control_flags, &options.controls);
-
+// One prompt (--prompt or --prompt-ids), streamed token by token.
+int generate_one(Generator& generator, const GenerateOptions& options, const std::vector<int32_t>& prompt_ids,
+                 const Args& args) {
   StreamState state;
   state.ids = args.has("ids");
   state.stop = StopStrings(args.get_all("stop"));
   if (args.has("echo") && !state.ids) {
-    int32_t previous = generator->bos_id();
+    int32_t previous = generator.bos_id();
     for (int32_t id : prompt_ids) {
-      if (id >= 0 && static_cast<size_t>(id) < generator->vocab_size()) print_piece(generator->piece(previous, id));
+      if (id >= 0 && static_cast<size_t>(id) < generator.vocab_size()) print_piece(generator.piece(previous, id));
       previous = id;
     }
     // Whitespace tokens: the continuation's first token comes without its separating space.
-    if (!prompt_ids.empty() && generator->tokenizer_kind() == TokenizerKind::Whitespace) print_piece(" ");
+    if (!prompt_ids.empty() && generator.tokenizer_kind() == TokenizerKind::Whitespace) print_piece(" ");
   }
   Generation result;
-  st = generator->generate(prompt_ids.data(), prompt_ids.size(), options, &on_token, &state, &result);
+  const Status st = generator.generate(prompt_ids.data(), prompt_ids.size(), options, &on_token, &state, &result);
   state.stop.flush(&state.ready);
   print_piece(state.ready);
-  if (!st) {
-    std::fputc('\n', stdout);
-    return fail(st.message());
-  }
   std::fputc('\n', stdout);
   std::fflush(stdout);
-  return kExitOk;
+  return st ? kExitOk : fail(st.message());
+}
+
+int run_generate(const std::vector<std::string>& argv) {
+  Args args("generate", "-m MODEL.heed [--prompt TEXT | --prompt-ids IDS | < prompts] [--max-len N] [options]",
+            kDescription, specs());
+  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
+  if (args.has("prompt") && args.has("prompt-ids")) return args.usage_error("give --prompt or --prompt-ids, not both");
+  Settings s;
+  if (!parse_settings(args, &s)) return kExitUsage;
+  std::unique_ptr<Generator> generator;
+  Status st = Generator::open(args.get("model"), s.generator, &generator);
+  if (!st) return fail(st.message());
+  ControlIds control_ids;
+  st = control_ids.map(s.controls, [&](const std::string& t) { return generator->token_id(t); });
+  if (!st) return fail(st.message());
+  control_ids.bind(s.controls, &s.generate.controls);
+  if (s.from_stdin) {
+    GenerateLinesSettings lines;
+    lines.batch = s.batch;
+    lines.ids = args.has("ids");
+    lines.echo = args.has("echo");
+    lines.stop = args.get_all("stop");
+    return generate_lines(*generator, s.generate, lines, STDIN_FILENO);
+  }
+  if (args.has("prompt")) {
+    st = generator->encode(args.get("prompt"), &s.prompt_ids);
+    if (!st) return fail(st.message());
+  }
+  return generate_one(*generator, s.generate, s.prompt_ids, args);
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ struct GeneratorOptions {
   // file claiming millions of positions does not size the arena of a 20-token run.
   size_t positions_needed = 0;
   ArenaOptions arena;  // session memory: allocate (default) or the caller's buffer
+  size_t max_batch = 1;  // prompts per generate_batch() call (the session is planned for them)
   size_t threads = 1;  // session threads; 0: one per core (create_step_model)
   Backend backend = Backend::kAuto;  // GEMM backend of f32 layers (heed/step_model.h)
   LoadOptions load;  // how open() reads the file (mapped by default)
@@ -109,6 +110,12 @@ class Generator {
   Status generate(const int32_t* prompt, size_t prompt_length, const GenerateOptions& options,
                   TokenCallback on_token, void* user, Generation* out);
 
+  // Batch layer (no allocation): `prompts` (as in generate(), at most max_batch of them) are
+  // generated together, greedily or sampled (one PRNG stream for the batch, so sampled outputs
+  // depend on the batch); the results are those generate() gives for each prompt alone when greedy.
+  // No streaming. out[i]: prompt i's continuation, views valid until the next call.
+  Status generate_batch(const TokenBatch& prompts, const GenerateOptions& options, Generation* out);
+
   // Text layer. encode(): the prompt's ids (no start token). generate_text(): the continuation,
   // streamed piece by piece to `on_text` (optional) and returned in *out; generation stops at the
   // first of `stop` that appears in the text, which is left out (StopStrings).
@@ -133,6 +140,11 @@ class Generator {
  private:
   Generator() = default;
   static bool forward_token(void* self, size_t sentence, size_t step, int32_t token);
+  // Checks one prompt and splits it into the first decoder input and the forced rest.
+  Status split_prompt(const int32_t* prompt, size_t length, int32_t* first, const int32_t** rest,
+                      size_t* rest_length) const;
+  // The engine's options for `options` and a longest forced prompt of `longest_rest` tokens.
+  Status decode_options(const GenerateOptions& options, size_t longest_rest, DecodeOptions* d) const;
 
   std::unique_ptr<Model> owned_model_;  // open() only; destroyed last
   std::unique_ptr<StepModel> step_model_;
@@ -157,6 +169,10 @@ class Generator {
   TokenCallback on_token_ = nullptr;
   void* user_ = nullptr;
   size_t prefix_offsets_[2] = {0, 0};
+  // generate_batch(): the first inputs and forced prompts of a batch, sized at creation.
+  std::vector<int32_t> batch_starts_, batch_prefix_ids_;
+  std::vector<size_t> batch_prefix_offsets_;
+  size_t batch_budget_ = 0;  // max_new_tokens of the running generate_batch()
 };
 
 }  // namespace heed

@@ -82,6 +82,16 @@ class StepModel {
     (void)rows;
   }
 
+  // Greedy batches drop finished sentences: rows keep[0] < keep[1] < ... < keep[count - 1] become
+  // rows 0 .. count - 1 (each with its cached state), and later step() calls run those rows only.
+  // False: this model cannot move a row to another sentence's place (its rows hold per-sentence
+  // state such as an encoded source); the engine then keeps running the finished rows.
+  virtual bool compact_rows(const int32_t* keep, size_t count) {
+    (void)keep;
+    (void)count;
+    return false;
+  }
+
   // Beam bookkeeping: after this call, row r continues from the state of row parents[r] (cache
   // entries of positions < current step are copied/permuted). rows as in the last step().
   virtual void reorder(const int32_t* parents, size_t rows) = 0;

@@ -47,4 +47,18 @@ void KvCache::reorder(const int32_t* parents, size_t rows, size_t beam, size_t l
   }
 }
 
+void KvCache::compact(const int32_t* keep, size_t count, size_t length) const {
+  const size_t bytes = length * shape_.kv_dim * sizeof(float);
+  for (size_t l = 0; l < shape_.layers; ++l) {
+    for (float* cache : {keys(l), values(l)}) {
+      // keep is increasing, so row k's source is at or after k: in order, nothing is overwritten
+      // before it is read.
+      for (size_t k = 0; k < count; ++k) {
+        const size_t from = static_cast<size_t>(keep[k]);
+        if (from != k) std::memmove(cache + k * row_stride(), cache + from * row_stride(), bytes);
+      }
+    }
+  }
+}
+
 }  // namespace heed::blocks

@@ -33,6 +33,9 @@ class KvCache {
   // Beam search: row r continues from row parents[r] (same sentence, rows / beam of them); the
   // first `length` positions move. Invalid parents change nothing.
   void reorder(const int32_t* parents, size_t rows, size_t beam, size_t length) const;
+  // Rows keep[k] (increasing) move to rows k, their first `length` positions (greedy batches
+  // dropping finished sentences).
+  void compact(const int32_t* keep, size_t count, size_t length) const;
 
  private:
   KvCacheShape shape_;

@@ -52,6 +52,7 @@ void lay_out(DecodingEngine::Storage& s, Layout& l) {
   l.take(&s.inputs, r);
   l.take(&s.parents, r);
   l.take(&s.next_tokens, r);
+  l.take(&s.row_sentences, r);
   for (int i = 0; i < 2; ++i) {
     l.take(&s.history_ids[i], r, t);
     l.take(&s.history_log_probs[i], r, t);

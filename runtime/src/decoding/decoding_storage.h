@@ -44,6 +44,7 @@ struct DecodingEngine::Storage {
   int32_t* inputs = nullptr;      // [rows]
   int32_t* parents = nullptr;     // [rows]
   int32_t* next_tokens = nullptr; // [rows]
+  int32_t* row_sentences = nullptr; // [rows] greedy: the sentence of each row the model runs
 
   // Per-row histories (double-buffered: beam reordering copies from one into the other).
   int32_t* history_ids[2] = {nullptr, nullptr};    // [rows, max_steps]

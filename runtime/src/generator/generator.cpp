@@ -106,7 +106,8 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
     for (size_t i = 0; i < g->tokens_.size(); ++i) g->ids_.emplace(g->tokens_[i], static_cast<int32_t>(i));
   }
 
-  StepModelLimits limits{1, 1, 0, context};
+  if (options.max_batch == 0) return invalid_argument("max_batch must be at least 1");
+  StepModelLimits limits{options.max_batch, 1, 0, context};
   limits.backend = options.backend;
   HEED_RETURN_IF_ERROR(create_step_model(model, limits, options.arena, &g->step_model_, options.threads));
   g->model_bos_ = g->step_model_->bos_id();
@@ -114,6 +115,9 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   g->start_model_ = std::make_unique<generation::StartTokenModel>(
       g->step_model_.get(), g->model_bos_ >= 0 ? g->model_bos_ : g->step_model_->eos_id());
   HEED_RETURN_IF_ERROR(DecodingEngine::create(g->start_model_.get(), DecodingLimits{1, g->unk_id_}, &g->engine_));
+  g->batch_starts_.resize(options.max_batch);
+  g->batch_prefix_ids_.resize(options.max_batch * context);
+  g->batch_prefix_offsets_.resize(options.max_batch + 1);
   *out = std::move(g);
   return Status::ok();
 }
@@ -134,47 +138,73 @@ bool Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
   return g.on_token_ == nullptr || g.on_token_(g.user_, token, g.piece(previous, token));
 }
 
-Status Generator::generate(const int32_t* prompt, size_t prompt_length, const GenerateOptions& options,
-                           TokenCallback on_token, void* user, Generation* out) {
-  if (out == nullptr) return invalid_argument("generate: no output");
-  if (prompt_length > 0 && prompt == nullptr) return invalid_argument("generate: prompt ids are missing");
-  const size_t context = max_context();
+Status Generator::split_prompt(const int32_t* prompt, size_t length, int32_t* first, const int32_t** rest,
+                               size_t* rest_length) const {
+  if (length > 0 && prompt == nullptr) return invalid_argument("generate: prompt ids are missing");
   // Without a start token, the prompt's first token is the first input and the rest is forced.
-  int32_t first = model_bos_;
+  *first = model_bos_;
+  *rest = prompt;
+  *rest_length = length;
   if (model_bos_ < 0) {
-    if (prompt_length == 0) {
-      return invalid_argument("this model has no start token: give a prompt of at least one token");
-    }
+    if (length == 0) return invalid_argument("this model has no start token: give a prompt of at least one token");
     if (prompt[0] < 0 || static_cast<size_t>(prompt[0]) >= vocab_size()) {
       return invalid_argument("prompt token id " + std::to_string(prompt[0]) + " is outside the vocabulary (size " +
                               std::to_string(vocab_size()) + ")");
     }
-    first = prompt[0];
-    ++prompt;
-    --prompt_length;
+    *first = prompt[0];
+    *rest = prompt + 1;
+    *rest_length = length - 1;
   }
   // The first input takes position 0, so a forced prompt of P tokens leaves context - P steps, the
   // first of which predicts from the prompt's last token.
-  if (prompt_length >= context) {
-    return Status(StatusCode::kLimitExceeded, "the prompt has " + std::to_string(prompt_length) +
-                                                  " tokens; the context allows at most " + std::to_string(context - 1));
+  if (*rest_length >= max_context()) {
+    return Status(StatusCode::kLimitExceeded, "the prompt has " + std::to_string(*rest_length) +
+                                                  " tokens; the context allows at most " +
+                                                  std::to_string(max_context() - 1));
   }
+  return Status::ok();
+}
+
+Status Generator::decode_options(const GenerateOptions& options, size_t longest_rest, DecodeOptions* d) const {
   if (options.max_new_tokens == 0) return invalid_argument("max_new_tokens must be at least 1");
   if (!(options.temperature >= 0.0f) || !std::isfinite(options.temperature)) {
     return invalid_argument("temperature must be a finite number >= 0");
   }
   if (!(options.top_p > 0.0f && options.top_p <= 1.0f)) return invalid_argument("top_p must be in (0, 1]");
-  const size_t new_tokens = std::min(options.max_new_tokens, context - prompt_length);
+  // Every sentence of a batch gets the same decoder steps; a shorter prompt's continuation may
+  // use them (it ends at max_new_tokens all the same: see generate_batch).
+  const size_t new_tokens = std::min(options.max_new_tokens, max_context() - longest_rest);
+  d->beam_size = 1;
+  d->max_length = longest_rest + new_tokens;
+  d->sampling_top_k = options.temperature == 0.0f ? 1 : options.top_k;
+  d->sampling_temperature = options.temperature == 0.0f ? 1.0f : options.temperature;
+  d->sampling_top_p = options.top_p;
+  d->seed = options.seed;
+  d->controls = options.controls;
+  d->controls.prefix_in_history = false;  // the prompt is not part of what the controls look at
+  return Status::ok();
+}
 
+// The continuation of hypothesis h after a forced prompt of `rest` tokens, at most `budget` long.
+static Generation continuation(const Hypothesis& h, size_t rest, size_t budget) {
+  Generation g;
+  g.ids = h.ids + rest;
+  const size_t generated = h.length - rest;
+  g.length = std::min(generated, budget);
+  g.finished_with_eos = h.finished_with_eos && generated < budget;
+  float sum = 0;
+  for (size_t t = rest; t < rest + g.length + (g.finished_with_eos ? 1 : 0); ++t) sum += h.token_log_probs[t];
+  g.log_prob = sum;
+  return g;
+}
+
+Status Generator::generate(const int32_t* prompt, size_t prompt_length, const GenerateOptions& options,
+                           TokenCallback on_token, void* user, Generation* out) {
+  if (out == nullptr) return invalid_argument("generate: no output");
+  int32_t first;
+  HEED_RETURN_IF_ERROR(split_prompt(prompt, prompt_length, &first, &prompt, &prompt_length));
   DecodeOptions d;
-  d.beam_size = 1;
-  d.max_length = prompt_length + new_tokens;
-  d.sampling_top_k = options.temperature == 0.0f ? 1 : options.top_k;
-  d.sampling_temperature = options.temperature == 0.0f ? 1.0f : options.temperature;
-  d.sampling_top_p = options.top_p;
-  d.seed = options.seed;
-  d.controls = options.controls;
-  d.controls.prefix_in_history = false;  // the prompt is not part of what the controls look at
+  HEED_RETURN_IF_ERROR(decode_options(options, prompt_length, &d));
   d.on_token = &Generator::forward_token;
   d.on_token_user = this;
 
@@ -197,13 +227,46 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
   on_token_ = nullptr;
   user_ = nullptr;
   if (!status.is_ok()) return status;
-  const Hypothesis& h = result.at(0, 0);
-  out->ids = h.ids + prompt_length;
-  out->length = h.length - prompt_length;
-  out->finished_with_eos = h.finished_with_eos;
-  float sum = 0;
-  for (size_t t = prompt_length; t < h.num_log_probs; ++t) sum += h.token_log_probs[t];
-  out->log_prob = sum;
+  *out = continuation(result.at(0, 0), prompt_length, options.max_new_tokens);
+  return Status::ok();
+}
+
+Status Generator::generate_batch(const TokenBatch& prompts, const GenerateOptions& options, Generation* out) {
+  if (out == nullptr && prompts.size > 0) return invalid_argument("generate_batch: no output");
+  if (prompts.size > batch_starts_.size()) {
+    return Status(StatusCode::kLimitExceeded, std::to_string(prompts.size) + " prompts; this generator takes " +
+                                                  std::to_string(batch_starts_.size()) + " at a time (max_batch)");
+  }
+  if (prompts.size > 0 && prompts.offsets == nullptr) return invalid_argument("generate_batch: no offsets");
+  size_t longest = 0;
+  batch_prefix_offsets_[0] = 0;
+  for (size_t i = 0; i < prompts.size; ++i) {
+    const int32_t* rest;
+    size_t rest_length;
+    HEED_RETURN_IF_ERROR(split_prompt(prompts.sequence(i), prompts.length(i), &batch_starts_[i], &rest, &rest_length));
+    std::copy(rest, rest + rest_length, batch_prefix_ids_.begin() + static_cast<std::ptrdiff_t>(batch_prefix_offsets_[i]));
+    batch_prefix_offsets_[i + 1] = batch_prefix_offsets_[i] + rest_length;
+    longest = std::max(longest, rest_length);
+  }
+  DecodeOptions d;
+  HEED_RETURN_IF_ERROR(decode_options(options, longest, &d));
+  // A sentence with a shorter prompt stops at its own budget of new tokens.
+  batch_budget_ = options.max_new_tokens;
+  d.on_token = [](void* self, size_t sentence, size_t step, int32_t) {
+    const Generator& g = *static_cast<const Generator*>(self);
+    const size_t rest = g.batch_prefix_offsets_[sentence + 1] - g.batch_prefix_offsets_[sentence];
+    return step + 1 < rest + g.batch_budget_;
+  };
+  d.on_token_user = this;
+  const TokenBatch prefixes{batch_prefix_ids_.data(), batch_prefix_offsets_.data(), prompts.size};
+  start_model_->set_starts(batch_starts_.data());
+  DecodeOutput result;
+  const Status status = engine_->decode(nullptr, prompts.size, d, &prefixes, &result);
+  start_model_->set_starts(nullptr);
+  if (!status.is_ok()) return status;
+  for (size_t i = 0; i < prompts.size; ++i) {
+    out[i] = continuation(result.at(i, 0), prefixes.length(i), options.max_new_tokens);
+  }
   return Status::ok();
 }
 

@@ -34,6 +34,7 @@ class DecoderOnly final : public StepSession {
   // Invalid calls leave the caches untouched and fill log_probs with NaN (as EncoderDecoder).
   void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) override;
   void reorder(const int32_t* parents, size_t rows) override;
+  bool compact_rows(const int32_t* keep, size_t count) override;
 
   const blocks::StackConfig& config() const { return stack_.config; }
 

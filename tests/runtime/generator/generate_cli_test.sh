@@ -20,7 +20,7 @@ $emu "$heed" convert "$stories" -o "$dir/i8.heed" --quiet 2>"$dir/err" || fail "
 $emu "$heed" convert "$lm" -o "$dir/lm.heed" --quiet 2>"$dir/err" || fail "convert onmt-lm: $(cat "$dir/err")"
 
 for m in f32 i8; do
-  $emu "$heed" generate -m "$dir/$m.heed" --max-len 40 >"$dir/$m.out" 2>"$dir/err" || fail "generate $m: $(cat "$dir/err")"
+  $emu "$heed" generate -m "$dir/$m.heed" --prompt "" --max-len 40 >"$dir/$m.out" 2>"$dir/err" || fail "generate $m: $(cat "$dir/err")"
   case "$(cat "$dir/$m.out")" in "$story"*) ;; *) fail "generate $m: $(cat "$dir/$m.out")" ;; esac
 done
 
@@ -33,8 +33,8 @@ out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 403,407 --max-len 3 
 [ "$out" = "261 378 432" ] || fail "--prompt-ids / --ids: '$out'"
 
 # Sampling: the same seed gives the same text.
-a=$($emu "$heed" generate -m "$dir/f32.heed" --max-len 40 --temperature 0.9 --top-k 40 --seed 5)
-b=$($emu "$heed" generate -m "$dir/f32.heed" --max-len 40 --temperature 0.9 --top-k 40 --seed 5)
+a=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "" --max-len 40 --temperature 0.9 --top-k 40 --seed 5)
+b=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "" --max-len 40 --temperature 0.9 --top-k 40 --seed 5)
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "sampling is not reproducible: '$a' vs '$b'"
 
 # onmt-lm: the first prompt of src-gen.txt continues with "you !".
@@ -69,6 +69,26 @@ $emu "$heed" generate -m "$dir/lm.heed" --prompt "a" --repetition-penalty 0 >/de
 [ $rc -eq 2 ] || fail "--repetition-penalty 0: exit $rc"
 $emu "$heed" generate -m "$dir/lm.heed" --prompt "a" --end-token no-such-token >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "no-such-token" "$dir/err" || fail "unknown --end-token: exit $rc: $(cat "$dir/err")"
+
+# Prompts from stdin, one per line, in batches: each line's output is what --prompt gives alone
+# (greedy), whatever the batch size; an empty line generates from the start token.
+printf 'Once upon a time\n\nThe dog\nLily went to\nOne day, a little\n' >"$dir/prompts"
+for b in 1 3 8; do
+  $emu "$heed" generate -m "$dir/i8.heed" --max-len 24 --batch $b <"$dir/prompts" >"$dir/batch$b" 2>"$dir/err" ||
+    fail "stdin --batch $b: exit $?: $(cat "$dir/err")"
+  [ "$(wc -l <"$dir/batch$b")" -eq 5 ] || fail "stdin --batch $b: $(wc -l <"$dir/batch$b") lines for 5 prompts"
+done
+cmp -s "$dir/batch1" "$dir/batch3" && cmp -s "$dir/batch1" "$dir/batch8" || fail "stdin: the batch size changed the output"
+head -1 "$dir/batch8" | grep -q '^, there was a little girl named Lily' || fail "stdin first line: $(head -1 "$dir/batch8")"
+[ "$(sed -n 3p "$dir/batch8")" = "$($emu "$heed" generate -m "$dir/i8.heed" --prompt "The dog" --max-len 24)" ] ||
+  fail "stdin line 3 differs from --prompt: $(sed -n 3p "$dir/batch8")"
+# A line that cannot be generated (a model without a start token, an empty line) is an empty
+# output line and a message naming it; the lines after it are generated.
+printf '%s\n\n%s\n' "$(sed -n 1p "$shared/data/lm-prompts/src-gen.txt")" "$(sed -n 2p "$shared/data/lm-prompts/src-gen.txt")" |
+  $emu "$heed" generate -m "$dir/lm.heed" --max-len 20 >"$dir/lm.lines" 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q '^heed generate: line 2: ' "$dir/err" && [ "$(wc -l <"$dir/lm.lines")" -eq 3 ] &&
+  [ "$(sed -n 1p "$dir/lm.lines")" = "you !" ] && [ -z "$(sed -n 2p "$dir/lm.lines")" ] && [ -n "$(sed -n 3p "$dir/lm.lines")" ] ||
+  fail "stdin with a bad line: exit $rc: $(cat "$dir/lm.lines") / $(cat "$dir/err")"
 
 # Errors: usage (exit 2), runtime (exit 1, one line).
 $emu "$heed" generate --max-len 3 >/dev/null 2>"$dir/err"; rc=$?
