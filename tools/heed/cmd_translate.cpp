@@ -43,12 +43,19 @@ constexpr const char* kDescription =
     "Input and output are plain UTF-8 text: a model with a SentencePiece tokenizer splits each line\n"
     "with its source model (adding the end token when the model was trained so) and its best\n"
     "hypotheses are detokenized with the target model; a model whose tokenizer is 'whitespace'\n"
-    "reads and writes space-separated tokens of its vocabularies. --tokens makes input, prefixes and\n"
-    "output space-separated tokens for every model (unknown tokens map to the unknown token).\n"
+    "reads and writes space-separated tokens of its vocabularies (when most words of a line are not\n"
+    "in its source vocabulary, a warning says so, once). --tokens makes input, prefixes and output\n"
+    "space-separated tokens for every model (unknown tokens map to the unknown token).\n"
     "\n"
     "An empty input line gives an empty output line (n-best: one line 'I |||  ||| 0').\n"
-    "A sentence with more tokens than --max-source-len is an error naming the line (exit 1): nothing is\n"
-    "truncated silently. Decoding: --beam 1 is greedy search (or sampling with --sampling-topk).\n"
+    "Lengths: --max-source-len and --max-len default to 256, or to the model's positions when it has\n"
+    "fewer (a learned position table); larger values than the model's are refused. A sentence with\n"
+    "more tokens than --max-source-len allows is truncated to its first tokens, as CTranslate2's\n"
+    "max_input_length does (an end token the model reads stays last), with one warning naming the\n"
+    "line on stderr. --on-long-input error reports the line instead and writes it as an empty line\n"
+    "(n-best: 'I |||  ||| 0'); the other lines are translated all the same, and the exit status is 1.\n"
+    "Either way every input line gets its output line. Decoding: --beam 1 is greedy search (or\n"
+    "sampling with --sampling-topk).\n"
     "The defaults are CTranslate2's translate defaults (beam 2, length penalty 1, min length 1,\n"
     "max length 256, patience 1) and beam search is CTranslate2's algorithm, so outputs match it.\n"
     "Scores are the sum of the token log-probs after the prefix / length^length-penalty, the\n"
@@ -71,7 +78,8 @@ std::vector<OptionSpec> specs() {
       model_option("the model to translate with (required)"),
       {"beam", 'b', true, "N", "beam size (default 2; 1: greedy)"},
       {"n-best", 'n', true, "N", "hypotheses per sentence, at most the beam size (default 1)"},
-      {"max-len", 0, true, "N", "maximum target tokens, end token included (default 256)"},
+      {"max-len", 0, true, "N", "maximum target tokens, end token included (default 256, or the model's "
+                                "positions if fewer)"},
       {"min-len", 0, true, "N", "minimum target tokens before the end token (default 1: never empty)"},
       {"length-penalty", 0, true, "X", "score = log-prob / length^X, end token counted (default 1; 0: raw log-prob)"},
       {"patience", 0, true, "X", "beam search stops after round(beam x X) finished hypotheses (default 1)"},
@@ -79,7 +87,9 @@ std::vector<OptionSpec> specs() {
       {"read-ahead", 0, true, "N", "batches read ahead and sorted by length (default 8; 1: batches in input order)"},
       {"max-line-bytes", 0, true, "N", "a longer input line is reported, written as an empty line and dropped "
                                        "(default 1048576; the exit status is then 1)"},
-      {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
+      {"max-source-len", 0, true, "N", "longest source in tokens (default 256, or the model's positions if fewer)"},
+      {"on-long-input", 0, true, "MODE", "a longer source: truncate (default; a warning names the line) or error "
+                                         "(written as an empty line; the exit status is then 1)"},
       threads_option(),
       backend_option(),
       {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line"},
@@ -109,12 +119,13 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   s->attention_json_path = args.get("attention-json");
   auto beam = args.get_int("beam", 2, 1, 64);
   auto n_best = args.get_int("n-best", 1, 1, 64);
-  auto max_len = args.get_int("max-len", 256, 1, 4096);
+  // Lengths not given are 0: the Translator's default for the model (256, or its positions if fewer).
+  auto max_len = args.get_int("max-len", 0, 1, 4096);
   auto min_len = args.get_int("min-len", 1, 0, 4096);
   auto batch = args.get_int("batch", s->capture() ? 1 : 16, 1, 1024);
   auto read_ahead = args.get_int("read-ahead", 8, 1, 1024);
   auto max_line_bytes = args.get_int("max-line-bytes", 1 << 20, 1, int64_t{1} << 40);
-  auto max_source = args.get_int("max-source-len", 256, 1, 65536);
+  auto max_source = args.get_int("max-source-len", 0, 1, 65536);
   auto top_k = args.get_int("top-k", 1, 0, 1 << 30);
   auto threads = args.get_int("threads", 1, 0, 256);
   const auto backend = get_backend(args);
@@ -128,6 +139,11 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
     return kExitUsage;
   }
   if (!(*patience > 0 && *patience <= 1000)) return args.usage_error("--patience must be in (0, 1000]");
+  const std::string on_long_input = args.get("on-long-input", "truncate");
+  if (on_long_input != "truncate" && on_long_input != "error") {
+    return args.usage_error("--on-long-input wants truncate or error, got '" + on_long_input + "'");
+  }
+  s->truncate_long = on_long_input == "truncate";
   s->model_path = args.get("model");
   s->load = load_options(args);
   s->batch = static_cast<size_t>(*batch);
@@ -161,6 +177,21 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   return std::nullopt;
 }
 
+// Lengths the user gave above the model's positions, named as typed (the session's own message
+// names its fields). Lengths left to the model (0) fit by construction.
+std::optional<int> check_lengths(const Args& args, const Model& model, const StepModelLimits& limits) {
+  const PositionLimits positions = model.position_limits();
+  if (positions.source != 0 && limits.max_source_len > positions.source) {
+    return args.usage_error("--max-source-len " + std::to_string(limits.max_source_len) + " exceeds the model's " +
+                            std::to_string(positions.source) + " source positions");
+  }
+  if (positions.target != 0 && limits.max_target_len > positions.target) {
+    return args.usage_error("--max-len " + std::to_string(limits.max_target_len) + " exceeds the model's " +
+                            std::to_string(positions.target) + " target positions");
+  }
+  return std::nullopt;
+}
+
 int run_translate(const std::vector<std::string>& argv) {
   Args args("translate", "-m MODEL.heed [options] < input > output", kDescription, specs());
   TranslateSettings settings;
@@ -175,9 +206,11 @@ int run_translate(const std::vector<std::string>& argv) {
   std::unique_ptr<Model> model;
   Status st = Model::open(settings.model_path, settings.load, &model);
   if (!st) return translate_error(st.message());
+  if (const auto exit_code = check_lengths(args, *model, settings.translator.limits)) return *exit_code;
   std::unique_ptr<Translator> translator;
   st = Translator::create(*model, settings.translator, &translator);
   if (!st) return translate_error(st.message());
+  settings.decode.max_length = translator->limits().max_target_len;  // --max-len, or the model's default
   // The controls' tokens are target tokens.
   ControlIds control_ids;
   st = control_ids.map(control_flags, [&](const std::string& t) { return translator->target_vocabulary().id(t); });

@@ -45,7 +45,6 @@ int TranslateStream::run(int fd) {
   std::string line;
   size_t index = 0;
   LineReader input(fd, settings_.max_line_bytes);
-  bool skipped = false;  // a line over --max-line-bytes: reported, written empty, the rest goes on
   for (;;) {
     if (!lines_.empty() && !input.ready()) {
       if (int rc = flush()) return rc;
@@ -54,11 +53,11 @@ int TranslateStream::run(int fd) {
     if (input.too_long()) {
       translate_error("line " + std::to_string(index + 1) + " has more than --max-line-bytes (" +
                       std::to_string(settings_.max_line_bytes) + ") bytes: written as an empty line");
-      skipped = true;
+      lost_line_ = true;
     }
     std::vector<std::string> prefix;
     if (int rc = read_prefix(index, &prefix)) return rc;
-    if (int rc = add_line(index, line, std::move(prefix))) return rc;
+    add_line(index, line, std::move(prefix));
     ++index;
     if (pending_.size() >= window_ || lines_.size() >= window_) {
       if (int rc = flush()) return rc;
@@ -66,7 +65,7 @@ int TranslateStream::run(int fd) {
   }
   if (int rc = flush()) return rc;  // what was read before an error is still translated
   if (!input.error().empty()) return translate_error("reading the input: " + input.error());
-  return skipped ? kExitError : kExitOk;
+  return lost_line_ ? kExitError : kExitOk;
 }
 
 int TranslateStream::read_prefix(size_t index, std::vector<std::string>* prefix) {
@@ -90,36 +89,76 @@ int TranslateStream::read_prefix(size_t index, std::vector<std::string>* prefix)
   return kExitOk;
 }
 
-int TranslateStream::add_line(size_t index, const std::string& line, std::vector<std::string> prefix) {
+// A line whose sentence fails (its tokens, or its length with --on-long-input error) is written
+// empty, as a whole: half a paragraph would read as its translation. The other lines go on.
+void TranslateStream::add_line(size_t index, const std::string& line, std::vector<std::string> prefix) {
   lines_.push_back(WindowLine{pending_.size(), 0});
-  if (!split_) return add_sentence(index, line, std::move(prefix));
-  SentenceSplitter splitter(line);
-  std::string_view sentence;
-  while (splitter.next(&sentence)) {
-    if (int rc = add_sentence(index, sentence, {})) return rc;
+  bool ok = true;
+  if (!split_) {
+    ok = add_sentence(index, line, std::move(prefix));
+  } else {
+    SentenceSplitter splitter(line);
+    std::string_view sentence;
+    while (ok && splitter.next(&sentence)) ok = add_sentence(index, sentence, {});
   }
-  return kExitOk;
+  if (!ok) {
+    pending_.resize(lines_.back().first);
+    lines_.back().count = 0;
+    lost_line_ = true;
+  }
 }
 
-// Adds one sentence (or unsplit line) of line `index` to the window (nonzero: the exit code).
-int TranslateStream::add_sentence(size_t index, std::string_view sentence, std::vector<std::string> prefix) {
+// Adds one sentence (or unsplit line) of line `index` to the window; false (reported): the line fails.
+bool TranslateStream::add_sentence(size_t index, std::string_view sentence, std::vector<std::string> prefix) {
   std::vector<std::string> tokens;
   if (source_ != nullptr) {
     Status p = source_->encode_pieces(sentence, &tokens);
-    if (!p) return translate_error(line_error(index, p.message()));
+    if (!p) {
+      translate_error(line_error(index, p.message() + ": written as an empty line"));
+      return false;
+    }
   } else {
     tokens = Translator::split_tokens(sentence);
+    check_words(index, tokens);
   }
-  const size_t max_tokens = translator_.max_source_tokens();
-  if (tokens.size() > max_tokens) {
-    return translate_error("line " + std::to_string(index + 1) + (split_ ? " has a sentence of " : " has ") +
-                           std::to_string(tokens.size()) + " tokens, more than --max-source-len allows (" +
-                           std::to_string(max_tokens) + ")");
-  }
-  if (tokens.empty()) return kExitOk;  // nothing the model reads: contributes no output
+  if (!fit_source(index, &tokens)) return false;
+  if (tokens.empty()) return true;  // nothing the model reads: contributes no output
   pending_.push_back(Pending{index, std::move(tokens), std::move(prefix)});
   ++lines_.back().count;
-  return kExitOk;
+  return true;
+}
+
+// A source above --max-source-len: cut to it (one warning per line), or with --on-long-input error
+// reported (false).
+bool TranslateStream::fit_source(size_t index, std::vector<std::string>* tokens) {
+  const size_t count = tokens->size();
+  if (count <= translator_.max_source_tokens()) return true;
+  const std::string what = (split_ ? "a sentence of " : "") + std::to_string(count) +
+                           " tokens, more than --max-source-len allows (" +
+                           std::to_string(translator_.max_source_tokens()) + ")";
+  if (!settings_.truncate_long) {
+    translate_error("line " + std::to_string(index + 1) + " has " + what + ": written as an empty line");
+    return false;
+  }
+  translator_.truncate_source(tokens);
+  if (!lines_.back().truncated) {
+    translate_error(line_error(index, what + ": truncated to " + std::to_string(tokens->size()) + " tokens"));
+    lines_.back().truncated = true;
+  }
+  return true;
+}
+
+// Plain text into a model that reads space-separated tokens translates into nonsense without a
+// word of complaint: when most words of a line are not in the source vocabulary, say so (once).
+void TranslateStream::check_words(size_t index, const std::vector<std::string>& words) {
+  if (settings_.tokens || warned_words_) return;
+  size_t unknown = 0;
+  for (const std::string& w : words) unknown += translator_.source_vocabulary().id(w) < 0 ? 1 : 0;
+  if (unknown * 2 <= words.size()) return;
+  warned_words_ = true;
+  translate_error(line_error(index, std::to_string(unknown) + " of " + std::to_string(words.size()) +
+                                        " words are not in the model's source vocabulary (this model reads "
+                                        "space-separated tokens: see --help)"));
 }
 
 int TranslateStream::flush() {

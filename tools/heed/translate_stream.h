@@ -26,6 +26,7 @@ struct TranslateSettings {
   size_t batch = 16, read_ahead = 8;
   size_t max_line_bytes = size_t{1} << 20;
   bool tokens = false, no_split = false, with_scores = false;
+  bool truncate_long = true;  // --on-long-input truncate; false: error
   std::string prefix_path, attention_svg_path, attention_json_path;
 
   bool capture() const { return !attention_svg_path.empty() || !attention_json_path.empty(); }
@@ -53,12 +54,15 @@ class TranslateStream {
   // One input line of the window: its sentences are pending_[first, first + count).
   struct WindowLine {
     size_t first = 0, count = 0;
+    bool truncated = false;  // a sentence was cut to --max-source-len (warned once per line)
   };
   using Results = std::vector<std::vector<TranslationHypothesis>>;
 
   int read_prefix(size_t index, std::vector<std::string>* prefix);
-  int add_line(size_t index, const std::string& line, std::vector<std::string> prefix);
-  int add_sentence(size_t index, std::string_view sentence, std::vector<std::string> prefix);
+  void add_line(size_t index, const std::string& line, std::vector<std::string> prefix);
+  bool add_sentence(size_t index, std::string_view sentence, std::vector<std::string> prefix);
+  bool fit_source(size_t index, std::vector<std::string>* tokens);
+  void check_words(size_t index, const std::vector<std::string>& words);
   int flush();
   int format_best(size_t line, const WindowLine& w, const std::vector<std::vector<std::string>>& sources,
                   const Results& results, std::string* text);
@@ -77,6 +81,8 @@ class TranslateStream {
   std::vector<WindowLine> lines_;  // the window's input lines, in order
   std::vector<Pending> pending_;   // their sentences
   size_t first_line_ = 0;          // index of lines_[0]
+  bool lost_line_ = false;         // a line was written empty for an error: exit status 1 at the end
+  bool warned_words_ = false;      // the unknown-words warning, once per run
   std::vector<AttentionRecord> records_;
   std::string json_lines_;
 };

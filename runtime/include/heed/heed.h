@@ -62,8 +62,8 @@ typedef enum heed_backend {
 typedef struct heed_translator_options {
   size_t max_batch;          /* sentences per heed_translate_ids call (0: 8) */
   size_t max_beam;           /* largest beam size (0: 4) */
-  size_t max_source_length;  /* source tokens, end token included (0: 256) */
-  size_t max_target_length;  /* target tokens, end token included (0: 256) */
+  size_t max_source_length;  /* source tokens, end token included (0: 256, or the model's positions if fewer) */
+  size_t max_target_length;  /* target tokens, end token included (0: 256, or the model's positions if fewer) */
   /* Optional caller-provided session memory (kept alive by the caller until the translator is
    * freed): NULL lets the translator allocate it. heed_translator_arena_size gives the size. */
   void* arena;

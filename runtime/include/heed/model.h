@@ -27,6 +27,15 @@ struct LoadOptions {
   bool use_mmap = true;  // false: read the file into one aligned buffer instead
 };
 
+// The positions a model can tell apart, per side: the rows of its learned position table (or the
+// context a RoPE model was trained for, when the file records it). 0 where nothing bounds them
+// (sinusoidal positions, RNNs, a side the model does not have). Sessions longer than these are
+// refused, so callers size their limits from them.
+struct PositionLimits {
+  size_t source = 0;  // the encoder's positions
+  size_t target = 0;  // the decoder's positions
+};
+
 class Model {
  public:
   // Maps (or reads) the file, verifies the FlatBuffer and validates every tensor and the
@@ -47,6 +56,7 @@ class Model {
   const TensorView* find(std::string_view name) const;
   // Looks up a tensor that the model family requires; an error names it when missing.
   Status require(std::string_view name, const TensorView** out) const;
+  PositionLimits position_limits() const;
   size_t file_size() const { return size_; }
   bool is_mapped() const { return mapped_; }
   // Mapped files only (otherwise a no-op): this process stops holding the pages that lie wholly in

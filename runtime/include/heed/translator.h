@@ -59,7 +59,9 @@ class Vocabulary {
 };
 
 struct TranslatorOptions {
-  StepModelLimits limits{8, 4, 256, 256};  // max batch, max beam, max source and target length
+  // Max batch, max beam, max source and target length. A length of 0 is the default: 256, or the
+  // model's positions on that side when it has fewer (Translator::session_limits).
+  StepModelLimits limits{8, 4, 0, 0};
   size_t max_n_best = 0;                   // 0: limits.max_beam
   ArenaOptions arena;                      // session memory: allocate (default) or caller's buffer
   LoadOptions load;                        // how open() reads the file (mapped by default)
@@ -106,6 +108,14 @@ class Translator {
                        const TokenConventions& conventions, size_t max_n_best, std::unique_ptr<Translator>* out);
   ~Translator();
 
+  // Source and target lengths left at 0 in TranslatorOptions::limits.
+  static constexpr size_t kDefaultLength = 256;
+  // The session limits create() plans for: `limits` with a max_source_len or max_target_len of 0
+  // replaced by kDefaultLength, or by the model's positions on that side when it has fewer
+  // (Model::position_limits). Lengths given are kept: one above the model's positions is refused
+  // when the session is created.
+  static StepModelLimits session_limits(const Model& model, StepModelLimits limits);
+
   // Token-id layer: no allocation per call.
   Status translate(const TokenBatch& sources, const DecodeOptions& options, const TokenBatch* prefixes,
                    DecodeOutput* out);
@@ -134,6 +144,11 @@ class Translator {
   const TokenConventions& conventions() const { return conventions_; }
   // Longest token-level source the session accepts (max_source_len minus added BOS/EOS).
   size_t max_source_tokens() const;
+  // Cuts a token-level source down to max_source_tokens(), as CTranslate2's max_input_length does:
+  // the first tokens stay, and a source that ends with the end token (or with the end token and a
+  // language code) still ends so. Returns whether tokens were dropped. The BOS/EOS the model adds
+  // come on top (source_ids), so a cut source keeps the model's end token convention.
+  bool truncate_source(std::vector<std::string>* tokens) const;
 
  private:
   Translator() = default;

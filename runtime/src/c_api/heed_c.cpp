@@ -85,7 +85,7 @@ void copy_message(const std::string& message, char* out, size_t capacity) {
 
 heed::TranslatorOptions translator_options(const heed_translator_options* o) {
   heed::TranslatorOptions t;
-  t.limits = heed::StepModelLimits{8, 4, 256, 256};
+  t.limits = heed::StepModelLimits{8, 4, 0, 0};  // lengths of 0: the Translator's default for the model
   if (o) {
     if (o->max_batch) t.limits.max_batch = o->max_batch;
     if (o->max_beam) t.limits.max_beam = o->max_beam;
@@ -304,9 +304,11 @@ heed_status heed_translator_arena_size(heed_model* model, const heed_translator_
     model->last_error.clear();
     if (!out_size) return fail(HEED_INVALID_ARGUMENT, "heed_translator_arena_size: out_size is null", &model->last_error);
     heed::ArenaReport report;
-    heed_status s =
-        record(heed::plan_step_model_arena(*model->model, translator_options(options).limits, &report,
-                                               translator_options(options).threads), &model->last_error);
+    const heed::TranslatorOptions t = translator_options(options);
+    heed_status s = record(heed::plan_step_model_arena(*model->model,
+                                                       heed::Translator::session_limits(*model->model, t.limits),
+                                                       &report, t.threads),
+                           &model->last_error);
     if (s != HEED_OK) return s;
     *out_size = report.arena_bytes;
     return HEED_OK;

@@ -65,11 +65,9 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
     return unsupported_model(std::string("generation needs a decoder-only model; this one is '") +
                              (name && *name ? name : "unknown") + "'");
   }
-  const fb::TransformerStack* stack = cfg->decoder();
-  const bool bounded = stack->position_encoding() == fb::PositionEncoding::Learned ||
-                       (stack->position_encoding() == fb::PositionEncoding::RoPE && stack->max_positions() > 0);
   size_t context = options.max_context;
-  if (context == 0) context = bounded ? stack->max_positions() : kDefaultContext;
+  if (context == 0) context = model.position_limits().target;
+  if (context == 0) context = kDefaultContext;  // positions without a bound
   if (options.positions_needed > 0 && options.positions_needed < context) context = options.positions_needed;
 
   std::unique_ptr<Generator> g(new Generator());

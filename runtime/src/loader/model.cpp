@@ -27,6 +27,15 @@ void* aligned_buffer(size_t size) {
   return ::posix_memalign(&p, kTensorAlignment, size == 0 ? 1 : size) == 0 ? p : nullptr;
 }
 
+// A stack's bound: a learned table has its rows; RoPE is bounded only where the file records the
+// trained context; sinusoidal positions go on for ever.
+size_t stack_positions(const fb::TransformerStack* stack) {
+  if (stack == nullptr) return 0;
+  const bool bounded = stack->position_encoding() == fb::PositionEncoding::Learned ||
+                       (stack->position_encoding() == fb::PositionEncoding::RoPE && stack->max_positions() > 0);
+  return bounded ? stack->max_positions() : 0;
+}
+
 Status read_all(int fd, const std::string& path, uint8_t* dst, size_t size) {
   size_t done = 0;
   while (done < size) {
@@ -121,6 +130,19 @@ Status Model::init(const std::string& where) {
   HEED_RETURN_IF_ERROR(loader::validate_tensors(*index_, weights_, where, &tensors_, &by_name_));
   HEED_RETURN_IF_ERROR(loader::validate_tokenizer(*index_, where));
   return Status::ok();
+}
+
+PositionLimits Model::position_limits() const {
+  PositionLimits p;
+  if (const auto* c = index_->config_as_TransformerEncoderDecoder()) {
+    p.source = stack_positions(c->encoder());
+    p.target = stack_positions(c->decoder());
+  } else if (const auto* d = index_->config_as_TransformerDecoderOnly()) {
+    p.target = stack_positions(d->decoder());
+  } else if (const auto* e = index_->config_as_TransformerEncoderOnly()) {
+    p.source = stack_positions(e->encoder());
+  }
+  return p;
 }
 
 const TensorView* Model::find(std::string_view name) const {

@@ -2,6 +2,7 @@
 #include "heed/translator.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -41,7 +42,8 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
   if (!source && tok->shared_vocabulary()) source = tok->target_vocabulary();
   if (!source) return invalid_argument("the model has no source vocabulary: it is not a translation model");
   std::unique_ptr<StepModel> step_model;
-  HEED_RETURN_IF_ERROR(create_step_model(model, options.limits, options.arena, &step_model, options.threads));
+  HEED_RETURN_IF_ERROR(
+      create_step_model(model, session_limits(model, options.limits), options.arena, &step_model, options.threads));
   TokenConventions c;
   c.unk_id = tok->unk_id();
   c.bos_id = tok->bos_id();
@@ -51,6 +53,17 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
   c.kind = api_tokenizer_kind(tok->kind());
   return create(std::move(step_model), Vocabulary::from_index(source), Vocabulary::from_index(tok->target_vocabulary()),
                 c, options.max_n_best, out);
+}
+
+StepModelLimits Translator::session_limits(const Model& model, StepModelLimits limits) {
+  const PositionLimits positions = model.position_limits();
+  const auto length = [](size_t given, size_t model_positions) {
+    if (given != 0) return given;
+    return model_positions != 0 && model_positions < kDefaultLength ? model_positions : kDefaultLength;
+  };
+  limits.max_source_len = length(limits.max_source_len, positions.source);
+  limits.max_target_len = length(limits.max_target_len, positions.target);
+  return limits;
 }
 
 Status Translator::open(const std::string& path, const TranslatorOptions& options, std::unique_ptr<Translator>* out) {
@@ -110,6 +123,27 @@ size_t Translator::max_source_tokens() const {
   const size_t added = (conventions_.add_source_bos ? 1 : 0) + (conventions_.add_source_eos ? 1 : 0);
   const size_t max_len = limits().max_source_len;
   return max_len > added ? max_len - added : 0;
+}
+
+bool Translator::truncate_source(std::vector<std::string>* tokens) const {
+  const size_t keep = max_source_tokens(), n = tokens->size();
+  if (n <= keep) return false;
+  // The tail that stays last (CTranslate2's rule): the end token, or the end token and the
+  // language code after it.
+  size_t tail = 0;
+  if (source_eos_ >= 0) {
+    const std::string& eos = source_.token(source_eos_);
+    if ((*tokens)[n - 1] == eos) {
+      tail = 1;
+    } else if (n >= 2 && (*tokens)[n - 2] == eos) {
+      tail = 2;
+    }
+  }
+  if (tail > keep) tail = 0;
+  std::move(tokens->end() - static_cast<std::ptrdiff_t>(tail), tokens->end(),
+            tokens->begin() + static_cast<std::ptrdiff_t>(keep - tail));
+  tokens->resize(keep);
+  return true;
 }
 
 Status Translator::to_ids(const Vocabulary& vocab, int32_t unk_id, const char* side,

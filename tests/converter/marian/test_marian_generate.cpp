@@ -1,5 +1,6 @@
 // The converted fixture run by heed against transformers' generate() (float32 weights): the first
-// decoder step's distribution, greedy token ids, and text in -> text out through the tokenizers.
+// decoder step's distribution, greedy token ids, text in -> text out through the tokenizers, and
+// the lengths its 64 learned positions allow.
 #include <cmath>
 
 #include <catch2/catch.hpp>
@@ -198,4 +199,38 @@ TEST_CASE("marian generate: int8 first step stays within the documented error of
   CHECK(worst_all < 1.0);
   CHECK(mean < 0.15);
   CHECK(same_argmax + 2 >= n);
+}
+
+// 64 learned positions: the Translator's default lengths are the model's, not 256 (which the
+// session would refuse), and a source cut to them still ends with the </s> the model reads.
+TEST_CASE("marian: default lengths come from the model's positions; a cut source ends with </s>") {
+  const auto& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
+  CHECK(model.position_limits().source == 64);
+  CHECK(model.position_limits().target == 64);
+  std::unique_ptr<heed::Translator> translator;
+  REQUIRE(heed::Translator::create(model, heed::TranslatorOptions(), &translator).is_ok());
+  CHECK(translator->limits().max_source_len == 64);
+  CHECK(translator->limits().max_target_len == 64);
+  heed::TranslatorOptions given;
+  given.limits.max_source_len = 32;
+  CHECK(heed::Translator::session_limits(model, given.limits).max_source_len == 32);
+  CHECK(heed::Translator::session_limits(model, given.limits).max_target_len == 64);
+
+  std::unique_ptr<heed::Tokenizer> source;
+  REQUIRE(heed::create_tokenizer(model, heed::TokenizerSide::kSource, &source).is_ok());
+  std::string text;
+  for (int i = 0; i < 30; ++i) text += "Today, the parliament dismissed the motion. ";
+  std::vector<std::string> pieces;
+  REQUIRE(source->encode_pieces(text, &pieces).is_ok());
+  REQUIRE(pieces.size() > 64);
+  CHECK(translator->truncate_source(&pieces));
+  CHECK(pieces.size() == 63);
+  std::vector<int32_t> ids;
+  REQUIRE(translator->source_ids(pieces, &ids).is_ok());
+  CHECK(ids.size() == 64);
+  CHECK(ids.back() == model.index().tokenizer()->eos_id());
+  heed::DecodeOptions options;
+  options.beam_size = 1;
+  std::vector<std::vector<heed::TranslationHypothesis>> out;
+  CHECK(translator->translate_tokens({pieces}, options, nullptr, &out).is_ok());
 }

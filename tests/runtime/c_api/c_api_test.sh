@@ -28,9 +28,10 @@ $emu "$heed" translate -m "$model" --tokens --beam 1 --min-len 0 --max-source-le
   <"$data/source_pieces.txt" >"$dir/pieces" 2>"$dir/err" || fail "--tokens: $(cat "$dir/err")"
 LC_ALL=C sed 's/ //g; s/\xe2\x96\x81/ /g; s/^ //' "$dir/pieces" | cmp -s "$data/greedy.txt" - ||
   fail "--tokens output, joined: $(cat "$dir/pieces")"
-# A line above the source limit is an error naming the line.
+# With --on-long-input error, a line above the source limit is an error naming the line.
 printf 'Hello\nToday, the parliament dismissed the motion.\n' |
-  $emu "$heed" translate -m "$model" --beam 1 --min-len 0 --max-source-len 5 --max-len "$max_new" >/dev/null 2>"$dir/err"
+  $emu "$heed" translate -m "$model" --beam 1 --min-len 0 --max-source-len 5 --max-len "$max_new" --on-long-input error \
+  >/dev/null 2>"$dir/err"
 code=$?
 [ $code -eq 1 ] && grep -q '^heed translate: line 2 ' "$dir/err" || fail "long line: exit $code: $(cat "$dir/err")"
 

@@ -98,6 +98,22 @@ TEST_CASE("aren-transliteration: beam search and scores match CTranslate2", "[de
   }
 }
 
+// Sinusoidal positions bound nothing: the default lengths stay 256.
+TEST_CASE("aren-transliteration: no position limit, default lengths 256", "[decoding][real]") {
+  convert::NeutralModel neutral;
+  REQUIRE(convert::ct2::read_model(test::shared_path("models/ct2/aren-transliteration"), &neutral).is_ok());
+  std::vector<uint8_t> bytes;
+  REQUIRE(convert::serialize_heed(neutral, &bytes).is_ok());
+  std::unique_ptr<Model> model;
+  REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
+  CHECK(model->position_limits().source == 0);
+  CHECK(model->position_limits().target == 0);
+  std::unique_ptr<Translator> translator;
+  REQUIRE(Translator::create(*model, TranslatorOptions(), &translator).is_ok());
+  CHECK(translator->limits().max_source_len == Translator::kDefaultLength);
+  CHECK(translator->limits().max_target_len == Translator::kDefaultLength);
+}
+
 TEST_CASE("demo numbers-en-de: beam search and scores match CTranslate2", "[decoding][real]") {
   std::vector<uint8_t> bytes;
   const auto model = float32_model(test::source_path("demo/numbers-en-de"), &bytes);

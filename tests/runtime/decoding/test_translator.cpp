@@ -1,5 +1,6 @@
 // The Translator's token layer over the toy model: vocabulary mapping, unknown tokens, source
-// BOS/EOS conventions, EOS/BOS handling on output, batching beyond max_batch, scoring.
+// BOS/EOS conventions, truncation of long sources, EOS/BOS handling on output, batching beyond
+// max_batch, scoring.
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -60,6 +61,33 @@ TEST_CASE("token mapping follows the conventions", "[translator]") {
   CHECK(strict->source_ids({"a", "zz"}, &ids).code() == StatusCode::kInvalidArgument);
   REQUIRE(strict->source_ids({"a", "b"}, &ids).is_ok());
   CHECK(ids == std::vector<int32_t>{0, 2});
+}
+
+TEST_CASE("long sources are cut to the session, the end token kept last (CTranslate2's rule)", "[translator]") {
+  using Tokens = std::vector<std::string>;
+  auto t = make(2, false, false);  // max_source_len 8, nothing added: 8 tokens
+  REQUIRE(t->max_source_tokens() == 8);
+  Tokens s = {"a", "b", "c", "d", "a", "b", "c", "d"};
+  CHECK_FALSE(t->truncate_source(&s));  // fits: unchanged
+  CHECK(s.size() == 8);
+  s = {"a", "b", "c", "d", "a", "b", "c", "d", "a", "b"};
+  CHECK(t->truncate_source(&s));
+  CHECK(s == Tokens{"a", "b", "c", "d", "a", "b", "c", "d"});
+  s = {"a", "b", "c", "d", "a", "b", "c", "d", "a", "</s>"};  // the end token the caller wrote
+  CHECK(t->truncate_source(&s));
+  CHECK(s == Tokens{"a", "b", "c", "d", "a", "b", "c", "</s>"});
+  s = {"a", "b", "c", "d", "a", "b", "c", "d", "</s>", "d"};  // end token, then a language code
+  CHECK(t->truncate_source(&s));
+  CHECK(s == Tokens{"a", "b", "c", "d", "a", "b", "</s>", "d"});
+
+  // A model that adds EOS: one token less, and the added EOS ends the ids.
+  auto with_eos = make(2, true, true);
+  s = Tokens(20, "c");
+  CHECK(with_eos->truncate_source(&s));
+  CHECK(s == Tokens(6, "c"));
+  std::vector<int32_t> ids;
+  REQUIRE(with_eos->source_ids(s, &ids).is_ok());
+  CHECK(ids == std::vector<int32_t>{1, 3, 3, 3, 3, 3, 3, 4});  // <s> c x 6 </s>: max_source_len 8
 }
 
 TEST_CASE("token-level translation equals the id-level engine, across batches", "[translator]") {

@@ -136,9 +136,14 @@ $emu "$heed" translate -m "$model" --read-ahead 0 </dev/null >/dev/null 2>&1; [ 
 $emu "$heed" translate -m "$dir/missing.heed" </dev/null >/dev/null 2>"$dir/err"; code=$?
 [ $code -eq 1 ] || fail "missing model: exit $code"
 grep -q '^heed translate: ' "$dir/err" || fail "missing model message: $(cat "$dir/err")"
-printf 'آ\nآ ت ز م و ن\n' | $emu "$heed" translate -m "$model" --max-source-len 3 >/dev/null 2>"$dir/err"; code=$?
+# A line above --max-source-len with --on-long-input error: reported, written empty, exit 1 (the
+# default, truncation, is tests/runtime/text/long_input_test.sh's).
+printf 'آ\nآ ت ز م و ن\n' | $emu "$heed" translate -m "$model" --max-source-len 3 --on-long-input error >"$dir/out" 2>"$dir/err"
+code=$?
 [ $code -eq 1 ] || fail "long line: exit $code"
 [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed translate: line 2 ' "$dir/err" || fail "long line message: $(cat "$dir/err")"
+[ "$(wc -l <"$dir/out")" -eq 2 ] && [ -n "$(sed -n 1p "$dir/out")" ] && [ -z "$(sed -n 2p "$dir/out")" ] ||
+  fail "long line output: $(cat "$dir/out")"
 printf 'no separator\n' | $emu "$heed" score -m "$model" >/dev/null 2>"$dir/err"; code=$?
 [ $code -eq 1 ] && grep -q '^heed score: line 1 ' "$dir/err" || fail "score without |||: exit $code: $(cat "$dir/err")"
 

@@ -50,9 +50,10 @@ $emu "$heed" translate -m "$model" $opts --no-split <"$dir/short_paragraphs.txt"
   fail "--no-split: $(cat "$dir/err")"
 [ "$(wc -l <"$dir/nosplit")" -eq 5 ] || fail "--no-split: not one output line per input line"
 [ "$(sed -n 5p "$dir/nosplit")" != "$(sed -n 6p "$dir/expected")" ] || fail "--no-split gave the split translation"
-# A sentence above the limit is an error naming its line, even when the line has short sentences.
+# With --on-long-input error, a sentence above the limit is an error naming its line, even when the
+# line has short sentences.
 printf 'Hello\nHi. Today, the parliament dismissed the motion.\n' |
-  $emu "$heed" translate -m "$model" --beam 1 --max-source-len 5 --max-len 20 >/dev/null 2>"$dir/err"
+  $emu "$heed" translate -m "$model" --beam 1 --max-source-len 5 --max-len 20 --on-long-input error >/dev/null 2>"$dir/err"
 code=$?
 [ $code -eq 1 ] && grep -q '^heed translate: line 2 has a sentence of ' "$dir/err" ||
   fail "long sentence: exit $code: $(cat "$dir/err")"
