@@ -1,5 +1,6 @@
 // `heed translate`: translates stdin to stdout, one output line per input line. Plain-text lines
 // (paragraphs) are split into sentences; sentences are translated in batches of similar length.
+#include <algorithm>
 #include <optional>
 #include <cstdio>
 #include <fstream>
@@ -100,6 +101,8 @@ std::vector<OptionSpec> specs() {
        {"sampling-topp"}},
       {"seed", 0, true, "N", "random seed for sampling (default 0)"},
       {"with-scores", 0, false, "", "print 'I ||| HYPOTHESIS ||| SCORE' lines even for one hypothesis"},
+      {"return-alternatives", 0, false, "", "the --n-best most likely tokens after the prefix, each continued greedily "
+                                            "(CTranslate2's return_alternatives; --beam defaults to 1)"},
       {"tokens", 0, false, "", "input and output are space-separated tokens"},
       {"no-split", 0, false, "", "translate each input line as one sentence (no sentence splitting)"},
       {"attention", 0, true, "FILE.svg", "write the attention heatmaps of the best hypotheses as SVG"},
@@ -117,7 +120,8 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   if (!get_control_flags(args, controls)) return kExitUsage;
   s->attention_svg_path = args.get("attention");
   s->attention_json_path = args.get("attention-json");
-  auto beam = args.get_int("beam", 2, 1, 64);
+  const bool alternatives = args.has("return-alternatives");
+  auto beam = args.get_int("beam", alternatives ? 1 : 2, 1, 64);
   auto n_best = args.get_int("n-best", 1, 1, 64);
   // Lengths not given are 0: the Translator's default for the model (256, or its positions if fewer).
   auto max_len = args.get_int("max-len", 0, 1, 4096);
@@ -154,14 +158,16 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   s->with_scores = args.has("with-scores");
   s->prefix_path = args.get("prefix-file");
   TranslatorOptions& t = s->translator;
-  t.limits = StepModelLimits{s->batch, static_cast<size_t>(*beam), static_cast<size_t>(*max_source),
-                             static_cast<size_t>(*max_len)};
+  // Alternatives run their n_best rows as one sentence's beam.
+  const size_t rows = alternatives ? std::max(*beam, *n_best) : *beam;
+  t.limits = StepModelLimits{s->batch, rows, static_cast<size_t>(*max_source), static_cast<size_t>(*max_len)};
   t.limits.capture_attention = s->capture();
   t.limits.backend = *backend;
   t.max_n_best = static_cast<size_t>(*n_best);
   t.threads = static_cast<size_t>(*threads);
   DecodeOptions& d = s->decode;
   d.beam_size = static_cast<size_t>(*beam);
+  d.return_alternatives = alternatives;
   d.n_best = static_cast<size_t>(*n_best);
   d.max_length = static_cast<size_t>(*max_len);
   d.min_length = static_cast<size_t>(*min_len);

@@ -82,6 +82,16 @@ struct DecodeOptions {
   // patience factor; 1 is classic beam search). n_best must not exceed that number.
   float patience = 1.0f;
 
+  // CTranslate2's return_alternatives: at the first position after the prefix, the n_best most
+  // likely tokens (the end token held back) each start a hypothesis, continued greedily; a
+  // hypothesis scores its alternative token's log-prob plus the continuation's own normalized
+  // score, and the controls' history of the continuation starts after the alternative token
+  // (both as CTranslate2 computes them). Alternatives below min_alternative_probability are
+  // dropped. Needs beam_size 1 (n_best then up to the session's max_beam), no sampling, no
+  // streaming and no attention capture.
+  bool return_alternatives = false;
+  float min_alternative_probability = 0.0f;
+
   // Sampling (beam_size 1 only). sampling_top_k 1 is greedy (argmax, the default); 0 samples from
   // the whole vocabulary; k > 1 from the k most likely tokens. Before sampling, log-probs are
   // divided by sampling_temperature and the candidates cut to the smallest set whose probability
@@ -199,6 +209,8 @@ class DecodingEngine {
                 const TokenBatch* prefixes, size_t max_length, DecodeOutput* out);
   Status beam_search(const TokenBatch* sources, size_t batch, const DecodeOptions& options,
                      const TokenBatch* prefixes, size_t max_length, DecodeOutput* out);
+  Status alternatives(const TokenBatch* sources, size_t batch, const DecodeOptions& options,
+                      const TokenBatch* prefixes, size_t max_length, DecodeOutput* out);
 
   StepModel* model_ = nullptr;
   int32_t unk_id_ = -1;

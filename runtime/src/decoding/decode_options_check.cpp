@@ -8,11 +8,27 @@ namespace heed {
 
 namespace {
 
+Status check_alternatives(const DecodeOptions& o, const StepModelLimits& l) {
+  if (o.beam_size != 1) return invalid_argument("return_alternatives continues each alternative greedily: beam size must be 1");
+  if (o.n_best == 0 || o.n_best > l.max_beam) {
+    return Status(StatusCode::kLimitExceeded, "return_alternatives: n_best " + std::to_string(o.n_best) +
+                  " is outside the session's range 1.." + std::to_string(l.max_beam));
+  }
+  if (o.sampling_top_k != 1 || o.on_token != nullptr || l.capture_attention) {
+    return invalid_argument("return_alternatives works without sampling, streaming or attention capture");
+  }
+  if (!(o.min_alternative_probability >= 0 && o.min_alternative_probability <= 1)) {
+    return invalid_argument("min_alternative_probability must be in [0, 1]");
+  }
+  return Status::ok();
+}
+
 Status check_beam_and_n_best(const DecodeOptions& o, const StepModelLimits& l) {
   if (o.beam_size == 0 || o.beam_size > l.max_beam) {  // the wording of the session's own check
     return Status(StatusCode::kLimitExceeded, "beam " + std::to_string(o.beam_size) +
                   " is outside the session's range 1.." + std::to_string(l.max_beam));
   }
+  if (o.return_alternatives) return check_alternatives(o, l);
   if (o.n_best == 0 || o.n_best > o.beam_size) {
     return invalid_argument("n_best " + std::to_string(o.n_best) + " must be from 1 to the beam size (" +
                             std::to_string(o.beam_size) + ")");

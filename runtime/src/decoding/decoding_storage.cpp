@@ -53,6 +53,8 @@ void lay_out(DecodingEngine::Storage& s, Layout& l) {
   l.take(&s.parents, r);
   l.take(&s.next_tokens, r);
   l.take(&s.row_sentences, r);
+  l.take(&s.row_state, r);
+  l.take(&s.row_lengths, r);
   for (int i = 0; i < 2; ++i) {
     l.take(&s.history_ids[i], r, t);
     l.take(&s.history_log_probs[i], r, t);

@@ -45,6 +45,8 @@ struct DecodingEngine::Storage {
   int32_t* parents = nullptr;     // [rows]
   int32_t* next_tokens = nullptr; // [rows]
   int32_t* row_sentences = nullptr; // [rows] greedy: the sentence of each row the model runs
+  uint8_t* row_state = nullptr;     // [rows] alternatives: 0 decoding, 1 done, 2 ended with an end token
+  size_t* row_lengths = nullptr;    // [rows] alternatives: hypothesis length
 
   // Per-row histories (double-buffered: beam reordering copies from one into the other).
   int32_t* history_ids[2] = {nullptr, nullptr};    // [rows, max_steps]

@@ -136,6 +136,7 @@ Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const Dec
   out->attention_panels = s.attention_panels;
   out->attention_stride = s.attention_stride;
   if (batch == 0) return Status::ok();
+  if (o.return_alternatives) return alternatives(sources, batch, o, prefixes, max_length, out);
   if (o.beam_size == 1) return greedy(sources, batch, o, prefixes, max_length, out);
   return beam_search(sources, batch, o, prefixes, max_length, out);
 }

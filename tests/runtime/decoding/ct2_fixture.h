@@ -24,6 +24,7 @@ struct ControlSpec {
   size_t no_repeat_ngram = 0;
   std::vector<std::vector<std::string>> suppress;
   std::vector<std::string> end;
+  bool return_alternatives = false;
   std::string text;  // the CONTROL lines, for messages
 };
 
@@ -80,6 +81,7 @@ inline void read_control(std::istringstream& ls, ControlSpec* c) {
   else if (name == "no_repeat_ngram") c->no_repeat_ngram = std::stoul(values[0]);
   else if (name == "suppress") c->suppress.push_back(values);
   else if (name == "end") c->end.push_back(values[0]);
+  else if (name == "return_alternatives") c->return_alternatives = values[0] == "1";
   else FAIL("unknown CONTROL " << name);
 }
 

@@ -4,7 +4,8 @@
 // demo model (demo/numbers-en-de), whose sentences exercise the beam search rules of
 // docs/decoding.md (min length, early finishing, patience, length penalty 0, prefixes); and the
 // decoding controls (fixtures/*_ct2_controls.txt, fixtures/make_ct2_controls.py): unknown token,
-// suppressed sequences, repetition penalty, repeated n-grams and end tokens, greedy and beam.
+// suppressed sequences, repetition penalty, repeated n-grams and end tokens, greedy and beam, and
+// return_alternatives.
 #include <catch2/catch.hpp>
 
 #include <memory>
@@ -39,6 +40,7 @@ void check_configs(Translator& translator, const Fixture& f, double tolerance) {
     test::ControlIds ids;
     DecodeOptions o;
     ids.bind(e.controls, [&](const std::string& t) { return translator.target_vocabulary().id(t); }, &o.controls);
+    o.return_alternatives = e.controls.return_alternatives;
     o.beam_size = e.beam;
     o.n_best = e.n_best;
     o.length_penalty = e.penalty;
@@ -155,7 +157,7 @@ TEST_CASE("demo numbers-en-de: decoding controls with target prefixes match CTra
   REQUIRE(f.prefixes.size() == 4);
   REQUIRE(f.configs.size() >= 12);
   TranslatorOptions options;
-  options.limits = StepModelLimits{4, 2, 32, 32};
+  options.limits = StepModelLimits{4, 3, 32, 32};
   std::unique_ptr<Translator> translator;
   REQUIRE(Translator::create(*model, options, &translator).is_ok());
   check_configs(*translator, f, 2e-5);
