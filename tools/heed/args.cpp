@@ -226,4 +226,19 @@ bool parse_token_ids(const std::string& text, std::vector<int32_t>* ids) {
   return true;
 }
 
+// Lengths the user gave above the model's positions, named as typed (the session's own message
+// names its fields). Lengths left to the model (0) fit by construction.
+std::optional<int> check_length_flags(const Args& args, const Model& model, const StepModelLimits& limits) {
+  const PositionLimits positions = model.position_limits();
+  if (positions.source != 0 && limits.max_source_len > positions.source) {
+    return args.usage_error("--max-source-len " + std::to_string(limits.max_source_len) + " exceeds the model's " +
+                            std::to_string(positions.source) + " source positions");
+  }
+  if (positions.target != 0 && limits.max_target_len > positions.target) {
+    return args.usage_error("--max-len " + std::to_string(limits.max_target_len) + " exceeds the model's " +
+                            std::to_string(positions.target) + " target positions");
+  }
+  return std::nullopt;
+}
+
 }  // namespace heed::cli

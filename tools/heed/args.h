@@ -73,6 +73,11 @@ std::optional<int> parse_model_command(Args& args, const std::vector<std::string
 OptionSpec no_mmap_option();
 LoadOptions load_options(const Args& args);
 
+// --max-source-len / --max-len above the model's positions: a usage error naming the flag as typed
+// (the session's own message names its fields); returns the exit code, or nullopt to go on.
+// Lengths left to the model (0: Translator::session_limits) fit by construction.
+std::optional<int> check_length_flags(const Args& args, const Model& model, const StepModelLimits& limits);
+
 // --backend auto|heed|xnnpack, shared by translate, generate, score and bench.
 OptionSpec backend_option();
 // Its value (default auto); a usage error listing the choices, and nullopt, for anything else.

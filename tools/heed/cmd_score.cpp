@@ -25,8 +25,9 @@ std::vector<OptionSpec> specs() {
   return {
       model_option("the model to score with (required)"),
       {"batch", 0, true, "N", "lines per batch (default 16)"},
-      {"max-source-len", 0, true, "N", "longest accepted source in tokens (default 256)"},
-      {"max-len", 0, true, "N", "longest accepted target in tokens, end token included (default 256)"},
+      {"max-source-len", 0, true, "N", "longest accepted source in tokens (default: 256, or the model's positions)"},
+      {"max-len", 0, true, "N", "longest accepted target in tokens, end token included (default: 256, or the "
+                                "model's positions)"},
       threads_option(),
       backend_option(),
       {"tokens", 0, false, "", "input is space-separated tokens (the only mode for now)"},
@@ -94,8 +95,8 @@ int run_score(const std::vector<std::string>& argv) {
   Args args("score", "-m MODEL.heed --tokens < 'source ||| target' lines", kDescription, specs());
   if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   auto batch = args.get_int("batch", 16, 1, 1024);
-  auto max_source = args.get_int("max-source-len", 256, 1, 65536);
-  auto max_len = args.get_int("max-len", 256, 2, 4096);
+  auto max_source = args.get_int("max-source-len", 0, 1, 65536);  // 0: from the model
+  auto max_len = args.get_int("max-len", 0, 2, 4096);
   auto threads = args.get_int("threads", 1, 0, 256);
   const auto backend = get_backend(args);
   if (!batch || !max_source || !max_len || !threads || !backend) return kExitUsage;
@@ -105,9 +106,12 @@ int run_score(const std::vector<std::string>& argv) {
                                  static_cast<size_t>(*max_len)};
   topts.threads = static_cast<size_t>(*threads);
   topts.limits.backend = *backend;
-  topts.load = load_options(args);
+  std::unique_ptr<Model> model;
+  Status st = Model::open(args.get("model"), load_options(args), &model);
+  if (!st) return fail(st.message());
+  if (const auto exit_code = check_length_flags(args, *model, topts.limits)) return *exit_code;
   std::unique_ptr<Translator> translator;
-  Status st = Translator::open(args.get("model"), topts, &translator);
+  st = Translator::create(*model, topts, &translator);
   if (!st) return fail(st.message());
   if (!args.has("tokens") && translator->conventions().kind != TokenizerKind::Whitespace) {
     return fail(std::string("this model's tokenizer (") + tokenizer_kind_name(translator->conventions().kind) +
@@ -121,7 +125,7 @@ int run_score(const std::vector<std::string>& argv) {
       if (int rc = flush(*translator, &pending)) return rc;
     }
     if (!input.next(&line)) break;
-    if (int rc = add_line(line, index, translator->max_source_tokens(), static_cast<size_t>(*max_len), &pending)) {
+    if (int rc = add_line(line, index, translator->max_source_tokens(), translator->limits().max_target_len, &pending)) {
       return rc;
     }
     if (pending.sources.size() == static_cast<size_t>(*batch)) {

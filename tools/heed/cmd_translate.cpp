@@ -183,20 +183,6 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   return std::nullopt;
 }
 
-// Lengths the user gave above the model's positions, named as typed (the session's own message
-// names its fields). Lengths left to the model (0) fit by construction.
-std::optional<int> check_lengths(const Args& args, const Model& model, const StepModelLimits& limits) {
-  const PositionLimits positions = model.position_limits();
-  if (positions.source != 0 && limits.max_source_len > positions.source) {
-    return args.usage_error("--max-source-len " + std::to_string(limits.max_source_len) + " exceeds the model's " +
-                            std::to_string(positions.source) + " source positions");
-  }
-  if (positions.target != 0 && limits.max_target_len > positions.target) {
-    return args.usage_error("--max-len " + std::to_string(limits.max_target_len) + " exceeds the model's " +
-                            std::to_string(positions.target) + " target positions");
-  }
-  return std::nullopt;
-}
 
 int run_translate(const std::vector<std::string>& argv) {
   Args args("translate", "-m MODEL.heed [options] < input > output", kDescription, specs());
@@ -212,7 +198,7 @@ int run_translate(const std::vector<std::string>& argv) {
   std::unique_ptr<Model> model;
   Status st = Model::open(settings.model_path, settings.load, &model);
   if (!st) return translate_error(st.message());
-  if (const auto exit_code = check_lengths(args, *model, settings.translator.limits)) return *exit_code;
+  if (const auto exit_code = check_length_flags(args, *model, settings.translator.limits)) return *exit_code;
   std::unique_ptr<Translator> translator;
   st = Translator::create(*model, settings.translator, &translator);
   if (!st) return translate_error(st.message());

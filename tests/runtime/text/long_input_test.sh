@@ -31,6 +31,14 @@ translate -m "$marian" <"$dir/short"
 [ $code -eq 0 ] && [ ! -s "$dir/err" ] || fail "default options: exit $code: $(cat "$dir/err")"
 [ "$(wc -l <"$dir/out")" -eq 2 ] || fail "default options: not one line per input line: $(cat "$dir/out")"
 
+# heed score takes the same defaults and names the same flags.
+printf '\342\226\201Hello \342\226\201world . ||| \342\226\201Hallo \342\226\201Welt .\n' |
+  $emu "$heed" score -m "$marian" --tokens >"$dir/score" 2>"$dir/err" && [ "$(wc -w <"$dir/score")" -eq 4 ] ||
+  fail "score with default options: $(cat "$dir/err")"
+echo 'a ||| b' | $emu "$heed" score -m "$marian" --tokens --max-len 100 >/dev/null 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "^heed score: --max-len 100 exceeds the model's 64 target positions$" "$dir/err" ||
+  fail "score --max-len 100: exit $rc: $(cat "$dir/err")"
+
 # Above the model's positions: a usage error naming the flag as typed.
 translate -m "$marian" --max-source-len 300 </dev/null
 [ $code -eq 2 ] && grep -q "^heed translate: --max-source-len 300 exceeds the model's 64 source positions$" "$dir/err" ||
