@@ -40,6 +40,25 @@ file(RELATIVE_PATH HEED_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig"
 configure_file(${CMAKE_SOURCE_DIR}/cmake/heed.pc.in ${CMAKE_BINARY_DIR}/heed.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/heed.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
 
+# The license, where Debian looks for it (/usr/share/doc/<package>/copyright) and under the name
+# every other installation expects.
+set(HEED_DEB_COPYRIGHT ${CMAKE_BINARY_DIR}/copyright)
+# Machine-readable format: the license text follows its name, each line indented by one space and
+# empty lines written " .".
+file(STRINGS ${CMAKE_SOURCE_DIR}/LICENSE heed_license_lines)
+set(heed_license_text "")
+foreach(line IN LISTS heed_license_lines)
+  if(line STREQUAL "")
+    string(APPEND heed_license_text " .\n")
+  else()
+    string(APPEND heed_license_text " ${line}\n")
+  endif()
+endforeach()
+file(WRITE ${HEED_DEB_COPYRIGHT} "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+     "Upstream-Name: heed\n\nFiles: *\nCopyright: 2026 the heed authors\nLicense: Expat\n${heed_license_text}")
+install(FILES ${HEED_DEB_COPYRIGHT} DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/heed COMPONENT runtime)
+install(FILES ${CMAKE_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/licenses/heed COMPONENT runtime)
+
 # Debian package: one package with the CLI and the development files. The architecture comes from
 # the toolchain file (HEED_DEB_ARCH: arm64, armhf) or, on the build machine, from dpkg.
 if(NOT HEED_DEB_ARCH)

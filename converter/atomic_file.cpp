@@ -29,7 +29,7 @@ Status write_all(int fd, const std::string& path, const std::vector<uint8_t>& by
     if (n < 0) return os_error(path, "write");
     done += static_cast<size_t>(n);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // A character device (/dev/null, a terminal) is written through, as cp does.
@@ -68,7 +68,7 @@ Status write_replacing(const std::string& path, const std::string& target, const
     ::fsync(dfd);
     ::close(dfd);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // Where the symlink `path` finally leads, following every link of a chain (also one that ends at a
@@ -79,7 +79,7 @@ Status resolve_symlinks(const std::string& path, std::string* target) {
   *target = path;
   for (int hops = 0; hops < 40; ++hops) {  // 40: Linux's own limit (ELOOP)
     struct stat st {};
-    if (::lstat(target->c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return Status::ok();
+    if (::lstat(target->c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return Status::success();
     char text[PATH_MAX];
     const ssize_t n = ::readlink(target->c_str(), text, sizeof text - 1);
     if (n <= 0) return io_error(path + ": cannot read the symlink: " + std::strerror(errno));

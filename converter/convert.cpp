@@ -10,7 +10,7 @@ Status check_convert_options(const ConvertOptions& o) {
     return invalid_argument("--layout packed16x4 needs int8 weights with one scale per row (--quantize int8, no "
                             "--group-size)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 namespace {
@@ -37,7 +37,7 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
   HEED_RETURN_IF_ERROR(
       pack_model(model, options.layout, &summary->packed, options.report, stage_progress(options, "packing")));
   summary->tensors = model->tensors.size();
-  return Status::ok();
+  return Status::success();
 }
 
 Status convert_file(const SourceFormat& format, const std::string& source, const std::string& output,

@@ -42,7 +42,7 @@ Status find_format(const std::string& name, const SourceFormat** out) {
   for (const auto& f : source_formats()) {
     if (name == f.name) {
       *out = &f;
-      return Status::ok();
+      return Status::success();
     }
   }
   return invalid_argument("unknown source format '" + name + "' (supported: " + format_names() + ")");
@@ -54,7 +54,7 @@ Status detect_format(const std::string& path, const SourceFormat** out) {
   for (const auto& f : source_formats()) {
     if (f.detect(path)) *out = &f;
   }
-  if (*out != nullptr) return Status::ok();
+  if (*out != nullptr) return Status::success();
   return invalid_argument("cannot tell the format of '" + path + "' (no model.bin, not a zip file); pass --from (" +
                           format_names() + ")");
 }

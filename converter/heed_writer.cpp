@@ -46,7 +46,7 @@ Status check_packed(const NeutralTensor& t, const std::unordered_map<std::string
     return invalid_argument(at + "row sums tensor '" + t.row_sums + "' is not I32 of shape [" +
                             std::to_string(t.shape[0]) + "]");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_tensor(const NeutralTensor& t, const std::unordered_map<std::string, const NeutralTensor*>& by_name) {
@@ -77,7 +77,7 @@ Status check_tensor(const NeutralTensor& t, const std::unordered_map<std::string
   if (t.dtype != fb::DType::I8 && quantized) {
     return invalid_argument(at + dtype_name(t.dtype) + " tensor cannot be quantized");
   }
-  if (!quantized) return Status::ok();
+  if (!quantized) return Status::success();
   if (t.quantization == fb::Quantization::PerGroup && t.group_size == 0) {
     return invalid_argument(at + "per-group quantization with group size 0");
   }
@@ -95,7 +95,7 @@ Status check_tensor(const NeutralTensor& t, const std::unordered_map<std::string
                             " values but " + fb::EnumNameQuantization(t.quantization) + " quantization needs " +
                             std::to_string(count));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_model(const NeutralModel& model) {
@@ -107,7 +107,7 @@ Status check_model(const NeutralModel& model) {
     if (!by_name.emplace(t.name, &t).second) return invalid_argument("tensor '" + t.name + "' appears twice");
   }
   for (const auto& t : model.tensors) HEED_RETURN_IF_ERROR(check_tensor(t, by_name));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -177,7 +177,7 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
     if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
     return invalid_argument("the model is inconsistent: " + message);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert

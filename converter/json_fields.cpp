@@ -12,7 +12,7 @@ Status read_json(const std::string& path, nlohmann::json* out) {
   HEED_RETURN_IF_ERROR(read_text(path, &text));
   *out = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (out->is_discarded() || !out->is_object()) return invalid_file(path + ": not a JSON object");
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_vocab_json(const std::string& path, uint32_t expected, const std::string& expected_from,
@@ -36,20 +36,20 @@ Status read_vocab_json(const std::string& path, uint32_t expected, const std::st
     tokens[id] = it.key();
   }
   *out = std::move(tokens);
-  return Status::ok();
+  return Status::success();
 }
 
 Status get_count(const nlohmann::json& j, const std::string& where, const char* key, bool required, uint32_t* out) {
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
     if (required) return invalid_file(where + ": missing '" + key + "'");
-    return Status::ok();
+    return Status::success();
   }
   if (!it->is_number_unsigned() || it->get<uint64_t>() == 0 || it->get<uint64_t>() >= (1u << 24)) {
     return invalid_file(where + ": '" + key + "' must be a positive integer below 2^24");
   }
   *out = static_cast<uint32_t>(it->get<uint64_t>());
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert

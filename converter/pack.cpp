@@ -17,7 +17,7 @@ Status parse_weight_layout(const std::string& text, WeightLayout* out) {
   } else {
     return invalid_argument("unknown weight layout '" + text + "' (expected auto, row-major or packed16x4)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 const char* weight_layout_name(WeightLayout layout) {
@@ -52,7 +52,7 @@ bool packable(const NeutralTensor& t, const std::string& tied_table) {
 Status pack_model(NeutralModel* model, WeightLayout layout, size_t* packed, std::vector<TensorReport>* report,
                   const std::function<void(size_t, size_t)>& progress) {
   if (packed) *packed = 0;
-  if (layout == WeightLayout::kRowMajor) return Status::ok();
+  if (layout == WeightLayout::kRowMajor) return Status::success();
   std::vector<NeutralTensor> sums;
   const std::string tied = tied_output_table(*model);
   const size_t total = model->tensors.size();
@@ -86,7 +86,7 @@ Status pack_model(NeutralModel* model, WeightLayout layout, size_t* packed, std:
   }
   for (auto& s : sums) model->tensors.push_back(std::move(s));
   if (progress) progress(total, total);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert

@@ -22,7 +22,7 @@ Status parse_weight_type(const std::string& text, WeightType* out) {
   } else {
     return invalid_argument("unknown weight type '" + text + "' (expected int8, float16 or float32)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 const char* weight_type_name(WeightType type) {
@@ -75,7 +75,7 @@ Status check_finite(const NeutralTensor& t) {
                               " value at element " + std::to_string(i));
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // Error statistics of `stored` against the original `x`.
@@ -118,7 +118,7 @@ Status dequantize(const NeutralTensor& t, const NeutralTensor& scales, std::vect
       (*out)[r * cols + c] = static_cast<float>(q[r * cols + c]) * scale;
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -130,7 +130,7 @@ Status check_quantize_options(const QuantizeOptions& options) {
   if (options.group_size != 0 && options.type != WeightType::kInt8) {
     return invalid_argument("a group size only applies to int8 weights");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 namespace {
@@ -151,7 +151,7 @@ Status dequantize_int8_sources(NeutralModel* model, std::vector<std::string>* dr
     t.scales.clear();
     t.bytes = to_bytes(real.data(), real.size() * sizeof(float));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status to_float16(NeutralTensor* t, std::vector<TensorReport>* report) {
@@ -168,7 +168,7 @@ Status to_float16(NeutralTensor* t, std::vector<TensorReport>* report) {
   if (report) report->push_back(measure(t->name, "float16", x, back));
   t->dtype = fb::DType::F16;
   t->bytes = to_bytes(h.data(), h.size() * sizeof(uint16_t));
-  return Status::ok();
+  return Status::success();
 }
 
 // The matrix as int8 with per-row (group_size 0) or per-group scales; returns the scales tensor.
@@ -205,7 +205,7 @@ Status quantize_matrix(NeutralTensor& t, const QuantizeOptions& options, std::ve
   if (t.dtype == fb::DType::I8) {
     if (report) report->push_back({t.name, "int8 kept from the source", 0, std::numeric_limits<double>::infinity()});
     out->push_back(std::move(t));
-    return Status::ok();
+    return Status::success();
   }
   if (t.dtype != fb::DType::F32) {
     return invalid_argument("tensor '" + t.name + "' is " + fb::EnumNameDType(t.dtype) +
@@ -222,11 +222,11 @@ Status quantize_matrix(NeutralTensor& t, const QuantizeOptions& options, std::ve
       NeutralTensor scales = to_int8(&t, options.group_size, report);
       out->push_back(std::move(t));
       out->push_back(std::move(scales));
-      return Status::ok();
+      return Status::success();
     }
   }
   out->push_back(std::move(t));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -260,7 +260,7 @@ Status quantize_model(NeutralModel* model, const QuantizeOptions& options, std::
   }
   model->tensors = std::move(out);
   if (progress) progress(total, total);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert

@@ -116,7 +116,7 @@ Status SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::string& whe
   }
   file.bytes_ = std::move(bytes);
   *out = std::move(file);
-  return Status::ok();
+  return Status::success();
 }
 
 const SafetensorsTensor* SafetensorsFile::find(const std::string& name) const {
@@ -147,7 +147,7 @@ Status SafetensorsFile::read_f32(const SafetensorsTensor& tensor, std::vector<fl
     return unsupported_model(where_ + ": tensor '" + tensor.name + "' is " + tensor.dtype +
                              ", expected floating-point values (F32, F16, BF16, F64)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_hf_weights(const std::string& dir, SafetensorsFile* file) {

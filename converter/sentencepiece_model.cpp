@@ -9,7 +9,7 @@ Status read_sentencepiece_model(const std::string& path, std::vector<uint8_t>* o
   HEED_RETURN_IF_ERROR(read_nonempty_bytes(path, out));
   const Status s = check_sentencepiece_model(out->data(), out->size());
   if (!s.is_ok()) return Status(s.code(), path + ": " + s.message());
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert

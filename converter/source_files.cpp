@@ -44,7 +44,7 @@ Status open_checked(const std::string& path, uint64_t max_bytes, int* fd, uint64
                             std::to_string(max_bytes) + " this kind of file may have");
   }
   *size = static_cast<uint64_t>(st.st_size);
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_all(int fd, const std::string& path, uint64_t size, uint8_t* dst) {
@@ -56,7 +56,7 @@ Status read_all(int fd, const std::string& path, uint64_t size, uint8_t* dst) {
     if (n == 0) return io_error("'" + path + "' shrank while it was read");
     done += static_cast<uint64_t>(n);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // Opens, checks and reads `path` into out (any byte container).
@@ -86,7 +86,7 @@ Status read_text(const std::string& path, std::string* out, uint64_t max_bytes) 
 Status read_nonempty_bytes(const std::string& path, std::vector<uint8_t>* out) {
   HEED_RETURN_IF_ERROR(read_bytes(path, out));
   if (out->empty()) return invalid_file(path + ": empty file");
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert

@@ -117,14 +117,14 @@ Status TemporaryFile::create(const std::string& dir, const std::string& base, co
   ::flock(fd_, LOCK_EX | LOCK_NB);
   lock_fd_ = ::dup(fd_);
   if (lock_fd_ < 0) return os_error(output, "duplicate a file descriptor");
-  return Status::ok();
+  return Status::success();
 }
 
 Status TemporaryFile::close(const std::string& output) {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) return os_error(output, "close");
-  return Status::ok();
+  return Status::success();
 }
 
 Status TemporaryFile::rename_to(const std::string& target, const std::string& output) {
@@ -132,7 +132,7 @@ Status TemporaryFile::rename_to(const std::string& target, const std::string& ou
     return io_error(output + ": cannot rename the temporary file into place: " + std::strerror(errno));
   }
   path_.clear();  // renamed: nothing of ours to remove any more
-  return Status::ok();
+  return Status::success();
 }
 
 TemporaryFile::~TemporaryFile() {

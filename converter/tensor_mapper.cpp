@@ -41,11 +41,11 @@ Status TensorMapper::take(const std::string& src, const std::string& dst, const 
   std::vector<float> v;
   HEED_RETURN_IF_ERROR(values(src, shape, &v));
   add(dst, dst_shape.empty() ? shape : dst_shape, v, quantizable);
-  return Status::ok();
+  return Status::success();
 }
 
 Status TensorMapper::take_optional(const std::string& src, const std::string& dst, const std::vector<uint64_t>& shape) {
-  if (!has(src)) return Status::ok();
+  if (!has(src)) return Status::success();
   return take(src, dst, shape, false);
 }
 
@@ -66,7 +66,7 @@ Status TensorMapper::take_stacked(const std::vector<std::string>& srcs, const st
   const uint64_t n = srcs.size();
   add(dst + ".weight", {n * rows, cols}, weight, true);
   add(dst + ".bias", {n * rows}, bias, false);
-  return Status::ok();
+  return Status::success();
 }
 
 Status TensorMapper::take_norm(const std::string& src, const std::string& dst, uint64_t d) {
@@ -81,7 +81,7 @@ Status TensorMapper::check_all_used(const std::string& what,
     return unsupported_model(file_.where() + ": tensor '" + t.name + "' is not part of " + what +
                              "; refusing to drop it");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert

@@ -70,7 +70,7 @@ run_fuzz() {
 }
 
 # run_package PRESET ARCH: the built preset's Debian package (cpack); checks its architecture and
-# that it holds the program, the library and the C header. Counts as one test.
+# that it holds the program, the library, the C header and the license. Counts as one test.
 run_package() {
   local preset=$1 arch=$2 log="$log_dir/package-$1.log" ok=1 deb
   echo "=== package: $preset ($arch .deb) ==="
@@ -83,7 +83,7 @@ run_package() {
       dpkg-deb --info "$deb" >>"$log" 2>&1
       dpkg-deb --contents "$deb" >"$log.contents" 2>&1
       grep -q "^ Architecture: $arch$" "$log" || { echo "FAIL: $deb: architecture is not $arch" | tee -a "$log"; ok=0; }
-      for f in ./usr/bin/heed ./usr/include/heed/heed.h libheed_runtime.a; do
+      for f in ./usr/bin/heed ./usr/include/heed/heed.h libheed_runtime.a ./usr/share/doc/heed/copyright; do
         grep -q "$f" "$log.contents" || { echo "FAIL: $deb lacks $f" | tee -a "$log"; ok=0; }
       done
       [ "$ok" -eq 1 ] && echo "package $deb: ok"

@@ -67,7 +67,7 @@ Status TempDir::create(const char* prefix, std::unique_ptr<TempDir>* out) {
     return io_error("cannot create a temporary folder in " + base + ": " + std::strerror(errno));
   }
   out->reset(new TempDir(buffer.data()));
-  return Status::ok();
+  return Status::success();
 }
 
 TempDir::~TempDir() {
@@ -153,7 +153,7 @@ Status ZipArchive::open(const std::string& path, const PackageLimits& limits, st
   }
   out->reset(new ZipArchive(std::move(impl)));
   (*out)->entries_ = std::move(entries);
-  return Status::ok();
+  return Status::success();
 }
 
 const ZipEntry* ZipArchive::find(const std::string& name) const {
@@ -205,7 +205,7 @@ Status ZipArchive::inflate(const ZipEntry& entry, uint64_t cap, const char* cap_
   }
   if (close_rc == UNZ_CRCERROR) return invalid_file(where + ": CRC-32 mismatch (the package is damaged)");
   if (close_rc != UNZ_OK) return invalid_file(where + ": corrupt data (minizip error " + std::to_string(close_rc) + ")");
-  return Status::ok();
+  return Status::success();
 }
 
 Status ZipArchive::read(const ZipEntry& entry, std::string* bytes) {
@@ -223,7 +223,7 @@ Status ZipArchive::extract(const ZipEntry& entry, const std::string& path) {
   if (::close(fd) != 0 && status.is_ok()) status = io_error("cannot write '" + path + "': " + std::strerror(errno));
   if (!status.is_ok()) return status;
   impl_->extracted += entry.size;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::argos

@@ -41,7 +41,7 @@ Status find_prefix(const std::string& path, const ZipArchive& zip, std::string* 
                         "package holds one");
   }
   *prefix = found[0];
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_member(const std::string& path, ZipArchive& zip, const std::string& name, const char* what,
@@ -59,10 +59,10 @@ Status read_metadata(const std::string& path, const std::string& text, NeutralMo
   auto string_field = [&](const char* key, std::string* value) -> Status {
     value->clear();
     const auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return Status::ok();
+    if (it == j.end() || it->is_null()) return Status::success();
     if (!it->is_string()) return invalid_file(path + ": metadata.json: '" + key + "' is not a string");
     *value = it->get<std::string>();
-    return Status::ok();
+    return Status::success();
   };
   std::string type, prefix;
   HEED_RETURN_IF_ERROR(string_field("type", &type));
@@ -87,7 +87,7 @@ Status read_metadata(const std::string& path, const std::string& text, NeutralMo
     HEED_RETURN_IF_ERROR(string_field(key, &value));
     if (!value.empty()) model->metadata.emplace_back(std::string("argos.") + key, value);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -149,7 +149,7 @@ Status read_model(const std::string& path, const PackageLimits& limits, NeutralM
   model.producer.source_format = "argos";
   model.producer.source_name = base_name(path);
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 bool looks_like_package(const std::string& path) {

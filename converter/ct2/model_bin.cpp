@@ -61,7 +61,7 @@ class Cursor {
     if (remaining() < sizeof(T)) return truncated(what);
     std::memcpy(value, bytes_.data() + pos_, sizeof(T));  // the file is little-endian, like our targets
     pos_ += sizeof(T);
-    return Status::ok();
+    return Status::success();
   }
 
   Status read_string(std::string* value, const std::string& what) {
@@ -73,13 +73,13 @@ class Cursor {
     if (begin[length - 1] != '\0') return corrupt(what + " does not end with a NUL byte");
     value->assign(begin, strnlen(begin, length));
     pos_ += length;
-    return Status::ok();
+    return Status::success();
   }
 
   Status skip(size_t n, const std::string& what) {
     if (remaining() < n) return truncated(what + " (" + std::to_string(n) + " bytes)");
     pos_ += n;
-    return Status::ok();
+    return Status::success();
   }
 
  private:
@@ -91,9 +91,9 @@ class Cursor {
 Status dtype_from_item_size(uint8_t item_size, DType* dtype) {
   // Before binary version 4 only the element width was stored; CTranslate2 read it this way.
   switch (item_size) {
-    case 4: *dtype = DType::F32; return Status::ok();
-    case 2: *dtype = DType::I16; return Status::ok();
-    case 1: *dtype = DType::I8; return Status::ok();
+    case 4: *dtype = DType::F32; return Status::success();
+    case 2: *dtype = DType::I16; return Status::success();
+    case 1: *dtype = DType::I8; return Status::success();
     default: return invalid_argument("unknown element width " + std::to_string(item_size));
   }
 }
@@ -113,7 +113,7 @@ Status read_storage(Cursor& in, uint32_t version, const std::string& what, Varia
     uint32_t n = 0;
     HEED_RETURN_IF_ERROR(in.read(&n, "the byte count of " + what));
     *num_bytes = n;
-    return Status::ok();
+    return Status::success();
   }
   uint8_t item_size = 0;
   uint32_t n = 0;
@@ -122,7 +122,7 @@ Status read_storage(Cursor& in, uint32_t version, const std::string& what, Varia
   if (!s) return in.corrupt(what + ": " + s.message());
   HEED_RETURN_IF_ERROR(in.read(&n, "the element count of " + what));
   *num_bytes = uint64_t{n} * item_size;
-  return Status::ok();
+  return Status::success();
 }
 
 // Variable record #i: name, shape, storage, then its values (skipped: they stay in the bytes).
@@ -168,7 +168,7 @@ Status read_aliases(Cursor& in, std::vector<std::pair<std::string, std::string>>
     if (alias.empty() || target.empty()) return in.corrupt("alias #" + std::to_string(i) + " has an empty name or target");
     aliases->emplace_back(std::move(alias), std::move(target));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -210,7 +210,7 @@ Status ModelBin::parse(std::vector<uint8_t> bytes, const std::string& where, Mod
     }
   }
   *out = std::move(m);
-  return Status::ok();
+  return Status::success();
 }
 
 Status ModelBin::read(const std::string& path, ModelBin* out) {

@@ -89,7 +89,7 @@ class Mapper {
   Status attr_int(const std::string& name, int64_t* value, bool* present) {
     *present = false;
     const Variable* v = find(name);
-    if (!v) return Status::ok();
+    if (!v) return Status::success();
     if (v->num_elements() != 1) return corrupt("attribute '" + name + "' is not a scalar");
     const uint8_t* p = bin_.data(*v);
     switch (v->dtype) {
@@ -99,7 +99,7 @@ class Mapper {
       default: return corrupt("attribute '" + name + "' is " + dtype_name(v->dtype) + ", expected an integer");
     }
     *present = true;
-    return Status::ok();
+    return Status::success();
   }
 
   // Scoped attribute first (scope/name), then the model-wide one older revisions stored.
@@ -108,7 +108,7 @@ class Mapper {
     HEED_RETURN_IF_ERROR(attr_int(scope + "/" + name, value, &present));
     if (!present) HEED_RETURN_IF_ERROR(attr_int(name, value, &present));
     if (!present) *value = fallback;
-    return Status::ok();
+    return Status::success();
   }
 
   // Values of a float variable as f32 (f32, f16, bf16 stored; int16 dequantized with its scale).
@@ -119,7 +119,7 @@ class Mapper {
     switch (v.dtype) {
       case DType::F32:
         std::memcpy(out->data(), p, n * 4);
-        return Status::ok();
+        return Status::success();
       case DType::F16:
       case DType::BF16:
         for (size_t i = 0; i < n; ++i) {
@@ -127,7 +127,7 @@ class Mapper {
           std::memcpy(&h, p + 2 * i, 2);
           (*out)[i] = v.dtype == DType::F16 ? kernels::f16_to_f32_value(h) : bf16_to_f32(h);
         }
-        return Status::ok();
+        return Status::success();
       case DType::I16: {
         // CTranslate2's int16: real = q / scale, one scale per tensor (1000 when none was saved).
         float scale = 1000.0f;
@@ -143,7 +143,7 @@ class Mapper {
           std::memcpy(&q, p + 2 * i, 2);
           (*out)[i] = static_cast<float>(q) / scale;
         }
-        return Status::ok();
+        return Status::success();
       }
       default:
         return error("variable '" + v.name + "' is " + dtype_name(v.dtype) + ", which heed cannot read as real values");
@@ -158,7 +158,7 @@ class Mapper {
     const Variable* v = find(src);
     if (!v) {
       if (required) return corrupt("missing variable '" + src + "'");
-      return Status::ok();
+      return Status::success();
     }
     if (found) *found = true;
     if (!shape.empty() && v->shape != shape) {
@@ -203,7 +203,7 @@ class Mapper {
         st.bytes.resize(scales.size() * sizeof(float));
         std::memcpy(st.bytes.data(), scales.data(), st.bytes.size());
         out_->tensors.push_back(std::move(st));
-        return Status::ok();
+        return Status::success();
       }
       // Not a matrix heed keeps in int8: store the real values.
       std::vector<float> real(v->num_elements());
@@ -213,14 +213,14 @@ class Mapper {
       t.bytes.resize(real.size() * 4);
       std::memcpy(t.bytes.data(), real.data(), t.bytes.size());
       out_->tensors.push_back(std::move(t));
-      return Status::ok();
+      return Status::success();
     }
     std::vector<float> values;
     HEED_RETURN_IF_ERROR(values_f32(*v, &values));
     t.bytes.resize(values.size() * 4);
     std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
     out_->tensors.push_back(std::move(t));
-    return Status::ok();
+    return Status::success();
   }
 
   // A norm: gamma required, beta absent for RMSNorm. Returns whether beta was present.
@@ -252,7 +252,7 @@ class Mapper {
     if (seen.empty()) return corrupt("no layers under '" + scope + "/'");
     if (*seen.rbegin() + 1 != seen.size()) return corrupt("the layers of '" + scope + "' are not numbered 0.." + std::to_string(seen.size() - 1));
     *count = static_cast<uint32_t>(seen.size());
-    return Status::ok();
+    return Status::success();
   }
 
   Status read_stack(const std::string& scope, bool cross_attention, int64_t default_heads, StackInfo* info);
@@ -286,7 +286,7 @@ class Mapper {
     for (const auto& a : bin_.aliases()) {
       if (!used_.count(a.first)) return error("unknown alias '" + a.first + "' -> '" + a.second + "'");
     }
-    return Status::ok();
+    return Status::success();
   }
 
   // Marks variables that only steer CTranslate2's own decoding (nothing heed computes with).
@@ -323,7 +323,7 @@ Status Mapper::read_embeddings(const std::string& scope, fb::TransformerStackT* 
   mark_used_if_present(scope + "/embeddings_merge");
   const std::string alias_target = bin_.alias_target(*embeddings + "/weight");
   info->embeddings_variable = alias_target.empty() ? *embeddings + "/weight" : alias_target;
-  return Status::ok();
+  return Status::success();
 }
 
 Status Mapper::read_attributes(const std::string& scope, int64_t default_heads, fb::TransformerStackT* stack) {
@@ -346,7 +346,7 @@ Status Mapper::read_attributes(const std::string& scope, int64_t default_heads, 
       return error("'" + scope + "' uses CTranslate2 activation " + std::to_string(activation) +
                    " (GELUSigmoid or Tanh); heed supports ReLU, GELU, GELUTanh and Swish/SiLU");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // Embedding scale: a flag (sqrt(d) when set) or the scale itself; absent means sqrt(d).
@@ -354,13 +354,13 @@ Status Mapper::read_embedding_scale(const std::string& scope, fb::TransformerSta
   const Variable* scale = find(scope + "/scale_embeddings");
   if (!scale) scale = find(scope + "/embeddings/multiply_by_sqrt_depth");
   stack->embedding_scale = std::sqrt(static_cast<float>(stack->d_model));
-  if (!scale) return Status::ok();
+  if (!scale) return Status::success();
   if (scale->num_elements() != 1) return corrupt("'" + scale->name + "' is not a scalar");
   if (scale->dtype == DType::I8) {
     int8_t flag;
     std::memcpy(&flag, bin_.data(*scale), 1);
     if (!flag) stack->embedding_scale = 1.0f;
-    return Status::ok();
+    return Status::success();
   }
   std::vector<float> value;
   HEED_RETURN_IF_ERROR(values_f32(*scale, &value));
@@ -369,7 +369,7 @@ Status Mapper::read_embedding_scale(const std::string& scope, fb::TransformerSta
                    ", which is not a finite number");
   }
   stack->embedding_scale = value[0];
-  return Status::ok();
+  return Status::success();
 }
 
 // Positions (a stored table is learned; none means CTranslate2's sinusoidal encoding), the
@@ -392,7 +392,7 @@ Status Mapper::read_positions_and_norms(const std::string& scope, fb::Transforme
   HEED_RETURN_IF_ERROR(take(scope + "/layer_norm/gamma", scope + ".norm.gamma", false, false, {d}, &found));
   if (found) HEED_RETURN_IF_ERROR(take(scope + "/layer_norm/beta", scope + ".norm.beta", false, false, {d}));
   stack->final_norm = found;
-  return Status::ok();
+  return Status::success();
 }
 
 // Layer i: self-attention (fused QKV, possibly grouped-query), cross-attention, FFN (possibly gated).
@@ -489,7 +489,7 @@ Status Mapper::read_stack(const std::string& scope, bool cross_attention, int64_
   mark_used_if_present(scope + "/alignment_heads");
   if (scope == "decoder") HEED_RETURN_IF_ERROR(read_output(embeddings, *stack, info));
   info->config = std::move(stack);
-  return Status::ok();
+  return Status::success();
 }
 
 int32_t token_id(const std::vector<std::string>& tokens, const std::string& token) {
@@ -520,7 +520,7 @@ Status family_of(const std::string& spec, const std::string& bin_path, Family* f
                              "' is not supported (heed converts TransformerBase, TransformerBig, TransformerSpec "
                              "and TransformerDecoderSpec)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // Both stacks of an encoder-decoder; the decoder's vocabulary size into *target_rows.
@@ -544,7 +544,7 @@ Status read_encoder_decoder(Mapper& mapper, int64_t default_heads, const Vocabul
   config_table.shared_embeddings = encoder.embeddings_variable == decoder.embeddings_variable;
   if (config_table.shared_embeddings) model->remove("encoder.embeddings");
   model->config.Set(std::move(config_table));
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_decoder_only(Mapper& mapper, int64_t default_heads, NeutralModel* model, uint32_t* target_rows) {
@@ -555,7 +555,7 @@ Status read_decoder_only(Mapper& mapper, int64_t default_heads, NeutralModel* mo
   config_table.decoder = std::move(decoder.config);
   config_table.tied_output = decoder.tied_output;
   model->config.Set(std::move(config_table));
-  return Status::ok();
+  return Status::success();
 }
 
 // Tokenizer: whitespace-separated vocabulary entries, special ids of the target side; the source
@@ -594,7 +594,7 @@ Status read_tokenizer(const std::string& dir, const Config& config, bool encoder
   }
   tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
   tok.target_vocabulary->tokens = std::move(vocab->target);
-  return Status::ok();
+  return Status::success();
 }
 
 void add_metadata(const std::string& dir, const ModelBin& bin, bool encoder_decoder, NeutralModel* model) {
@@ -653,7 +653,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   HEED_RETURN_IF_ERROR(read_tokenizer(dir, config, encoder_decoder, &vocab, &model));
   add_metadata(dir, bin, encoder_decoder, &model);
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::ct2

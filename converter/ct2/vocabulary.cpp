@@ -35,7 +35,7 @@ void add_unk(std::vector<std::string>* tokens, const std::string& unk) {
 Status read_config(const std::string& dir, Config* out) {
   *out = Config();
   const std::string path = dir + "/config.json";
-  if (!is_file(path)) return Status::ok();
+  if (!is_file(path)) return Status::success();
   std::string text;
   HEED_RETURN_IF_ERROR(read_text(path, &text));
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -44,17 +44,17 @@ Status read_config(const std::string& dir, Config* out) {
 
   auto get_string = [&](const char* key, std::string* value) -> Status {
     auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return Status::ok();
+    if (it == j.end() || it->is_null()) return Status::success();
     if (!it->is_string()) return invalid_file(path + ": '" + key + "' is not a string");
     *value = it->get<std::string>();
-    return Status::ok();
+    return Status::success();
   };
   auto get_bool = [&](const char* key, bool* value) -> Status {
     auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return Status::ok();
+    if (it == j.end() || it->is_null()) return Status::success();
     if (!it->is_boolean()) return invalid_file(path + ": '" + key + "' is not true or false");
     *value = it->get<bool>();
-    return Status::ok();
+    return Status::success();
   };
   HEED_RETURN_IF_ERROR(get_string("unk_token", &out->unk_token));
   HEED_RETURN_IF_ERROR(get_string("bos_token", &out->bos_token));
@@ -78,7 +78,7 @@ Status read_config(const std::string& dir, Config* out) {
     if (!(e > 0 && e < 1)) return invalid_file(path + ": 'layer_norm_epsilon' " + std::to_string(e) + " is not in (0, 1)");
     out->layer_norm_epsilon = static_cast<float>(e);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_vocabulary_file(const std::string& path, std::vector<std::string>* tokens) {
@@ -104,7 +104,7 @@ Status read_vocabulary_file(const std::string& path, std::vector<std::string>* t
     }
   }
   if (tokens->empty()) return invalid_file(path + " has no tokens");
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_vocabularies(const std::string& dir, bool sequence_to_sequence, const std::string& unk_token,
@@ -140,7 +140,7 @@ Status read_vocabularies(const std::string& dir, bool sequence_to_sequence, cons
   }
   add_unk(&out->target, unk_token);
   if (out->shared) out->source = out->target;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::ct2

@@ -77,7 +77,7 @@ Status read_config(const std::string& dir, BertConfig* c) {
   } else {
     return unsupported_model(path + ": hidden_act '" + c->hidden_act + "' is not supported (gelu, gelu_new, relu, silu)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // vocab.txt: line i is the entry of id i (BertTokenizer strips only the newline).
@@ -96,7 +96,7 @@ Status read_vocab(const std::string& path, uint32_t vocab_size, std::vector<std:
   // can produce.
   for (size_t i = tokens.size(); i < vocab_size; ++i) tokens.push_back("[heed:unused" + std::to_string(i) + "]");
   *out = std::move(tokens);
-  return Status::ok();
+  return Status::success();
 }
 
 int32_t find_token(const std::vector<std::string>& tokens, const std::string& token) {
@@ -118,7 +118,7 @@ bool unused_by_encoders(const std::string& prefix, const std::string& n) {
 // sentence-transformers' 1_Pooling/config.json: the pooling the embeddings were trained with.
 Status read_pooling(const std::string& dir, std::string* pooling) {
   const std::string path = dir + "/1_Pooling/config.json";
-  if (!is_file(path)) return Status::ok();
+  if (!is_file(path)) return Status::success();
   nlohmann::json j;
   HEED_RETURN_IF_ERROR(read_json(path, &j));
   const auto flag = [&](const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); };
@@ -129,7 +129,7 @@ Status read_pooling(const std::string& dir, std::string* pooling) {
   } else {
     return unsupported_model(path + ": only mean or CLS pooling is supported");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -169,7 +169,7 @@ Status map_tensors(TensorMapper& m, BertConfig* c) {
   if (m.has("encoder.layer." + std::to_string(c->layers) + ".output.dense.weight")) {
     return m.corrupt("the file has more layers than config.json's " + std::to_string(c->layers));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 void set_config(const BertConfig& c, NeutralModel* model) {
@@ -230,7 +230,7 @@ Status read_tokenizer(const std::string& dir, const BertConfig& c, const nlohman
     const std::string token = get_string(tc, key, fallback);
     *id = find_token(vocab, token);
     if (*id < 0) return invalid_file(dir + "/vocab.txt: the special token '" + token + "' (" + key + ") is missing");
-    return Status::ok();
+    return Status::success();
   };
   HEED_RETURN_IF_ERROR(special("unk_token", "[UNK]", &tok->unk_id));
   HEED_RETURN_IF_ERROR(special("cls_token", "[CLS]", &tok->bos_id));
@@ -239,7 +239,7 @@ Status read_tokenizer(const std::string& dir, const BertConfig& c, const nlohman
   settings->never_split = never_split_tokens(tc, vocab);
   tok->target_vocabulary = std::make_unique<fb::VocabularyT>();
   tok->target_vocabulary->tokens = std::move(vocab);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -277,7 +277,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   if (!pooling.empty()) model.metadata.emplace_back("embedding.pooling", pooling);
   model.metadata.emplace_back("hf.hidden_act", c.hidden_act);
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::hf_bert

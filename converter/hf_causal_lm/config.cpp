@@ -17,40 +17,40 @@ bool present(const nlohmann::json& j, const char* key) {
 
 // A token id; Llama 3 style lists of end ids give their first (heed stops at one end token).
 Status get_id(const nlohmann::json& j, const std::string& where, const char* key, int32_t* out) {
-  if (!present(j, key)) return Status::ok();
+  if (!present(j, key)) return Status::success();
   const nlohmann::json* v = &j[key];
   if (v->is_array()) {
-    if (v->empty()) return Status::ok();
+    if (v->empty()) return Status::success();
     v = &(*v)[0];
   }
   if (!v->is_number_integer() || v->get<int64_t>() < 0 || v->get<int64_t>() >= (1 << 24)) {
     return invalid_file(where + ": '" + key + "' must be a token id");
   }
   *out = static_cast<int32_t>(v->get<int64_t>());
-  return Status::ok();
+  return Status::success();
 }
 
 Status get_bool(const nlohmann::json& j, const std::string& where, const char* key, bool* out) {
-  if (!present(j, key)) return Status::ok();
+  if (!present(j, key)) return Status::success();
   if (!j[key].is_boolean()) return invalid_file(where + ": '" + key + "' must be true or false");
   *out = j[key].get<bool>();
-  return Status::ok();
+  return Status::success();
 }
 
 Status get_float(const nlohmann::json& j, const std::string& where, const char* key, float* out) {
-  if (!present(j, key)) return Status::ok();
+  if (!present(j, key)) return Status::success();
   if (!j[key].is_number() || !std::isfinite(j[key].get<double>()) || j[key].get<double>() < 0) {
     return invalid_file(where + ": '" + key + "' must be a non-negative number");
   }
   *out = static_cast<float>(j[key].get<double>());
-  return Status::ok();
+  return Status::success();
 }
 
 Status get_string(const nlohmann::json& j, const std::string& where, const char* key, std::string* out) {
-  if (!present(j, key)) return Status::ok();
+  if (!present(j, key)) return Status::success();
   if (!j[key].is_string()) return invalid_file(where + ": '" + key + "' must be a string");
   *out = j[key].get<std::string>();
-  return Status::ok();
+  return Status::success();
 }
 
 // transformers' ACT2FN names that heed's kernels compute exactly.
@@ -67,7 +67,7 @@ Status read_activation(const std::string& where, const std::string& name, fb::Ac
     return unsupported_model(where + ": activation '" + name +
                              "' is not supported (silu, swish, gelu, gelu_new, gelu_pytorch_tanh, relu)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // A boolean setting heed only runs with one value.
@@ -77,7 +77,7 @@ Status require_bool(const nlohmann::json& j, const std::string& where, const cha
   if (value != wanted) {
     return unsupported_model(where + ": '" + key + "': " + (value ? "true" : "false") + " is not supported");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_gpt2(const nlohmann::json& j, const std::string& path, CausalLmConfig* c) {
@@ -99,7 +99,7 @@ Status read_gpt2(const nlohmann::json& j, const std::string& path, CausalLmConfi
   HEED_RETURN_IF_ERROR(require_bool(j, path, "scale_attn_by_inverse_layer_idx", false));
   HEED_RETURN_IF_ERROR(require_bool(j, path, "add_cross_attention", false));
   c->num_kv_heads = c->num_heads;
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_llama(const nlohmann::json& j, const std::string& path, CausalLmConfig* c) {
@@ -131,7 +131,7 @@ Status read_llama(const nlohmann::json& j, const std::string& path, CausalLmConf
     return invalid_file(path + ": num_key_value_heads " + std::to_string(c->num_kv_heads) +
                         " does not divide num_attention_heads " + std::to_string(c->num_heads));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -187,7 +187,7 @@ Status read_config(const std::string& dir, Family expected, CausalLmConfig* out)
   }
   if (c.eos_token_id < 0) return invalid_file(path + ": missing 'eos_token_id' (heed needs an end token)");
   *out = std::move(c);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::hf_causal_lm

@@ -87,7 +87,7 @@ Status map_output(TensorMapper& m, const CausalLmConfig& c, fb::TransformerDecod
   config->tied_output = c.tie_word_embeddings;
   if (c.tie_word_embeddings) {
     m.find("lm_head.weight");
-    return Status::ok();
+    return Status::success();
   }
   return m.take("lm_head.weight", "decoder.output.weight", {V, d}, true);
 }
@@ -113,7 +113,7 @@ Status read_merges(const std::string& path, std::vector<std::string>* out) {
     }
     out->push_back(line);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status map_gpt2(TensorMapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
@@ -160,7 +160,7 @@ Status take_rope_projection(TensorMapper& m, const std::string& src, uint64_t he
     bias_out->resize(bat + b.size());
     interleave_rope_rows(b.data(), heads, hd, 1, bias_out->data() + bat);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status map_llama(TensorMapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
@@ -222,7 +222,7 @@ Status read_sentencepiece(const std::string& path, uint32_t vocab_size, fb::Toke
   // Padding rows get names no text encodes to.
   for (uint32_t i = static_cast<uint32_t>(n); i < vocab_size; ++i) tokens.push_back("<heed:padding:" + std::to_string(i) + ">");
   tok->unk_id = sp.unk_id();
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -265,7 +265,7 @@ Status read_weights(const std::string& dir, const CausalLmConfig& c, MapFamily m
   HEED_RETURN_IF_ERROR(m.check_all_used(what));
   config.decoder = stack_config(c);
   model->config.Set(std::move(config));
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_gpt2(const std::string& dir, NeutralModel* out) {
@@ -286,7 +286,7 @@ Status read_gpt2(const std::string& dir, NeutralModel* out) {
   tok.unk_id = -1;
   set_producer(dir, c, "hf-gpt2", &model);
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_llama(const std::string& dir, NeutralModel* out) {
@@ -308,7 +308,7 @@ Status read_llama(const std::string& dir, NeutralModel* out) {
   tok.eos_id = c.eos_token_id;
   set_producer(dir, c, "hf-llama", &model);
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::hf_causal_lm

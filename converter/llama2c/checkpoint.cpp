@@ -44,7 +44,7 @@ Status read_params(const uint8_t* p, const std::string& where, bool legacy, Chec
   c->vocab_size = static_cast<uint32_t>(abs_vocab);
   c->seq_len = static_cast<uint32_t>(seq_len);
   if (legacy) c->shared_classifier = vocab > 0;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -107,7 +107,7 @@ Status parse_checkpoint(const uint8_t* bytes, size_t size, const std::string& wh
   }
   *config = c;
   *layout = l;
-  return Status::ok();
+  return Status::success();
 }
 
 bool looks_like_checkpoint(const uint8_t* bytes, size_t size) {

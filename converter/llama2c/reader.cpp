@@ -66,7 +66,7 @@ Status find_checkpoint(const std::string& path, std::string* checkpoint) {
   if (!is_directory(path)) {
     if (!is_file(path)) return io_error("'" + path + "' does not exist");
     *checkpoint = path;
-    return Status::ok();
+    return Status::success();
   }
   std::vector<std::string> found;
   for (const std::string& f : bin_files(path)) {
@@ -77,7 +77,7 @@ Status find_checkpoint(const std::string& path, std::string* checkpoint) {
                             " llama2.c checkpoints; give the checkpoint file itself");
   }
   *checkpoint = found[0];
-  return Status::ok();
+  return Status::success();
 }
 
 // A per-layer f32 array slice as a tensor.
@@ -124,7 +124,7 @@ Status find_tokenizer(const std::string& checkpoint, uint32_t vocab_size, std::s
   for (const std::string& name : {"tok" + std::to_string(vocab_size) + ".bin", std::string("tokenizer.bin")}) {
     if (is_file(dir + "/" + name)) {
       *path = dir + "/" + name;
-      return Status::ok();
+      return Status::success();
     }
   }
   return invalid_argument(checkpoint + ": no llama2.c tokenizer beside it (looked for tok" +
@@ -214,7 +214,7 @@ Status read_model(const std::string& path, NeutralModel* out) {
   model.metadata.emplace_back("llama2c.tokenizer", base_name(tokenizer_path));
   model.metadata.emplace_back("llama2c.max_token_length", std::to_string(tokenizer.max_token_length));
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::llama2c

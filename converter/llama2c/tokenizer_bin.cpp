@@ -48,7 +48,7 @@ Status read_tokenizer_bin(const std::string& path, size_t expected_tokens, Token
                         "vocabulary size?)");
   }
   *out = std::move(t);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::llama2c

@@ -11,39 +11,39 @@ namespace {
 
 Status get_id(const nlohmann::json& j, const std::string& where, const char* key, int32_t* out) {
   const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return Status::ok();
+  if (it == j.end() || it->is_null()) return Status::success();
   if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= (1 << 24)) {
     return invalid_file(where + ": '" + key + "' must be a token id");
   }
   *out = static_cast<int32_t>(it->get<int64_t>());
-  return Status::ok();
+  return Status::success();
 }
 
 Status get_bool(const nlohmann::json& j, const std::string& where, const char* key, bool* out) {
   const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return Status::ok();
+  if (it == j.end() || it->is_null()) return Status::success();
   if (!it->is_boolean()) return invalid_file(where + ": '" + key + "' must be true or false");
   *out = it->get<bool>();
-  return Status::ok();
+  return Status::success();
 }
 
 Status get_string(const nlohmann::json& j, const std::string& where, const char* key, std::string* out) {
   const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return Status::ok();
+  if (it == j.end() || it->is_null()) return Status::success();
   // Special tokens may be written as {"content": "<unk>", ...} (AddedToken).
   if (it->is_object() && it->contains("content") && (*it)["content"].is_string()) {
     *out = (*it)["content"].get<std::string>();
-    return Status::ok();
+    return Status::success();
   }
   if (!it->is_string()) return invalid_file(where + ": '" + key + "' must be a string");
   *out = it->get<std::string>();
-  return Status::ok();
+  return Status::success();
 }
 
 // generate() never emits a token of a one-token bad_words_ids entry (Marian configs list <pad>).
 Status get_suppressed(const nlohmann::json& j, const std::string& where, std::vector<int32_t>* out) {
   const auto it = j.find("bad_words_ids");
-  if (it == j.end() || it->is_null()) return Status::ok();
+  if (it == j.end() || it->is_null()) return Status::success();
   if (!it->is_array()) return invalid_file(where + ": 'bad_words_ids' must be a list of token id lists");
   out->clear();
   for (const auto& seq : *it) {
@@ -57,7 +57,7 @@ Status get_suppressed(const nlohmann::json& j, const std::string& where, std::ve
     }
     out->push_back(static_cast<int32_t>(seq[0].get<int64_t>()));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -124,7 +124,7 @@ Status read_config(const std::string& dir, MarianConfig* out) {
     HEED_RETURN_IF_ERROR(get_bool(t, tokenizer, "separate_vocabs", &c.separate_vocabs));
   }
   *out = std::move(c);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::marian

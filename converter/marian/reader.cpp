@@ -56,7 +56,7 @@ Status read_activation(const std::string& name, fb::Activation* out) {
   } else {
     return unsupported_model("activation_function '" + name + "' is not supported (swish, silu, gelu, gelu_new, relu)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 std::unique_ptr<fb::TransformerStackT> stack_config(uint32_t layers, uint32_t d, uint32_t heads, uint32_t ffn,
@@ -105,7 +105,7 @@ Status map_layers(TensorMapper& m, const std::string& src, const std::string& ds
   if (m.find(src + ".layers." + std::to_string(layers) + ".fc1.weight")) {
     return m.corrupt("'" + src + "' has more layers than config.json's " + std::to_string(layers));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // The position table: the stored one when a (older) save kept it, otherwise the library's formula.
@@ -115,7 +115,7 @@ Status map_positions(TensorMapper& m, const std::string& src, const std::string&
   std::vector<float> table(static_cast<size_t>(positions) * d);
   sinusoidal_table(positions, d, table.data());
   m.add(dst + ".positions", {positions, d}, table, false);
-  return Status::ok();
+  return Status::success();
 }
 
 // True when both tensors exist with the same shape, type and bytes.
@@ -164,7 +164,7 @@ Status map_embeddings(TensorMapper& m, const SafetensorsFile& file, const Marian
   if (file.find("model.shared.weight")) m.find("model.shared.weight");  // an unused duplicate is fine
   *shared = same_values(*model, "encoder.embeddings", "decoder.embeddings");
   if (*shared) model->remove("encoder.embeddings");
-  return Status::ok();
+  return Status::success();
 }
 
 // Output projection: lm_head when the file has its own values, else the decoder embeddings, which
@@ -194,7 +194,7 @@ Status map_output(TensorMapper& m, const SafetensorsFile& file, const MarianConf
     bias[static_cast<size_t>(id)] = kSuppressedBias;
   }
   m.add("decoder.output.bias", {v_tgt}, bias, false);
-  return Status::ok();
+  return Status::success();
 }
 
 Status read_vocabularies(const std::string& dir, const MarianConfig& c, uint32_t v_tgt,
@@ -206,7 +206,7 @@ Status read_vocabularies(const std::string& dir, const MarianConfig& c, uint32_t
                         " differs from vocab_size " + std::to_string(c.vocab_size));
   }
   *target_vocab = *source_vocab;
-  return Status::ok();
+  return Status::success();
 }
 
 // Tokenizer: both SentencePiece models embedded; pieces become ids through vocab.json.
@@ -234,7 +234,7 @@ Status read_tokenizer(const std::string& dir, const MarianConfig& c, uint32_t v_
   tok->source_vocabulary->tokens = std::move(source_vocab);
   tok->target_vocabulary = std::make_unique<fb::VocabularyT>();
   tok->target_vocabulary->tokens = std::move(target_vocab);
-  return Status::ok();
+  return Status::success();
 }
 
 void add_metadata(const std::string& dir, const MarianConfig& c, NeutralModel* model) {
@@ -294,7 +294,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   HEED_RETURN_IF_ERROR(read_tokenizer(dir, c, v_tgt, &model.tokenizer));
   add_metadata(dir, c, &model);
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::marian

@@ -26,20 +26,20 @@ class Config {
     if (it == j_.end() || it->is_null()) {
       if (required) return invalid_file(where_ + ": missing '" + key + "'");
       *out = fallback;
-      return Status::ok();
+      return Status::success();
     }
     if (!it->is_number_unsigned() || it->get<uint64_t>() >= (1u << 24)) {
       return invalid_file(where_ + ": '" + key + "' must be a non-negative integer below 2^24");
     }
     *out = static_cast<uint32_t>(it->get<uint64_t>());
-    return Status::ok();
+    return Status::success();
   }
   Status flag(const char* key, bool* out) const {
     const auto it = j_.find(key);
-    if (it == j_.end() || it->is_null()) return Status::ok();
+    if (it == j_.end() || it->is_null()) return Status::success();
     if (!it->is_boolean()) return invalid_file(where_ + ": '" + key + "' must be true or false");
     *out = it->get<bool>();
-    return Status::ok();
+    return Status::success();
   }
   // One of `choices` (by position) from a string key.
   Status choice(const char* key, const std::vector<std::string>& choices, const std::string& fallback,
@@ -53,7 +53,7 @@ class Config {
     for (size_t i = 0; i < choices.size(); ++i) {
       if (choices[i] == value) {
         *out = i;
-        return Status::ok();
+        return Status::success();
       }
     }
     std::string list;
@@ -69,21 +69,21 @@ class Config {
       if (!t.is_string()) return invalid_file(where_ + ": '" + key + "' must hold strings only");
       out->push_back(t.get<std::string>());
     }
-    return Status::ok();
+    return Status::success();
   }
   Status id(const char* key, size_t vocab, bool required, int32_t* out) const {
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) {
       if (required) return invalid_file(where_ + ": missing '" + key + "'");
       *out = -1;
-      return Status::ok();
+      return Status::success();
     }
     if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= static_cast<int64_t>(vocab)) {
       return invalid_file(where_ + ": '" + key + "' must be a token id below the target vocabulary size " +
                           std::to_string(vocab));
     }
     *out = static_cast<int32_t>(it->get<int64_t>());
-    return Status::ok();
+    return Status::success();
   }
 
  private:
@@ -100,7 +100,7 @@ Status take_cell(TensorMapper& m, const std::string& weight_ih, const std::strin
   HEED_RETURN_IF_ERROR(m.take(weight_hh, dst + ".hh.weight", {gates, hidden}, true));
   HEED_RETURN_IF_ERROR(m.take_optional(bias_ih, dst + ".ih.bias", {gates}));
   HEED_RETURN_IF_ERROR(m.take_optional(bias_hh, dst + ".hh.bias", {gates}));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -151,7 +151,7 @@ Status read_hyperparameters(const Config& c, const std::string& config_path, fb:
   if (r.alignment != fb::AttentionAlignment::Global && r.window == 0) {
     return invalid_file(config_path + ": local alignments need 'window' (D) > 0");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // The encoder's (per direction) and the decoder's recurrent cells, layer by layer.
@@ -172,7 +172,7 @@ Status map_cells(TensorMapper& m, const fb::RnnSeq2SeqT& r, uint64_t L) {
     HEED_RETURN_IF_ERROR(take_cell(m, p + "weight_ih", p + "weight_hh", p + "bias_ih", p + "bias_hh",
                                    n::decoder_cell(int(l)), G * H, l == 0 ? in0 : H, H));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // The attention's score and alignment weights of the configured variant.
@@ -224,7 +224,7 @@ Status map_attention(TensorMapper& m, const fb::RnnSeq2SeqT& r, const std::strin
     HEED_RETURN_IF_ERROR(m.take("attention.position.weight", std::string(n::kAttentionPosition) + ".weight", {A, H}, true));
     HEED_RETURN_IF_ERROR(m.take("attention.position_v.weight", n::kAttentionPositionV, {1, A}, false, {A}));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -275,7 +275,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   model.metadata.emplace_back("source_unk_id", std::to_string(source_unk));
   model.set_producer("torch-seq2seq", base_name(dir));
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::convert::torch_seq2seq

@@ -168,8 +168,9 @@ TEST_CASE("SIGINT, SIGTERM and SIGHUP in the write window leave no temporary fil
     if (child == 0) {
       ::signal(sig, SIG_DFL);  // as a process started from a shell in the foreground has it
       ::setenv("HEED_WRITE_TEST_DELAY_MS", "20000", 1);
-      convert::write_file_atomically(dir + "/m.heed", std::vector<uint8_t>(1 << 20, 7));
-      ::_exit(0);
+      // The signal ends this process inside the write; reaching the exit means it did not.
+      const Status written = convert::write_file_atomically(dir + "/m.heed", std::vector<uint8_t>(1 << 20, 7));
+      ::_exit(written.ok() ? 3 : 4);
     }
     const bool appeared = temporary_appears(dir);
     ::kill(child, sig);

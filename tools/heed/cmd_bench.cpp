@@ -122,7 +122,7 @@ Status read_token_lines(const std::string& path, std::vector<std::vector<std::st
   std::string line;
   while (std::getline(in, line)) out->push_back(Translator::split_tokens(line));
   if (out->empty()) return invalid_argument(path + " has no lines");
-  return Status::ok();
+  return Status::success();
 }
 
 Status bench_translation(const std::string& path, const Settings& s, const std::string& input, Clock::time_point t0,
@@ -197,7 +197,7 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
       r->tokens_per_pass = tokens;
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status bench_generation(const std::string& path, const Settings& s, Clock::time_point t0, Result* r) {
@@ -229,7 +229,7 @@ Status bench_generation(const std::string& path, const Settings& s, Clock::time_
       r->tokens_per_pass = tokens;
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 int run_bench(const std::vector<std::string>& argv) {

@@ -86,12 +86,12 @@ int run_embed(const std::vector<std::string>& argv) {
   std::string line;
   const size_t dim = embedder->dimension();
   auto flush = [&]() -> Status {
-    if (lines.empty()) return Status::ok();
+    if (lines.empty()) return Status::success();
     HEED_RETURN_IF_ERROR(embedder->embed_text(lines, pooling, normalize, &vectors));
     for (size_t i = 0; i < lines.size(); ++i) print_embedding(vectors.data() + i * dim, dim);
     std::fflush(stdout);
     lines.clear();
-    return Status::ok();
+    return Status::success();
   };
   size_t number = 0;
   LineReader input(STDIN_FILENO);

@@ -45,14 +45,14 @@ Status ControlIds::map(const ControlFlags& flags, ToId to_id) {
     const int32_t id = to_id(token);
     if (id < 0) return invalid_argument(std::string(option) + ": '" + token + "' is not in the model's vocabulary");
     ids->push_back(id);
-    return Status::ok();
+    return Status::success();
   };
   for (const auto& sequence : flags.suppress) {
     for (const std::string& token : sequence) HEED_RETURN_IF_ERROR(one(token, "--suppress", &suppress_ids));
     suppress_offsets.push_back(suppress_ids.size());
   }
   for (const std::string& token : flags.end_tokens) HEED_RETURN_IF_ERROR(one(token, "--end-token", &end_ids));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::cli

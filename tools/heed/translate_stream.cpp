@@ -238,7 +238,7 @@ int TranslateStream::format_scored(size_t line, const WindowLine& w,
 Status TranslateStream::render(const TranslationHypothesis& h, std::string* out) const {
   if (source_ == nullptr) {
     *out = join(h.tokens);
-    return Status::ok();
+    return Status::success();
   }
   return target_->decode(h.ids.data(), h.ids.size(), out);
 }
@@ -269,7 +269,7 @@ Status TranslateStream::record_attention(size_t line, const std::vector<std::str
   r.weights = h.attention;
   if (!settings_.attention_json_path.empty()) json_lines_ += attention_json_line(r) + "\n";
   if (!settings_.attention_svg_path.empty()) records_.push_back(std::move(r));
-  return Status::ok();
+  return Status::success();
 }
 
 int TranslateStream::write_attention_files() const {

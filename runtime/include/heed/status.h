@@ -20,7 +20,8 @@ enum class StatusCode : int {
 
 const char* status_code_name(StatusCode code);
 
-class Status {
+// [[nodiscard]]: a Status a function returns is its result and must be looked at.
+class [[nodiscard]] Status {
  public:
   Status() = default;
   // Messages quote names and text from the user's files, which may hold any byte: control bytes
@@ -29,10 +30,13 @@ class Status {
   // one bounded line. Printable text and UTF-8 pass unchanged.
   static constexpr size_t kMaxMessageBytes = 1000;
   Status(StatusCode code, std::string message) : code_(code), message_(one_line(std::move(message))) {}
-  static Status ok() { return Status(); }
+  static Status success() { return Status(); }
 
-  bool is_ok() const { return code_ == StatusCode::kOk; }
-  explicit operator bool() const { return is_ok(); }
+  // The check: `if (!s.ok())`. (The success factory is success(): a static ok() could be called
+  // on an object and read as a check that never fails.)
+  bool ok() const { return code_ == StatusCode::kOk; }
+  bool is_ok() const { return ok(); }
+  explicit operator bool() const { return ok(); }
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
 

@@ -73,10 +73,10 @@ Status Arena::create(size_t bytes, const ArenaOptions& options, Arena* out) {
     out->owned_ = p;
     out->base_ = static_cast<uint8_t*>(p);
     out->size_ = needed;
-    return Status::ok();  // fresh anonymous pages read as zero
+    return Status::success();  // fresh anonymous pages read as zero
   }
   if (out->size_ != 0) std::memset(out->base_, 0, out->size_);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed

@@ -93,7 +93,7 @@ Status read_stack_config(const fb::TransformerStack* s, const char* which, Stack
                                " is not supported in Transformer encoder-decoder models");
   }
   *out = c;
-  return Status::ok();
+  return Status::success();
 }
 
 Status StackWeights::load(const Model& model, const std::string& prefix, const StackConfig& c,
@@ -131,7 +131,7 @@ Status StackWeights::load(const Model& model, const std::string& prefix, const S
   }
   has_final_norm = c.final_norm;
   if (has_final_norm) HEED_RETURN_IF_ERROR(final_norm.load(model, prefix + ".norm", c.d_model, rms, eps));
-  return Status::ok();
+  return Status::success();
 }
 
 Status StackWeights::use_xnnpack(size_t min_rows) {
@@ -139,7 +139,7 @@ Status StackWeights::use_xnnpack(size_t min_rows) {
     HEED_RETURN_IF_ERROR(layers::use_xnnpack(min_rows, {&l.self_qkv, &l.self_out, &l.cross_q, &l.cross_kv,
                                                         &l.cross_out, &l.ffn_in, &l.ffn_gate, &l.ffn_out}));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::blocks

@@ -34,13 +34,13 @@ class AlternativesSearch {
     count_ = 0;
     if (prefix_length == max_length_) {
       finish_prefix_only(prefix_length);
-      return Status::ok();
+      return Status::success();
     }
     expand(prefix_length, rows);
     for (size_t t = prefix_length + 1; t < max_length_ && alive() > 0; ++t) continue_rows(t, prefix_length);
     for (size_t k = 0; k < count_; ++k) collect(k, prefix_length);
     s_.counts[i_] = std::max<size_t>(count_, 1);
-    return Status::ok();
+    return Status::success();
   }
 
  private:
@@ -157,7 +157,7 @@ Status DecodingEngine::alternatives(const TokenBatch* sources, size_t batch, con
     HEED_RETURN_IF_ERROR(search.run(i, sources ? &source : nullptr, prefix, prefixes ? prefixes->length(i) : 0));
   }
   out->stride = storage_->max_n_best;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed

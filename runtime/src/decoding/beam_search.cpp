@@ -138,7 +138,7 @@ class BeamSearch {
     }
     for (size_t i = 0; i < batch_; ++i) collect(i);
     out->stride = s_.max_n_best;
-    return Status::ok();
+    return Status::success();
   }
 
  private:

@@ -20,7 +20,7 @@ Status check_alternatives(const DecodeOptions& o, const StepModelLimits& l) {
   if (!(o.min_alternative_probability >= 0 && o.min_alternative_probability <= 1)) {
     return invalid_argument("min_alternative_probability must be in [0, 1]");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_beam_and_n_best(const DecodeOptions& o, const StepModelLimits& l) {
@@ -37,7 +37,7 @@ Status check_beam_and_n_best(const DecodeOptions& o, const StepModelLimits& l) {
   if (o.beam_size > 1 && static_cast<double>(o.n_best) > std::round(static_cast<float>(o.beam_size) * o.patience)) {
     return invalid_argument("n_best " + std::to_string(o.n_best) + " is above round(beam size x patience)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_sampling(const DecodeOptions& o) {
@@ -49,7 +49,7 @@ Status check_sampling(const DecodeOptions& o) {
     }
   }
   if (!(o.sampling_top_p > 0 && o.sampling_top_p <= 1)) return invalid_argument("sampling top_p must be in (0, 1]");
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_controls(const DecodeControls& o) {
@@ -61,7 +61,7 @@ Status check_controls(const DecodeControls& o) {
   if (s != nullptr && s->size > 0 && (s->offsets == nullptr || (s->offsets[s->size] > 0 && s->ids == nullptr))) {
     return invalid_argument("suppress_sequences: sequences without their ids or offsets");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace

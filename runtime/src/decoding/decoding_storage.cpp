@@ -116,7 +116,7 @@ Status DecodingEngine::Storage::allocate(size_t batch, size_t beam, size_t steps
   base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
   Layout placing(base);
   lay_out(*this, placing);
-  return Status::ok();
+  return Status::success();
 }
 
 void DecodingEngine::Storage::copy_attention(const float* model_attention, size_t row, size_t source_len,

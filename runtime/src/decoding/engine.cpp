@@ -48,7 +48,7 @@ Status DecodingEngine::create(StepModel* model, const DecodingLimits& limits, st
   HEED_RETURN_IF_ERROR(engine->storage_->allocate(l.max_batch, l.max_beam, l.max_target_len, model->vocab_size(), n_best,
                                                   panels, panels > 0 ? l.max_source_len : 0));
   *out = std::move(engine);
-  return Status::ok();
+  return Status::success();
 }
 
 // Only called on error paths and before decoding starts: building the message may allocate.
@@ -76,12 +76,12 @@ Status DecodingEngine::check_control_ids(const DecodeControls& o) const {
   if (!model_->set_raw_logits(o.repetition_penalty != 1.0f)) {
     return invalid_argument("the repetition penalty needs logits, which this model does not give");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status DecodingEngine::check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length,
                                       const DecodeOptions& o) const {
-  if (!prefixes) return Status::ok();
+  if (!prefixes) return Status::success();
   if (prefixes->size != batch) {
     return invalid_argument("target prefixes: " + std::to_string(prefixes->size) + " given for " +
                             std::to_string(batch) + " sentences");
@@ -105,7 +105,7 @@ Status DecodingEngine::check_prefixes(const TokenBatch* prefixes, size_t batch, 
       }
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const DecodeOptions& o,
@@ -135,7 +135,7 @@ Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const Dec
   out->counts = s.counts;
   out->attention_panels = s.attention_panels;
   out->attention_stride = s.attention_stride;
-  if (batch == 0) return Status::ok();
+  if (batch == 0) return Status::success();
   if (o.return_alternatives) return alternatives(sources, batch, o, prefixes, max_length, out);
   if (o.beam_size == 1) return greedy(sources, batch, o, prefixes, max_length, out);
   return beam_search(sources, batch, o, prefixes, max_length, out);
@@ -175,7 +175,7 @@ Status DecodingEngine::score(const TokenBatch* sources, const TokenBatch& target
   out->batch = batch;
   out->log_probs = s.score_log_probs;
   out->offsets = s.score_offsets;
-  if (batch == 0) return Status::ok();
+  if (batch == 0) return Status::success();
   model_->set_raw_logits(false);  // every model gives log-probs
   HEED_RETURN_IF_ERROR(model_->start(sources, batch, 1));
   const size_t vocab_size = model_->vocab_size();
@@ -193,7 +193,7 @@ Status DecodingEngine::score(const TokenBatch* sources, const TokenBatch& target
       s.score_log_probs[s.score_offsets[i] + t] = s.log_probs[i * vocab_size + static_cast<size_t>(expected)];
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed

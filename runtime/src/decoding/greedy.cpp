@@ -69,7 +69,7 @@ class GreedySearch {
     }
     for (size_t i = 0; i < batch_; ++i) collect(s_, i, prefixes_, o_, attention_ != nullptr);
     out->stride = s_.max_n_best;
-    return Status::ok();
+    return Status::success();
   }
 
  private:

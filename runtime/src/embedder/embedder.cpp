@@ -53,7 +53,7 @@ Status Embedder::create(const Model& model, const EmbedderOptions& options, std:
     return invalid_file("metadata embedding.pooling is '" + pooling + "' (mean or cls)");
   }
   *out = std::move(e);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Embedder::open(const std::string& path, const EmbedderOptions& options, std::unique_ptr<Embedder>* out) {
@@ -63,7 +63,7 @@ Status Embedder::open(const std::string& path, const EmbedderOptions& options, s
   HEED_RETURN_IF_ERROR(create(*model, options, &e));
   e->owned_model_ = std::move(model);
   *out = std::move(e);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Embedder::plan(const Model& model, const EmbedderOptions& options, ArenaReport* out) {
@@ -80,7 +80,7 @@ Status Embedder::embed_ids(const TokenBatch& batch, Pooling pooling, bool normal
   if (out == nullptr) return invalid_argument("embed_ids needs an output buffer");
   HEED_RETURN_IF_ERROR(session_->encode(batch));
   session_->pool(pooling, normalize, out);
-  return Status::ok();
+  return Status::success();
 }
 
 const float* Embedder::last_hidden_states(size_t i, size_t* length) const {
@@ -99,7 +99,7 @@ Status Embedder::encode(std::string_view text, std::vector<int32_t>* ids) const 
   ids->push_back(cls_id_);
   ids->insert(ids->end(), pieces.begin(), pieces.end());
   ids->push_back(sep_id_);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Embedder::embed_text(const std::vector<std::string>& texts, Pooling pooling, bool normalize,
@@ -123,7 +123,7 @@ Status Embedder::embed_text(const std::vector<std::string>& texts, Pooling pooli
     batch.size = end - begin;
     HEED_RETURN_IF_ERROR(embed_ids(batch, pooling, normalize, out->data() + begin * dimension()));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed

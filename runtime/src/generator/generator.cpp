@@ -55,7 +55,7 @@ Status Generator::open(const std::string& path, const GeneratorOptions& options,
   HEED_RETURN_IF_ERROR(create(*model, options, &g));
   g->owned_model_ = std::move(model);
   *out = std::move(g);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Generator::create(const Model& model, const GeneratorOptions& options, std::unique_ptr<Generator>* out) {
@@ -117,7 +117,7 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   g->batch_prefix_ids_.resize(options.max_batch * context);
   g->batch_prefix_offsets_.resize(options.max_batch + 1);
   *out = std::move(g);
-  return Status::ok();
+  return Status::success();
 }
 
 bool Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
@@ -160,7 +160,7 @@ Status Generator::split_prompt(const int32_t* prompt, size_t length, int32_t* fi
                                                   " tokens; the context allows at most " +
                                                   std::to_string(max_context() - 1));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status Generator::decode_options(const GenerateOptions& options, size_t longest_rest, DecodeOptions* d) const {
@@ -180,7 +180,7 @@ Status Generator::decode_options(const GenerateOptions& options, size_t longest_
   d->seed = options.seed;
   d->controls = options.controls;
   d->controls.prefix_in_history = false;  // the prompt is not part of what the controls look at
-  return Status::ok();
+  return Status::success();
 }
 
 // The continuation of hypothesis h after a forced prompt of `rest` tokens, at most `budget` long.
@@ -226,7 +226,7 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
   user_ = nullptr;
   if (!status.is_ok()) return status;
   *out = continuation(result.at(0, 0), prompt_length, options.max_new_tokens);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Generator::generate_batch(const TokenBatch& prompts, const GenerateOptions& options, Generation* out) {
@@ -265,7 +265,7 @@ Status Generator::generate_batch(const TokenBatch& prompts, const GenerateOption
   for (size_t i = 0; i < prompts.size; ++i) {
     out[i] = continuation(result.at(i, 0), prefixes.length(i), options.max_new_tokens);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 int32_t Generator::token_id(std::string_view token) const {
@@ -307,7 +307,7 @@ Status Generator::encode(std::string_view text, std::vector<int32_t>* ids) const
     }
     i = j;
   }
-  return Status::ok();
+  return Status::success();
 }
 
 std::string_view Generator::piece(int32_t previous, int32_t token) const {

@@ -40,25 +40,25 @@ Status xnnpack_min_rows(Backend backend, size_t* out) {
   *out = 0;
   switch (backend) {
     case Backend::kHeed:
-      return Status::ok();
+      return Status::success();
     case Backend::kAuto:
       if (XnnpackGemm::available()) *out = kXnnpackMinRowsAuto;
-      return Status::ok();
+      return Status::success();
     case Backend::kXnnpack:
       if (!built_with_xnnpack()) {
         return invalid_argument("backend 'xnnpack' is not available: heed was built without XNNPACK (HEED_WITH_XNNPACK=OFF)");
       }
       if (!XnnpackGemm::available()) return invalid_argument("backend 'xnnpack' is not available: XNNPACK does not support this CPU");
       *out = 1;
-      return Status::ok();
+      return Status::success();
   }
   return invalid_argument("unknown backend " + std::to_string(static_cast<int>(backend)));
 }
 
 Status use_xnnpack(size_t min_rows, std::initializer_list<Linear*> layers) {
-  if (min_rows == 0) return Status::ok();
+  if (min_rows == 0) return Status::success();
   for (Linear* l : layers) HEED_RETURN_IF_ERROR(l->use_xnnpack(min_rows));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace layers

@@ -26,7 +26,7 @@ Status Embeddings::load(const Model& model, const std::string& name, size_t rows
   switch (t->dtype) {
     case fb::DType::F32:
     case fb::DType::F16:
-      return Status::ok();
+      return Status::success();
     case fb::DType::I8: {
       if (quantization_ == fb::Quantization::PerGroup) group_size_ = t->group_size;
       const uint64_t expected = format::scale_count(quantization_, rows, dim, t->group_size);
@@ -34,7 +34,7 @@ Status Embeddings::load(const Model& model, const std::string& name, size_t rows
         return invalid_file("tensor '" + name + "' has an unusable int8 quantization (" +
                             std::to_string(t->num_scales) + " scales)");
       }
-      return Status::ok();
+      return Status::success();
     }
     default:
       return invalid_file("tensor '" + name + "' has dtype " + dtype_name(t->dtype) +

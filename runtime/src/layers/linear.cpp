@@ -56,11 +56,11 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
                           ", expected f32, f16 or i8");
   }
   if (!bias_name.empty()) HEED_RETURN_IF_ERROR(bias_.load(model, bias_name, out, /*optional=*/true));
-  return Status::ok();
+  return Status::success();
 }
 
 Status Linear::use_xnnpack(size_t min_rows) {
-  if (dtype_ != fb::DType::F32 || weight_ == nullptr) return Status::ok();
+  if (dtype_ != fb::DType::F32 || weight_ == nullptr) return Status::success();
   std::unique_ptr<XnnpackGemm> gemm;
   HEED_RETURN_IF_ERROR(XnnpackGemm::create(static_cast<const float*>(weight_), bias_.data(), out_, in_, &gemm));
   xnnpack_ = std::move(gemm);
@@ -69,7 +69,7 @@ Status Linear::use_xnnpack(size_t min_rows) {
   // their pages keeps the float32 model resident once instead of twice (477 -> ~250 MiB for the
   // 232 MiB e2e model). Calls XNNPACK cannot take read them back from the file.
   if (model_ != nullptr) model_->release_pages(weight_, out_ * in_ * sizeof(float));
-  return Status::ok();
+  return Status::success();
 }
 
 bool Linear::forward_xnnpack(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,

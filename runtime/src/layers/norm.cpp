@@ -8,7 +8,7 @@ Status Norm::load(const Model& model, const std::string& prefix, size_t dim, boo
   epsilon_ = epsilon;
   HEED_RETURN_IF_ERROR(gamma_.load(model, prefix + ".gamma", dim, /*optional=*/false));
   if (!rms) HEED_RETURN_IF_ERROR(beta_.load(model, prefix + ".beta", dim, /*optional=*/true));
-  return Status::ok();
+  return Status::success();
 }
 
 void Norm::apply(const kernels::KernelTable& k, const float* x, size_t rows, float* y) const {

@@ -23,7 +23,7 @@ Status require_shape(const Model& model, const std::string& name, const std::vec
     return invalid_file("tensor '" + name + "' has shape " + shape_string((*out)->shape) +
                         ", expected " + shape_string(shape));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status F32Vector::load(const Model& model, const std::string& name, size_t size, bool optional) {
@@ -31,7 +31,7 @@ Status F32Vector::load(const Model& model, const std::string& name, size_t size,
   owned_.clear();
   const TensorView* t = model.find(name);
   if (t == nullptr) {
-    if (optional) return Status::ok();
+    if (optional) return Status::success();
     return model.require(name, &t);  // the loader's own "missing tensor" message
   }
   if (t->layout != fb::Layout::RowMajor) {
@@ -44,12 +44,12 @@ Status F32Vector::load(const Model& model, const std::string& name, size_t size,
   switch (t->dtype) {
     case fb::DType::F32:
       mapped_ = t->as<float>();
-      return Status::ok();
+      return Status::success();
     case fb::DType::F16: {
       owned_.resize(size);
       const uint16_t* h = t->as<uint16_t>();
       kernels::best().f16_to_f32(h, owned_.data(), size);  // exact in every variant
-      return Status::ok();
+      return Status::success();
     }
     case fb::DType::I8: {
       if (t->scales == nullptr || t->num_scales == 0) {
@@ -64,7 +64,7 @@ Status F32Vector::load(const Model& model, const std::string& name, size_t size,
         if (s >= t->num_scales) return invalid_file("tensor '" + name + "' has too few scales");
         owned_[i] = static_cast<float>(q[i]) * t->scales[s];
       }
-      return Status::ok();
+      return Status::success();
     }
     default:
       return invalid_file("tensor '" + name + "' has dtype " + dtype_name(t->dtype) +

@@ -44,7 +44,7 @@ Status XnnpackGemm::create(const float* weight, const float* bias, size_t out, s
   std::unique_ptr<XnnpackGemm> g(new XnnpackGemm());
   g->op_ = op;
   *result = std::move(g);
-  return Status::ok();
+  return Status::success();
 }
 
 XnnpackGemm::~XnnpackGemm() {

@@ -58,7 +58,7 @@ Status check_container(const uint8_t* bytes, size_t size, const std::string& whe
   }
   *index = model;
   *weights_offset = segment;
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::loader

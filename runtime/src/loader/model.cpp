@@ -45,7 +45,7 @@ Status read_all(int fd, const std::string& path, uint8_t* dst, size_t size) {
     if (n == 0) return io_error(path + ": file shrank while being read");
     done += static_cast<size_t>(n);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -100,7 +100,7 @@ Status Model::open(const std::string& path, const LoadOptions& options, std::uni
   }
   HEED_RETURN_IF_ERROR(model->init(path));
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Model::from_bytes(const uint8_t* bytes, size_t size, std::unique_ptr<Model>* out) {
@@ -119,7 +119,7 @@ Status Model::from_bytes(const uint8_t* bytes, size_t size, std::unique_ptr<Mode
   }
   HEED_RETURN_IF_ERROR(model->init("<memory>"));
   *out = std::move(model);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Model::init(const std::string& where) {
@@ -129,7 +129,7 @@ Status Model::init(const std::string& where) {
   HEED_RETURN_IF_ERROR(loader::validate_config(*index_, where));
   HEED_RETURN_IF_ERROR(loader::validate_tensors(*index_, weights_, where, &tensors_, &by_name_));
   HEED_RETURN_IF_ERROR(loader::validate_tokenizer(*index_, where));
-  return Status::ok();
+  return Status::success();
 }
 
 PositionLimits Model::position_limits() const {
@@ -153,7 +153,7 @@ const TensorView* Model::find(std::string_view name) const {
 Status Model::require(std::string_view name, const TensorView** out) const {
   *out = find(name);
   if (!*out) return invalid_file("model is missing tensor '" + std::string(name) + "'");
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed

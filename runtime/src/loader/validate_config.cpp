@@ -52,7 +52,7 @@ Status check_stack(const fb::TransformerStack& s, const std::string& at) {
     if (head_dim % 2 != 0) return invalid_file(at + "RoPE needs an even head_dim, not " + std::to_string(head_dim));
     if (!std::isfinite(s.rope_theta()) || s.rope_theta() <= 0) return invalid_file(at + "rope_theta must be > 0");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_rnn(const fb::RnnSeq2Seq& r, const std::string& at) {
@@ -88,7 +88,7 @@ Status check_rnn(const fb::RnnSeq2Seq& r, const std::string& at) {
   if (r.placement() == fb::AttentionPlacement::Bahdanau && r.input_feeding()) {
     return invalid_file(at + "input_feeding applies to Luong placement only");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -108,7 +108,7 @@ Status validate_config(const fb::Model& index, const std::string& where) {
       if (c->shared_embeddings() && c->encoder()->vocab_size() != c->decoder()->vocab_size()) {
         return invalid_file(at + "shared embeddings but encoder and decoder vocab_size differ");
       }
-      return Status::ok();
+      return Status::success();
     }
     case fb::ModelConfig::TransformerDecoderOnly:
       return check_stack(*index.config_as_TransformerDecoderOnly()->decoder(), at + "decoder: ");

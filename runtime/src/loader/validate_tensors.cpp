@@ -46,7 +46,7 @@ Status check_packed(const TensorView& v, uint64_t size, const std::string& at) {
                         std::to_string(v.shape[0]) + ", " + std::to_string(v.shape[1]) + "] (" +
                         std::to_string(want) + " bytes)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // A packed tensor's companion: an I32 [rows] tensor named by Tensor.row_sums, 4-byte aligned in
@@ -58,7 +58,7 @@ Status resolve_row_sums(const fb::Tensor& entry, const std::vector<TensorView>& 
   const bool named = name && name->size() > 0;
   if (v->layout != fb::Layout::Packed16x4) {
     if (named) return invalid_file(at + "names a row sums tensor but its layout is not Packed16x4");
-    return Status::ok();
+    return Status::success();
   }
   if (!named) return invalid_file(at + "has layout Packed16x4 but names no row sums tensor");
   const std::string_view rname(name->c_str(), name->size());
@@ -80,7 +80,7 @@ Status resolve_row_sums(const fb::Tensor& entry, const std::vector<TensorView>& 
     return invalid_file(at + "packed weights or their row sums are not aligned in memory");
   }
   v->row_sums = r.as<int32_t>();
-  return Status::ok();
+  return Status::success();
 }
 
 // The entry's name, type and shape as a view (no data yet); refuses unknown enums and shapes
@@ -105,7 +105,7 @@ Status read_entry(const fb::Tensor& t, std::string_view name, const std::string&
     v->shape.push_back(dim);
   }
   if (elements > std::numeric_limits<uint64_t>::max() / dtype_size(v->dtype)) return invalid_file(at + "shape is too large");
-  return Status::ok();
+  return Status::success();
 }
 
 // The entry's bytes: the size its shape and layout need, aligned, inside the weight segment.
@@ -130,7 +130,7 @@ Status check_extent(const TensorView& v, uint64_t offset, uint64_t size, uint64_
     return invalid_file(at + "bytes " + std::to_string(offset) + ".." + std::to_string(offset + size) +
                         " run past the end of the weight segment (" + std::to_string(weights_size) + " bytes)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // int8 values need scales, float values may not declare any.
@@ -146,7 +146,7 @@ Status check_quantization(const TensorView& v, const std::string& at) {
   if (v.quantization == fb::Quantization::PerGroup && v.group_size == 0) {
     return invalid_file(at + "per-group quantization with group size 0");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 // A quantized tensor's scales: an F32 tensor with as many values as its quantization needs.
@@ -170,7 +170,7 @@ Status resolve_scales(const fb::Tensor& entry, const std::vector<TensorView>& vi
   }
   v->scales = s.as<float>();
   v->num_scales = s.num_elements();
-  return Status::ok();
+  return Status::success();
 }
 
 // Names must be non-empty, unique and sorted (the table is searched by name).
@@ -181,7 +181,7 @@ Status check_name_order(std::string_view name, std::string_view previous, size_t
   if (i > 0 && name < previous) {
     return invalid_file(at + "tensor table is not sorted by name (comes after '" + std::string(previous) + "')");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
@@ -219,7 +219,7 @@ Status validate_tensors(const fb::Model& index, const uint8_t* weights, const st
       HEED_RETURN_IF_ERROR(resolve_scales(*tensors.Get(i), *views, *by_name, at, &v));
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::loader

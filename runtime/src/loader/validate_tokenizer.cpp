@@ -33,7 +33,7 @@ DeclaredVocab declared_vocab(const fb::Model& index) {
 }
 
 Status check_vocabulary(const fb::Vocabulary* vocab, uint32_t declared, const std::string& at) {
-  if (!vocab) return Status::ok();
+  if (!vocab) return Status::success();
   const uint64_t n = vocab->tokens()->size();
   if (vocab->scores() && vocab->scores()->size() != n) {
     return invalid_file(at + "has " + std::to_string(n) + " tokens but " + std::to_string(vocab->scores()->size()) +
@@ -43,14 +43,14 @@ Status check_vocabulary(const fb::Vocabulary* vocab, uint32_t declared, const st
     return invalid_file(at + "has " + std::to_string(n) + " tokens but the model's vocab_size is " +
                         std::to_string(declared));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace
 
 Status validate_tokenizer(const fb::Model& index, const std::string& where) {
   const fb::Tokenizer* tok = index.tokenizer();
-  if (!tok) return Status::ok();
+  if (!tok) return Status::success();
   const std::string at = where + ": tokenizer: ";
   if (!known_enum(tok->kind())) return invalid_file(at + "unknown kind " + std::to_string(int(tok->kind())));
   const DeclaredVocab declared = declared_vocab(index);
@@ -77,7 +77,7 @@ Status validate_tokenizer(const fb::Model& index, const std::string& where) {
                           " tokens)");
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::loader

@@ -21,7 +21,7 @@ Status read_start_and_end(const Model& model, size_t vocab, bool start_optional,
     return invalid_file("start id " + std::to_string(*bos) + " or end id " + std::to_string(*eos) +
                         " is outside the target vocabulary of " + std::to_string(vocab));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::models

@@ -80,7 +80,7 @@ Status DecoderOnly::start(const TokenBatch* sources, size_t batch, size_t beam) 
   }
   HEED_RETURN_IF_ERROR(begin(batch, beam));
   started_ = true;
-  return Status::ok();
+  return Status::success();
 }
 
 void DecoderOnly::step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) {

@@ -61,7 +61,7 @@ Status EncoderDecoder::check_positions(const blocks::StackConfig& ec, const bloc
     return invalid_argument("max_target_len " + std::to_string(limits_.max_target_len) + " exceeds the decoder's " +
                             std::to_string(dc.max_positions) + " learned positions");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 void EncoderDecoder::plan(ArenaPlanner* p) {
@@ -136,7 +136,7 @@ Status EncoderDecoder::start(const TokenBatch* sources, size_t batch, size_t bea
   memory_.batch = batch;
   memory_.beam = beam;
   started_ = true;
-  return Status::ok();
+  return Status::success();
 }
 
 void EncoderDecoder::project_cross_keys_values(size_t tokens) {

@@ -36,7 +36,7 @@ Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length
   if (has_token_types_) {
     HEED_RETURN_IF_ERROR(token_types_.load(model, "encoder.token_types", cfg->type_vocab_size(), c.d_model));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status EncoderOnly::check_limits(const blocks::StackConfig& c, size_t max_batch, size_t* max_length) const {
@@ -59,7 +59,7 @@ Status EncoderOnly::check_limits(const blocks::StackConfig& c, size_t max_batch,
   if (max_batch > (size_t{1} << 20) || *max_length > (size_t{1} << 20)) {
     return invalid_argument("embedder limits are too large (max_batch and max_length up to 2^20)");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 void EncoderOnly::plan(ArenaPlanner* p) {
@@ -84,7 +84,7 @@ Status EncoderOnly::encode(const TokenBatch& batch) {
   blocks::encode_stack(compute(), stack_, scratch_,
                        {&batch, offsets, nullptr, has_token_types_ ? &token_types_ : nullptr});
   batch_ = batch.size;
-  return Status::ok();
+  return Status::success();
 }
 
 void EncoderOnly::pool(Pooling pooling, bool normalize, float* out) const {

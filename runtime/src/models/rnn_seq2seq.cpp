@@ -80,7 +80,7 @@ Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   HEED_RETURN_IF_ERROR(models::read_start_and_end(model, target_vocab_, /*start_optional=*/false, &bos_id_, &eos_id_));
   quant_rows_ = max_of({limits.max_source_len, max_rows_, attention_.quant_rows(limits.max_source_len)});
   quant_cols_ = max_of({embed_, dec_input_, 2 * hidden_, attention_.quant_cols()});
-  return Status::ok();
+  return Status::success();
 }
 
 void RnnSeq2Seq::plan(ArenaPlanner* p) {
@@ -160,7 +160,7 @@ Status RnnSeq2Seq::start(const TokenBatch* sources, size_t batch, size_t beam) {
     }
   }
   started_ = true;
-  return Status::ok();
+  return Status::success();
 }
 
 void RnnSeq2Seq::encode(size_t b, const int32_t* ids, size_t len) {

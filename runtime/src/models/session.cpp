@@ -22,12 +22,12 @@ Status Session::build(const ArenaOptions* arena, ArenaReport* report, const char
   report_.unshared_bytes = planner.unshared_bytes() + slack;
   report_.buffers = planner.requests().size();
   if (report != nullptr) *report = report_;
-  if (arena == nullptr) return Status::ok();
+  if (arena == nullptr) return Status::success();
   HEED_RETURN_IF_ERROR(Arena::create(report_.arena_bytes, *arena, &arena_));
   HEED_RETURN_IF_ERROR(threading::ThreadPool::create(threads_, &pool_));
   HEED_RETURN_IF_ERROR(use_xnnpack());
   bind(planner);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::models

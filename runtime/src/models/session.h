@@ -37,7 +37,7 @@ class Session {
     HEED_RETURN_IF_ERROR(
         session->create_session(threads, arena, report, limits_name, [&] { return session->load(args...); }));
     if (arena != nullptr) *out = std::move(session);
-    return Status::ok();
+    return Status::success();
   }
 
   template <typename Load>
@@ -50,7 +50,7 @@ class Session {
 
   virtual void plan(ArenaPlanner* planner) = 0;
   // Hands the f32 layers to XNNPACK (xnnpack_min_rows_ > 0); families without any: nothing.
-  virtual Status use_xnnpack() { return Status::ok(); }
+  virtual Status use_xnnpack() { return Status::success(); }
   virtual void bind(const ArenaPlanner& planner) = 0;
 
   blocks::Compute compute() const { return blocks::Compute{k_, pool_.get()}; }

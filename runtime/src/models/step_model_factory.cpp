@@ -26,7 +26,7 @@ Status create_family(const Model& model, const StepModelLimits& limits, const Ar
   std::unique_ptr<Family> session;
   HEED_RETURN_IF_ERROR(Family::create(model, limits, arena, report, &session, threads));
   if (out != nullptr) *out = std::move(session);
-  return Status::ok();
+  return Status::success();
 }
 
 Status create_any(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena, ArenaReport* report,

@@ -17,7 +17,7 @@ Status StepSession::set_limits(const StepModelLimits& limits, bool needs_source)
   if (!needs_source) limits_.max_source_len = 0;
   max_rows_ = saturating_mul(limits.max_batch, limits.max_beam);
   if (max_rows_ == static_cast<size_t>(-1)) return invalid_argument("session limits are too large: the arena size overflows");
-  return Status::ok();
+  return Status::success();
 }
 
 Status StepSession::begin(size_t batch, size_t beam) {
@@ -27,7 +27,7 @@ Status StepSession::begin(size_t batch, size_t beam) {
   HEED_RETURN_IF_ERROR(check_range("beam", beam, limits_.max_beam));
   batch_ = batch;
   beam_ = beam;
-  return Status::ok();
+  return Status::success();
 }
 
 bool StepSession::check_step(const int32_t* ids, size_t rows, size_t step, float* log_probs, size_t vocab,

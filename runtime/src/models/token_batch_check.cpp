@@ -27,11 +27,11 @@ Status check_token_batch(const TokenBatch& batch, const TokenBatchLimits& limits
       }
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_range(const char* what, size_t count, size_t max, const char* owner) {
-  if (count >= 1 && count <= max) return Status::ok();
+  if (count >= 1 && count <= max) return Status::success();
   return Status(StatusCode::kLimitExceeded, std::string(what) + " " + std::to_string(count) + " is outside the " +
                 owner + "'s range 1.." + std::to_string(max));
 }

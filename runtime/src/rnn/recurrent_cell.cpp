@@ -9,7 +9,7 @@ Status RecurrentCell::load(const Model& model, const std::string& prefix, bool l
   hidden_ = hidden;
   HEED_RETURN_IF_ERROR(ih_.load(model, prefix + ".ih", gates(), input));
   HEED_RETURN_IF_ERROR(hh_.load(model, prefix + ".hh", gates(), hidden));
-  return Status::ok();
+  return Status::success();
 }
 
 void RecurrentCell::input_gates(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* gx,

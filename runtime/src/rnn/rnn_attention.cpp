@@ -40,7 +40,7 @@ Status RnnAttention::load(const Model& model, const AttentionConfig& c) {
   if (c.alignment != Alignment::Global && c.window == 0) {
     return invalid_file("rnn: local attention needs a window D > 0");
   }
-  return Status::ok();
+  return Status::success();
 }
 
 size_t RnnAttention::key_dim() const {

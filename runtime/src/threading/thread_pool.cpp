@@ -40,7 +40,7 @@ Status resolve_threads(size_t requested, size_t* out) {
     requested = cores == 0 ? 1 : (cores > kMaxThreads ? kMaxThreads : cores);
   }
   *out = requested;
-  return Status::ok();
+  return Status::success();
 }
 
 Status ThreadPool::create(size_t threads, std::unique_ptr<ThreadPool>* out) {
@@ -53,7 +53,7 @@ Status ThreadPool::create(size_t threads, std::unique_ptr<ThreadPool>* out) {
     }
   }
   *out = std::move(p);
-  return Status::ok();
+  return Status::success();
 }
 
 ThreadPool::~ThreadPool() {

@@ -39,7 +39,7 @@ Status ByteBpe::create(std::vector<std::string> tokens, std::vector<float> score
     if (t.byte_ids_[b] >= 0) t.byte_of_[static_cast<size_t>(t.byte_ids_[b])] = static_cast<int16_t>(b);
   }
   *out = std::move(t);
-  return Status::ok();
+  return Status::success();
 }
 
 Status ByteBpe::from_index(const fb::Tokenizer* tok, ByteBpe* out) {
@@ -88,7 +88,7 @@ Status ByteBpe::encode(std::string_view text, bool add_bos, bool add_eos, std::v
   if (add_bos && bos_id_ >= 0) ids->push_back(bos_id_);
   ids->insert(ids->end(), t.begin(), t.end());
   if (add_eos && eos_id_ >= 0) ids->push_back(eos_id_);
-  return Status::ok();
+  return Status::success();
 }
 
 // llama2.c merges by rescanning every pair after each merge, which is quadratic in the text length

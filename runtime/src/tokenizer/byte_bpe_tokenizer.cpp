@@ -15,7 +15,7 @@ class ByteBpeTokenizer final : public Tokenizer {
     HEED_RETURN_IF_ERROR(bpe_.encode(text, false, false, &ids));
     pieces->clear();
     for (int32_t id : ids) pieces->push_back(token(id));
-    return Status::ok();
+    return Status::success();
   }
 
   Status decode_pieces(const std::vector<std::string>& pieces, std::string* text) const override {
@@ -26,7 +26,7 @@ class ByteBpeTokenizer final : public Tokenizer {
       // The first piece reads as if it followed the start token: its dummy-prefix space goes.
       text->append(bpe_.piece(i == 0 ? bpe_.bos_id() : bpe_.id(pieces[i - 1]), id));
     }
-    return Status::ok();
+    return Status::success();
   }
 
  private:
@@ -47,7 +47,7 @@ Status create_byte_bpe_tokenizer(const Model& model, std::unique_ptr<Tokenizer>*
     if (id >= 0) options.special_ids.push_back(id);
   }
   out->reset(new ByteBpeTokenizer(std::move(tokens), std::move(options), std::move(bpe)));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::tokenizer

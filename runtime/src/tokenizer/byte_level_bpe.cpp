@@ -115,7 +115,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
       }
       ranks_.emplace(m, static_cast<int>(r));  // the first (best) rank wins
     }
-    return Status::ok();
+    return Status::success();
   }
 
   // Special tokens written in the text ("<|endoftext|>") are pieces of their own, as in
@@ -141,7 +141,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
       pieces->push_back(specials_[which]);
       pos = at + specials_[which].size();
     }
-    return Status::ok();
+    return Status::success();
   }
 
   Status decode_pieces(const std::vector<std::string>& pieces, std::string* text) const override {
@@ -151,7 +151,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
       if (!symbols_to_bytes(piece, &bytes)) return invalid_argument("piece '" + piece + "' is not byte-level BPE symbols");
       text->append(bytes);
     }
-    return Status::ok();
+    return Status::success();
   }
 
  private:
@@ -304,7 +304,7 @@ Status create_byte_level_bpe_tokenizer(std::vector<std::string> vocabulary, cons
   auto t = std::make_unique<ByteLevelBpeTokenizer>(std::move(vocabulary), options);
   HEED_RETURN_IF_ERROR(t->add_merges(merges));
   *out = std::move(t);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::tokenizer

@@ -76,7 +76,7 @@ uint32_t unit_offset(uint32_t unit) { return (unit >> 10) << ((unit & (1u << 9))
 }  // namespace
 
 Status check_precompiled_charsmap(std::string_view blob) {
-  if (blob.empty()) return Status::ok();  // no normalization table: the library builds no trie
+  if (blob.empty()) return Status::success();  // no normalization table: the library builds no trie
   uint32_t trie_bytes = 0;
   if (blob.size() <= sizeof trie_bytes) return invalid_file("its normalization table is truncated");
   std::memcpy(&trie_bytes, blob.data(), sizeof trie_bytes);
@@ -119,7 +119,7 @@ Status check_precompiled_charsmap(std::string_view blob) {
       if (!reach(child)) return invalid_file("its normalization trie points outside itself");
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status check_sentencepiece_charsmaps(std::string_view model_proto) {
@@ -129,7 +129,7 @@ Status check_sentencepiece_charsmaps(std::string_view model_proto) {
     Status s = check_precompiled_charsmap(charsmap);
     if (!s.is_ok()) return s;
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::tokenizer

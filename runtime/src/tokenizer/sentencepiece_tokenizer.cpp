@@ -39,7 +39,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     } catch (const std::exception& e) {
       return invalid_file(std::string("the embedded SentencePiece model is unusable: ") + e.what());
     }
-    return Status::ok();
+    return Status::success();
   }
 
   Status encode_pieces(std::string_view text, std::vector<std::string>* pieces) const override {
@@ -55,7 +55,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     const auto status = processor_.Encode(text, &split);
     if (!status.ok()) return invalid_argument(std::string("SentencePiece cannot encode the text: ") + status.message());
     pieces->insert(pieces->end(), std::make_move_iterator(split.begin()), std::make_move_iterator(split.end()));
-    return Status::ok();
+    return Status::success();
   }
 
   Status decode_pieces(const std::vector<std::string>& pieces, std::string* text) const override {
@@ -77,7 +77,7 @@ class SentencePieceTokenizer final : public Tokenizer {
     while (begin < end && is_space(out[begin])) ++begin;
     while (end > begin && is_space(out[end - 1])) --end;
     *text = out.substr(begin, end - begin);
-    return Status::ok();
+    return Status::success();
   }
 
  private:
@@ -100,7 +100,7 @@ Status create_sentencepiece_tokenizer(const void* model_bytes, size_t size, std:
   auto tokenizer = std::make_unique<SentencePieceTokenizer>(std::move(vocabulary), options);
   HEED_RETURN_IF_ERROR(tokenizer->load(model_bytes, size));
   *out = std::move(tokenizer);
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed

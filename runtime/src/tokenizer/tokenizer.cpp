@@ -101,7 +101,7 @@ Status Tokenizer::encode_with_pieces(std::string_view text, std::vector<std::str
     }
     ids->push_back(i);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status Tokenizer::decode(const int32_t* ids, size_t n, std::string* text) const {
@@ -132,7 +132,7 @@ Status tokenizer_vocabulary(const Model& model, TokenizerSide side, std::vector<
   if (!vocabulary && tok->shared_vocabulary()) vocabulary = source ? tok->target_vocabulary() : tok->source_vocabulary();
   if (!vocabulary) return invalid_file(std::string("the model has no ") + side_name(side) + " vocabulary");
   *tokens = tokens_of(vocabulary);
-  return Status::ok();
+  return Status::success();
 }
 
 Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<Tokenizer>* out) {

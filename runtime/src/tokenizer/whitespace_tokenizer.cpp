@@ -21,7 +21,7 @@ class WhitespaceTokenizer final : public Tokenizer {
       while (i < text.size() && !is_space(text[i])) ++i;
       if (i > start) pieces->emplace_back(text.substr(start, i - start));
     }
-    return Status::ok();
+    return Status::success();
   }
 
   Status decode_pieces(const std::vector<std::string>& pieces, std::string* text) const override {
@@ -30,7 +30,7 @@ class WhitespaceTokenizer final : public Tokenizer {
       if (i) text->push_back(' ');
       text->append(pieces[i]);
     }
-    return Status::ok();
+    return Status::success();
   }
 };
 
@@ -40,7 +40,7 @@ Status create_whitespace_tokenizer(std::vector<std::string> vocabulary, const To
                                    std::unique_ptr<Tokenizer>* out) {
   if (vocabulary.empty()) return invalid_argument("a whitespace tokenizer needs a vocabulary");
   out->reset(new WhitespaceTokenizer(std::move(vocabulary), options));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed

@@ -64,7 +64,7 @@ Status decode_utf8(std::string_view text, Codepoints* out) {
     out->push_back(cp);
     i += static_cast<size_t>(n);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 void append_utf8(utf8proc_int32_t cp, std::string* out) {
@@ -76,7 +76,7 @@ void append_utf8(utf8proc_int32_t cp, std::string* out) {
 // Canonical composition (NFC) of a code point sequence, in place (utf8proc_map decomposes,
 // orders the combining marks canonically and composes).
 Status compose(Codepoints* cps) {
-  if (cps->empty()) return Status::ok();
+  if (cps->empty()) return Status::success();
   std::string utf8;
   utf8.reserve(cps->size() * 2);
   for (utf8proc_int32_t cp : *cps) append_utf8(cp, &utf8);
@@ -141,7 +141,7 @@ class WordPieceTokenizer final : public Tokenizer {
       pieces->emplace_back(text.substr(at, length));
       begin = at + length;
     }
-    return Status::ok();
+    return Status::success();
   }
 
   // Pieces joined by spaces, "##" continuations glued to the piece before them.
@@ -156,7 +156,7 @@ class WordPieceTokenizer final : public Tokenizer {
       if (!text->empty()) text->push_back(' ');
       text->append(piece);
     }
-    return Status::ok();
+    return Status::success();
   }
 
  private:
@@ -245,7 +245,7 @@ Status basic_tokenize(std::string_view text, const WordPieceOptions& options, st
     }
     if (!current.empty()) words->push_back(std::move(current));
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status create_wordpiece_tokenizer(std::vector<std::string> vocabulary, const WordPieceOptions& wordpiece,
@@ -256,7 +256,7 @@ Status create_wordpiece_tokenizer(std::vector<std::string> vocabulary, const Wor
   if (!has_unk) return invalid_argument("the WordPiece vocabulary has no unknown token '" + wordpiece.unk_token + "'");
   if (wordpiece.max_chars_per_word == 0) return invalid_argument("WordPiece max_chars_per_word must be > 0");
   out->reset(new WordPieceTokenizer(std::move(vocabulary), wordpiece, options));
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed::tokenizer

@@ -73,7 +73,7 @@ Status Translator::open(const std::string& path, const TranslatorOptions& option
   HEED_RETURN_IF_ERROR(create(*model, options, &t));
   t->owned_model_ = std::move(model);
   *out = std::move(t);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Translator::create(std::unique_ptr<StepModel> step_model, Vocabulary source, Vocabulary target,
@@ -103,7 +103,7 @@ Status Translator::create(std::unique_ptr<StepModel> step_model, Vocabulary sour
   t->conventions_ = conventions;
   HEED_RETURN_IF_ERROR(DecodingEngine::create(t->step_model_.get(), DecodingLimits{max_n_best, conventions.unk_id}, &t->engine_));
   *out = std::move(t);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Translator::translate(const TokenBatch& sources, const DecodeOptions& options, const TokenBatch* prefixes,
@@ -159,7 +159,7 @@ Status Translator::to_ids(const Vocabulary& vocab, int32_t unk_id, const char* s
     }
     ids->push_back(id);
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status Translator::source_ids(const std::vector<std::string>& tokens, std::vector<int32_t>* ids) const {
@@ -167,7 +167,7 @@ Status Translator::source_ids(const std::vector<std::string>& tokens, std::vecto
   if (conventions_.add_source_bos) ids->push_back(source_bos_);
   HEED_RETURN_IF_ERROR(to_ids(source_, source_unk_, "source", tokens, ids));
   if (conventions_.add_source_eos) ids->push_back(source_eos_);
-  return Status::ok();
+  return Status::success();
 }
 
 Status Translator::target_ids(const std::vector<std::string>& tokens, std::vector<int32_t>* ids) const {
@@ -259,7 +259,7 @@ Status Translator::translate_tokens(const std::vector<std::vector<std::string>>&
       }
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 Status Translator::score_tokens(const std::vector<std::vector<std::string>>& sources,
@@ -288,7 +288,7 @@ Status Translator::score_tokens(const std::vector<std::vector<std::string>>& sou
       (*out)[i].assign(result.sentence(i - begin), result.sentence(i - begin) + result.length(i - begin));
     }
   }
-  return Status::ok();
+  return Status::success();
 }
 
 }  // namespace heed

@@ -83,7 +83,7 @@ class ToyStepModel : public StepModel {
     for (size_t r = 0; r < batch * beam; ++r) sums_[r] = 0;
     next_step_ = 0;
     ++starts;
-    return Status::ok();
+    return Status::success();
   }
 
   void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) override {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <type_traits>
 #include <cstring>
 
 #include "heed/model.h"
@@ -284,3 +285,24 @@ TEST_CASE("from_bytes refuses a null pointer", "[loader]") {
 }
 
 }  // namespace heed::test
+
+namespace {
+// Whether `Status::ok()` can be called without an object (the old static factory, which read as a
+// check that never failed when called on an object).
+template <typename S, typename = void>
+struct has_static_ok : std::false_type {};
+template <typename S>
+struct has_static_ok<S, std::void_t<decltype(S::ok())>> : std::true_type {};
+}  // namespace
+
+TEST_CASE("Status: `if (!s.ok())` reports a failed open", "[loader][status]") {
+  static_assert(!has_static_ok<heed::Status>::value, "ok() is the check, not a factory");
+  std::unique_ptr<heed::Model> model;
+  const heed::Status s = heed::Model::open("/nonexistent/heed/model.heed", heed::LoadOptions{}, &model);
+  bool reported = false;
+  if (!s.ok()) reported = true;
+  CHECK(reported);
+  CHECK(s.code() == heed::StatusCode::kIoError);
+  CHECK_FALSE(s.message().empty());
+  CHECK(heed::Status::success().ok());
+}

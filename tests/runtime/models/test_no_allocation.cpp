@@ -34,7 +34,7 @@ void run_without_allocating(const TinyOptions& options, size_t threads, bool cap
   const std::vector<int32_t> parents = {1, 0, 0, 5, 3, 3};
 
   const size_t before = heed::test::allocation_count();
-  Status s = session->start(&batch, 2, 3);  // Status::ok() carries an empty string: no allocation
+  Status s = session->start(&batch, 2, 3);  // Status::success() carries an empty string: no allocation
   for (size_t t = 0; t < 8; ++t) {
     session->step(ids.data(), rows, t, log_probs.data());
     session->reorder(parents.data(), rows);
