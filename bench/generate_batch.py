@@ -6,20 +6,10 @@ the CPU model.
 usage: python3 bench/generate_batch.py HEED MODEL.heed PROMPTS.txt [--batches 1,8] [--max-len 64] [--repeat 3]
 """
 import argparse
-import platform
 import subprocess
 import time
 
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+from compare_builds import cpu_model  # the one CPU-name reader of bench/
 
 
 def run(heed, model, prompts, batch, max_len):
