@@ -36,8 +36,9 @@ constexpr const char* kDescription =
     "excluded), or the lines of --input FILE (space-separated vocabulary tokens), --batch at a\n"
     "time with --beam. Each sentence decodes exactly --length target tokens (minimum = maximum\n"
     "length, so a model cannot stop early and every run does the same work); --length 0 decodes\n"
-    "until the end token (at most 256). Language models (decoder-only) generate --length tokens\n"
-    "greedily from the start token, --sentences times per pass (--batch and --beam do not apply).\n"
+    "until the end token (at most 256, or the model's target positions). Language models\n"
+    "(decoder-only) generate --length tokens greedily from the start token, --sentences times per\n"
+    "pass (--batch and --beam do not apply).\n"
     "\n"
     "--threads splits each GEMM and attention over the session's worker threads (the output is the\n"
     "same for any count).\n"
@@ -133,7 +134,7 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
   options.limits.backend = s.backend;
   options.limits.max_batch = s.batch;
   options.limits.max_beam = s.beam;
-  options.limits.max_target_len = s.length == 0 ? 256 : s.length;
+  options.limits.max_target_len = s.length;  // 0 (free length): the model's default (Translator::session_limits)
   std::vector<std::vector<std::string>> lines;
   if (!input.empty()) {
     HEED_RETURN_IF_ERROR(read_token_lines(input, &lines));
@@ -159,7 +160,7 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
 
   DecodeOptions decode;
   decode.beam_size = s.beam;
-  decode.max_length = s.length == 0 ? 256 : s.length;
+  decode.max_length = translator->limits().max_target_len;  // --length, or the model's default (256 at most)
   decode.min_length = s.length == 0 ? 1 : s.length;
   // Flat batches, built once: the timed loop only decodes.
   struct Flat {
