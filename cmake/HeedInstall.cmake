@@ -20,6 +20,11 @@ install(TARGETS heed RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runti
 install(TARGETS heed_runtime heed_kernels heed_schema EXPORT heedTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# libheed.so.1 (heed::heed): what C programs and other languages link.
+set_target_properties(heed_shared PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
+  "$<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/runtime/include>;$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
+install(TARGETS heed_shared EXPORT heedTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT development)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/include/heed ${CMAKE_SOURCE_DIR}/kernels/include/heed
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development FILES_MATCHING PATTERN "*.h")
 
@@ -38,7 +43,9 @@ if(HEED_WITH_XNNPACK)
 endif()
 file(RELATIVE_PATH HEED_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/heed.pc.in ${CMAKE_BINARY_DIR}/heed.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/heed.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
+configure_file(${CMAKE_SOURCE_DIR}/cmake/heed-static.pc.in ${CMAKE_BINARY_DIR}/heed-static.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/heed.pc ${CMAKE_BINARY_DIR}/heed-static.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
 
 # The license, where Debian looks for it (/usr/share/doc/<package>/copyright) and under the name
 # every other installation expects.

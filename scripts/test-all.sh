@@ -83,7 +83,7 @@ run_package() {
       dpkg-deb --info "$deb" >>"$log" 2>&1
       dpkg-deb --contents "$deb" >"$log.contents" 2>&1
       grep -q "^ Architecture: $arch$" "$log" || { echo "FAIL: $deb: architecture is not $arch" | tee -a "$log"; ok=0; }
-      for f in ./usr/bin/heed ./usr/include/heed/heed.h libheed_runtime.a ./usr/share/doc/heed/copyright; do
+      for f in ./usr/bin/heed ./usr/include/heed/heed.h libheed_runtime.a libheed.so.1 ./usr/share/doc/heed/copyright; do
         grep -q "$f" "$log.contents" || { echo "FAIL: $deb lacks $f" | tee -a "$log"; ok=0; }
       done
       [ "$ok" -eq 1 ] && echo "package $deb: ok"

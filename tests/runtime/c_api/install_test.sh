@@ -1,7 +1,8 @@
 #!/bin/sh
-# Installs the build to a temporary prefix and builds a project outside the tree against it, with
-# find_package(heed) and with pkg-config; both programs translate a sentence of the Marian fixture
-# as the transformers library does (first line of the data files).
+# Installs the build to a temporary prefix and builds a C-only project outside the tree against it,
+# with find_package(heed) and with pkg-config (both on the shared libheed.so.1); both programs
+# translate a sentence of the Marian fixture as the transformers library does (first line of the
+# data files).
 # usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR GENERATOR MODEL.heed DATA_DIR WORK_DIR [FLAGS]
 # FLAGS: compiler and linker flags for the consumer (the sanitizers of a sanitizer build).
 set -u
@@ -10,8 +11,8 @@ rm -rf "$dir" && mkdir -p "$dir" || exit 1
 [ -f "$model" ] || { echo "FAIL: $model missing (the heed_c_api test converts it)"; exit 1; }
 "$cmake" --install "$build" --prefix "$dir/prefix" >"$dir/install.log" 2>&1 ||
   { echo "FAIL: cmake --install: $(tail -5 "$dir/install.log")"; exit 1; }
-for f in bin/heed include/heed/heed.h include/heed/kernels.h lib*/libheed_runtime.a \
-         lib*/cmake/heed/heedConfig.cmake lib*/pkgconfig/heed.pc; do
+for f in bin/heed include/heed/heed.h include/heed/kernels.h lib*/libheed_runtime.a lib*/libheed.so.1 lib*/libheed.so \
+         lib*/cmake/heed/heedConfig.cmake lib*/pkgconfig/heed.pc lib*/pkgconfig/heed-static.pc; do
   ls "$dir/prefix"/$f >/dev/null 2>&1 || { echo "FAIL: $f not installed"; exit 1; }
 done
 # The API headers stand alone: none includes the file format's generated FlatBuffers code.
@@ -27,8 +28,10 @@ PKG_CONFIG_PATH=$pcdir "$cmake" -S "$source/tests/runtime/c_api/consumer" -B "$d
 text=$(head -1 "$data/source.txt")
 expected=$(head -1 "$data/greedy.txt")
 failures=0
+# pkg-config gives -L only: the installed library is found as an installed system's would be.
+libdir=$(dirname "$(ls "$dir"/prefix/lib*/libheed.so.1)")
 for program in consumer_cmake consumer_pkgconfig; do
-  out=$("$dir/consumer/$program" "$model" "$text" 2>&1) || { echo "FAIL: $program: $out"; failures=$((failures + 1)); continue; }
+  out=$(LD_LIBRARY_PATH=$libdir "$dir/consumer/$program" "$model" "$text" 2>&1) || { echo "FAIL: $program: $out"; failures=$((failures + 1)); continue; }
   [ "$(printf '%s\n' "$out" | sed -n 2p)" = "$expected" ] || { echo "FAIL: $program printed: $out"; failures=$((failures + 1)); }
 done
 [ $failures -eq 0 ] && echo "install_test: all passed"
