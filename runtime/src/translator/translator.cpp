@@ -37,10 +37,13 @@ Translator::~Translator() = default;
 
 Status Translator::create(const Model& model, const TranslatorOptions& options, std::unique_ptr<Translator>* out) {
   const fb::Tokenizer* tok = model.index().tokenizer();
-  if (!tok || !tok->target_vocabulary()) return invalid_argument("the model has no target vocabulary to translate with");
+  if (!tok || !tok->target_vocabulary()) return unsupported_model("the model has no target vocabulary to translate with");
   const fb::Vocabulary* source = tok->source_vocabulary();
   if (!source && tok->shared_vocabulary()) source = tok->target_vocabulary();
-  if (!source) return invalid_argument("the model has no source vocabulary: it is not a translation model");
+  if (!source) {
+    return unsupported_model("the model has no source vocabulary: it is not a translation model (language models run "
+                             "with heed generate, encoders with heed embed)");
+  }
   std::unique_ptr<StepModel> step_model;
   HEED_RETURN_IF_ERROR(
       create_step_model(model, session_limits(model, options.limits), options.arena, &step_model, options.threads));

@@ -1,7 +1,8 @@
 /* The decoding options of the C API from C99 (heed_translate_text_with_options and
  * heed_translate_ids_with_options) on the aren-transliteration model, against the outputs
  * CTranslate2 gives for the same options (tests/runtime/decoding/fixtures/aren_ct2_controls.txt).
- * usage: controls_c MODEL.heed */
+ * Also: a translator over a language model is HEED_UNSUPPORTED_MODEL, as heed.h documents.
+ * usage: controls_c MODEL.heed LANGUAGE_MODEL.heed */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
   char error[256];
   const char* suppress_a[] = {"a"};
   const char* end_m[] = {"m"};
-  if (argc != 2) return 2;
+  if (argc != 3) return 2;
   if (heed_model_open(argv[1], &model, error, sizeof error) != HEED_OK) {
     printf("FAIL: open: %s\n", error);
     return 1;
@@ -97,6 +98,17 @@ int main(int argc, char** argv) {
 
   check_refusals(t);
   heed_translator_free(t);
+  heed_model_free(model);
+
+  if (heed_model_open(argv[2], &model, error, sizeof error) != HEED_OK) {
+    printf("FAIL: open %s: %s\n", argv[2], error);
+    return 1;
+  }
+  t = NULL;
+  if (heed_translator_create(model, NULL, &t) != HEED_UNSUPPORTED_MODEL || t != NULL) {
+    printf("FAIL: a translator over a language model: %s\n", heed_model_last_error(model));
+    ++failures;
+  }
   heed_model_free(model);
   if (failures == 0) printf("controls_c: all passed\n");
   return failures == 0 ? 0 : 1;
