@@ -7,7 +7,10 @@
  * - Error messages are kept per handle (heed_model_last_error, heed_translator_last_error) or, for
  *   functions that have no handle yet, written to an optional caller buffer. There is no global
  *   mutable error state: different handles may be used from different threads at once. One handle
- *   must not be used by two threads at the same time.
+ *   must not be used by two threads at the same time, with one exception: a heed_model may be
+ *   shared, read-only, by translators and embedders on several threads, and they may be created
+ *   from it on several threads at once (tests/runtime/c_api/test_c_api_threads.cpp runs this
+ *   under ThreadSanitizer).
  * - A translator plans its session memory once, when it is created; translating allocates only for
  *   the text layer (tokenizing and detokenizing), never inside the model session.
  */
@@ -46,7 +49,9 @@ const char* heed_status_name(heed_status status);
 /* Opens (memory-maps) and validates a .heed file. On failure *out_model is null and, when
  * error != NULL and error_capacity > 0, the message is written there (truncated, NUL-terminated). */
 heed_status heed_model_open(const char* path, heed_model** out_model, char* error, size_t error_capacity);
-/* The message of the last failed call on this model ("" if none). Valid until the next call. */
+/* The message of the last failed call on this model ("" if none; a call that succeeds leaves it).
+ * Valid until the next failed call on this model; with several threads creating from one model,
+ * read it before another of them can fail. */
 const char* heed_model_last_error(const heed_model* model);
 /* Frees the model; every translator made from it must be freed first. NULL is accepted. */
 void heed_model_free(heed_model* model);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@
 
 struct heed_model {
   std::unique_ptr<heed::Model> model;
+  // Several threads may create translators and embedders from one model at once (heed.h): the
+  // message of a failed call is written under this lock, and only then.
+  std::mutex error_mutex;
   std::string last_error;
 };
 
@@ -74,6 +78,22 @@ heed_status guarded(std::string* last_error, Body body) noexcept {
     }
     return HEED_INTERNAL;
   }
+}
+
+// A call on a model handle: its message goes to a local string and, when the call fails, to the
+// model (under its lock), so that calls from several threads do not race on the model's state.
+template <typename Body>
+heed_status model_call(heed_model* model, Body body) noexcept {
+  std::string err;
+  const heed_status s = guarded(&err, [&]() -> heed_status { return body(&err); });
+  if (s != HEED_OK) {
+    try {
+      const std::lock_guard<std::mutex> lock(model->error_mutex);
+      model->last_error = err;
+    } catch (...) {
+    }
+  }
+  return s;
 }
 
 void copy_message(const std::string& message, char* out, size_t capacity) {
@@ -300,15 +320,14 @@ void heed_translator_options_init(heed_translator_options* options) {
 
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size) {
   if (!model) return HEED_INVALID_ARGUMENT;
-  return guarded(&model->last_error, [&]() -> heed_status {
-    model->last_error.clear();
-    if (!out_size) return fail(HEED_INVALID_ARGUMENT, "heed_translator_arena_size: out_size is null", &model->last_error);
+  return model_call(model, [&](std::string* err) -> heed_status {
+    if (!out_size) return fail(HEED_INVALID_ARGUMENT, "heed_translator_arena_size: out_size is null", err);
     heed::ArenaReport report;
     const heed::TranslatorOptions t = translator_options(options);
     heed_status s = record(heed::plan_step_model_arena(*model->model,
                                                        heed::Translator::session_limits(*model->model, t.limits),
                                                        &report, t.threads),
-                           &model->last_error);
+                           err);
     if (s != HEED_OK) return s;
     *out_size = report.arena_bytes;
     return HEED_OK;
@@ -318,19 +337,18 @@ heed_status heed_translator_arena_size(heed_model* model, const heed_translator_
 heed_status heed_translator_create(heed_model* model, const heed_translator_options* options,
                                    heed_translator** out_translator) {
   if (!model) return HEED_INVALID_ARGUMENT;
-  return guarded(&model->last_error, [&]() -> heed_status {
-    model->last_error.clear();
-    if (!out_translator) return fail(HEED_INVALID_ARGUMENT, "heed_translator_create: out_translator is null", &model->last_error);
+  return model_call(model, [&](std::string* err) -> heed_status {
+    if (!out_translator) return fail(HEED_INVALID_ARGUMENT, "heed_translator_create: out_translator is null", err);
     *out_translator = nullptr;
     auto handle = std::make_unique<heed_translator>();
     heed_status s = record(heed::Translator::create(*model->model, translator_options(options), &handle->translator),
-                           &model->last_error);
+                           err);
     if (s != HEED_OK) return s;
     handle->split = options == nullptr || options->no_sentence_split == 0;
     if (handle->translator->conventions().kind != heed::TokenizerKind::Whitespace) {
-      s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kSource, &handle->source), &model->last_error);
+      s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kSource, &handle->source), err);
       if (s != HEED_OK) return s;
-      s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kTarget, &handle->target), &model->last_error);
+      s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kTarget, &handle->target), err);
       if (s != HEED_OK) return s;
     }
     *out_translator = handle.release();
@@ -517,9 +535,8 @@ void heed_embedder_options_init(heed_embedder_options* options) {
 heed_status heed_embedder_create(heed_model* model, const heed_embedder_options* options,
                                  heed_embedder** out_embedder) {
   if (!model) return HEED_INVALID_ARGUMENT;
-  return guarded(&model->last_error, [&]() -> heed_status {
-    model->last_error.clear();
-    if (!out_embedder) return fail(HEED_INVALID_ARGUMENT, "heed_embedder_create: out_embedder is null", &model->last_error);
+  return model_call(model, [&](std::string* err) -> heed_status {
+    if (!out_embedder) return fail(HEED_INVALID_ARGUMENT, "heed_embedder_create: out_embedder is null", err);
     *out_embedder = nullptr;
     heed::EmbedderOptions o;
     o.threads = 1;
@@ -531,7 +548,7 @@ heed_status heed_embedder_create(heed_model* model, const heed_embedder_options*
       o.threads = options->threads;
     }
     std::unique_ptr<heed_embedder> e(new heed_embedder());
-    const heed_status st = record(heed::Embedder::create(*model->model, o, &e->embedder), &model->last_error);
+    const heed_status st = record(heed::Embedder::create(*model->model, o, &e->embedder), err);
     if (st != HEED_OK) return st;
     *out_embedder = e.release();
     return HEED_OK;
