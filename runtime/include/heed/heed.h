@@ -159,6 +159,69 @@ heed_status heed_translate_ids_with_options(heed_translator* translator, const i
                                             size_t batch, const heed_decode_options* options, int32_t* out_ids,
                                             size_t out_capacity, size_t* out_offsets);
 
+/* ---- generation (decoder-only models: llama2.c, GPT-2, Llama, OpenNMT language models) ------- */
+
+typedef struct heed_generator heed_generator;
+
+/* Call heed_generator_options_init first (struct_size and defaults, as for heed_decode_options). */
+typedef struct heed_generator_options {
+  size_t struct_size;
+  size_t max_context;  /* positions per generation: start token + prompt + new tokens (0: the
+                        * model's limit, or 1024 when it has none) */
+  size_t threads;      /* 1 after init; 0: one per core */
+  int backend;         /* a heed_backend value */
+} heed_generator_options;
+
+void heed_generator_options_init(heed_generator_options* options);
+/* A generator over `model` (which must outlive it); options may be NULL. A model that is not a
+ * decoder-only language model is HEED_UNSUPPORTED_MODEL (message in the model). */
+heed_status heed_generator_create(heed_model* model, const heed_generator_options* options,
+                                  heed_generator** out_generator);
+const char* heed_generator_last_error(const heed_generator* generator);
+void heed_generator_free(heed_generator* generator);
+
+/* Decoding of one generation. Call heed_generate_options_init first: struct_size, 256 new tokens,
+ * greedy (temperature 0), top_k 0 (all), top_p 1, seed 0, no control, no stop string. The arrays
+ * are read during the call only; tokens are the model's vocabulary entries. */
+typedef struct heed_generate_options {
+  size_t struct_size;
+  size_t max_new_tokens;        /* generated tokens, the end token included; clipped to the context */
+  float temperature;            /* 0: greedy; > 0: sampling at this temperature */
+  size_t top_k;                 /* sampling among the K most likely tokens (0: all) */
+  float top_p;
+  uint64_t seed;                /* the same seed gives the same text on every platform */
+  int disable_unk;
+  float repetition_penalty;     /* 1: off */
+  size_t no_repeat_ngram_size;  /* 0: off */
+  const char* const* suppress_sequences;
+  size_t num_suppress_sequences;
+  const char* const* end_tokens;  /* tokens that end the generation (none: the model's end token) */
+  size_t num_end_tokens;
+  const char* const* stop;      /* text-level stop strings (heed_generate_text only): the text
+                                 * stops before the first one that appears */
+  size_t num_stop;
+} heed_generate_options;
+
+void heed_generate_options_init(heed_generate_options* options);
+
+/* Streaming: called for each generated token (the end token excluded) with its id and the text it
+ * adds (`text_length` bytes, not NUL-terminated; may be empty while a possible stop string is held
+ * back; text still held back when the generation ends comes in a last call with id -1). Return 0 to
+ * go on, anything else to stop the generation after this token. */
+typedef int (*heed_token_callback)(void* user, int32_t id, const char* text, size_t text_length);
+
+/* Continues UTF-8 `prompt` (tokenized with the model's tokenizer; "" starts from the start token)
+ * and writes the continuation, NUL-terminated, to out; *out_length as for heed_translate_text
+ * (HEED_BUFFER_TOO_SMALL when it does not fit). `on_token` may be NULL. */
+heed_status heed_generate_text(heed_generator* generator, const char* prompt, const heed_generate_options* options,
+                               heed_token_callback on_token, void* user, char* out, size_t out_capacity,
+                               size_t* out_length);
+/* Token-id level: `prompt` ids (no start token), the generated ids (end token excluded) to
+ * out_ids; *out_length is their number (also on HEED_BUFFER_TOO_SMALL). stop is not used here. */
+heed_status heed_generate_ids(heed_generator* generator, const int32_t* prompt, size_t prompt_length,
+                              const heed_generate_options* options, heed_token_callback on_token, void* user,
+                              int32_t* out_ids, size_t out_capacity, size_t* out_length);
+
 /* ---- sentence embeddings (encoder-only models: `heed convert --from hf-bert`) ---------------- */
 
 typedef struct heed_embedder heed_embedder;

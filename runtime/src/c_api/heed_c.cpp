@@ -3,6 +3,8 @@
 // (std::bad_alloc: HEED_OUT_OF_MEMORY). Messages live in the handles, never in globals.
 #include "heed/heed.h"
 
+#include "c_api/c_api_support.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -21,13 +23,6 @@
 #include "models/step_model_factory.h"
 #include "heed/translator.h"
 
-struct heed_model {
-  std::unique_ptr<heed::Model> model;
-  // Several threads may create translators and embedders from one model at once (heed.h): the
-  // message of a failed call is written under this lock, and only then.
-  std::mutex error_mutex;
-  std::string last_error;
-};
 
 struct heed_translator {
   std::unique_ptr<heed::Translator> translator;
@@ -39,69 +34,11 @@ struct heed_translator {
 
 namespace {
 
-// The values of heed_status and heed::StatusCode are the same by design.
-static_assert(static_cast<int>(heed::StatusCode::kInternal) == HEED_INTERNAL, "heed_status mirrors StatusCode");
-static_assert(static_cast<int>(heed::StatusCode::kLimitExceeded) == HEED_LIMIT_EXCEEDED, "heed_status mirrors StatusCode");
-
-heed_status record(const heed::Status& s, std::string* last_error) {
-  if (s.is_ok()) return HEED_OK;
-  if (last_error) *last_error = s.message();
-  return static_cast<heed_status>(s.code());
-}
-
-heed_status fail(heed_status code, const char* message, std::string* last_error) {
-  if (last_error) *last_error = message;
-  return code;
-}
-
-// Runs `body` (returning heed_status) with every exception turned into a status and message.
-template <typename Body>
-heed_status guarded(std::string* last_error, Body body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    try {
-      if (last_error) *last_error = "out of memory";
-    } catch (...) {
-    }
-    return HEED_OUT_OF_MEMORY;
-  } catch (const std::exception& e) {
-    try {
-      if (last_error) *last_error = std::string("internal error: ") + e.what();
-    } catch (...) {
-    }
-    return HEED_INTERNAL;
-  } catch (...) {
-    try {
-      if (last_error) *last_error = "internal error";
-    } catch (...) {
-    }
-    return HEED_INTERNAL;
-  }
-}
-
-// A call on a model handle: its message goes to a local string and, when the call fails, to the
-// model (under its lock), so that calls from several threads do not race on the model's state.
-template <typename Body>
-heed_status model_call(heed_model* model, Body body) noexcept {
-  std::string err;
-  const heed_status s = guarded(&err, [&]() -> heed_status { return body(&err); });
-  if (s != HEED_OK) {
-    try {
-      const std::lock_guard<std::mutex> lock(model->error_mutex);
-      model->last_error = err;
-    } catch (...) {
-    }
-  }
-  return s;
-}
-
-void copy_message(const std::string& message, char* out, size_t capacity) {
-  if (!out || capacity == 0) return;
-  const size_t n = message.size() < capacity - 1 ? message.size() : capacity - 1;
-  std::memcpy(out, message.data(), n);
-  out[n] = '\0';
-}
+using heed::c_api::copy_message;
+using heed::c_api::fail;
+using heed::c_api::guarded;
+using heed::c_api::model_call;
+using heed::c_api::record;
 
 heed::TranslatorOptions translator_options(const heed_translator_options* o) {
   heed::TranslatorOptions t;
@@ -140,42 +77,8 @@ heed_status checked_decode_options(const heed::Translator& t, size_t beam, heed:
 // place: the options point into this object's vectors).
 struct DecodeRequest {
   heed::DecodeOptions options;
-  std::vector<int32_t> suppress_ids, end_ids;
-  std::vector<size_t> suppress_offsets{0};
-  heed::TokenBatch suppress;
+  heed::c_api::ControlIds ids;
 };
-
-heed_status target_id(const heed::Translator& t, const std::string& token, const char* field, std::vector<int32_t>* out,
-                      std::string* err) {
-  const int32_t id = t.target_vocabulary().id(token);
-  if (id < 0) {
-    *err = std::string(field) + ": '" + token + "' is not in the model's target vocabulary";
-    return HEED_INVALID_ARGUMENT;
-  }
-  out->push_back(id);
-  return HEED_OK;
-}
-
-heed_status map_control_tokens(const heed::Translator& t, const heed_decode_options& o, DecodeRequest* r,
-                               std::string* err) {
-  if ((o.num_suppress_sequences > 0 && !o.suppress_sequences) || (o.num_end_tokens > 0 && !o.end_tokens)) {
-    return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: a count is set but its array is null", err);
-  }
-  for (size_t s = 0; s < o.num_suppress_sequences; ++s) {
-    if (!o.suppress_sequences[s]) return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: a null suppressed sequence", err);
-    for (const std::string& token : heed::Translator::split_tokens(o.suppress_sequences[s])) {
-      const heed_status e = target_id(t, token, "suppress_sequences", &r->suppress_ids, err);
-      if (e != HEED_OK) return e;
-    }
-    r->suppress_offsets.push_back(r->suppress_ids.size());
-  }
-  for (size_t i = 0; i < o.num_end_tokens; ++i) {
-    if (!o.end_tokens[i]) return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: a null end token", err);
-    const heed_status e = target_id(t, o.end_tokens[i], "end_tokens", &r->end_ids, err);
-    if (e != HEED_OK) return e;
-  }
-  return HEED_OK;
-}
 
 heed_status make_request(const heed::Translator& t, const heed_decode_options* given, DecodeRequest* r,
                          std::string* err) {
@@ -186,7 +89,9 @@ heed_status make_request(const heed::Translator& t, const heed_decode_options* g
   heed_decode_options o;
   heed_decode_options_init(&o);
   std::memcpy(&o, given, std::min(given->struct_size, sizeof o));  // an older, shorter struct keeps our defaults
-  heed_status e = map_control_tokens(t, o, r, err);
+  const auto target_id = [&t](const std::string& token) { return t.target_vocabulary().id(token); };
+  const heed::c_api::ControlTokens tokens{o.suppress_sequences, o.num_suppress_sequences, o.end_tokens, o.num_end_tokens};
+  heed_status e = r->ids.map(tokens, target_id, "heed_decode_options", err);
   if (e != HEED_OK) return e;
   heed::DecodeOptions& d = r->options;
   d = decode_options(t, o.beam_size);
@@ -198,14 +103,10 @@ heed_status make_request(const heed::Translator& t, const heed_decode_options* g
   d.sampling_top_p = o.sampling_top_p;
   d.sampling_temperature = o.sampling_temperature;
   d.seed = o.seed;
-  heed::DecodeControls& c = d.controls;
-  c.disable_unk = o.disable_unk != 0;
-  c.repetition_penalty = o.repetition_penalty;
-  c.no_repeat_ngram_size = o.no_repeat_ngram_size;
-  r->suppress = heed::TokenBatch{r->suppress_ids.data(), r->suppress_offsets.data(), r->suppress_offsets.size() - 1};
-  c.suppress_sequences = r->suppress.size > 0 ? &r->suppress : nullptr;
-  c.end_ids = r->end_ids.empty() ? nullptr : r->end_ids.data();
-  c.num_end_ids = r->end_ids.size();
+  d.controls.disable_unk = o.disable_unk != 0;
+  d.controls.repetition_penalty = o.repetition_penalty;
+  d.controls.no_repeat_ngram_size = o.no_repeat_ngram_size;
+  r->ids.bind(&d.controls);
   return record(heed::check_decode_options(d, t.limits()), err);
 }
 

@@ -1,0 +1,145 @@
+// What every file of the C API shares: the model handle, the translation of heed::Status into
+// heed_status and a message, and the guard that turns any C++ exception into a status (a C caller
+// cannot receive one).
+#pragma once
+
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "heed/heed.h"
+#include "heed/model.h"
+#include "heed/decoding.h"
+#include "heed/status.h"
+#include "heed/translator.h"
+
+struct heed_model {
+  std::unique_ptr<heed::Model> model;
+  // Several threads may create translators and embedders from one model at once (heed.h): the
+  // message of a failed call is written under this lock, and only then.
+  std::mutex error_mutex;
+  std::string last_error;
+};
+
+namespace heed::c_api {
+
+// The values of heed_status and heed::StatusCode are the same by design.
+static_assert(static_cast<int>(heed::StatusCode::kInternal) == HEED_INTERNAL, "heed_status mirrors StatusCode");
+static_assert(static_cast<int>(heed::StatusCode::kLimitExceeded) == HEED_LIMIT_EXCEEDED, "heed_status mirrors StatusCode");
+
+inline heed_status record(const heed::Status& s, std::string* last_error) {
+  if (s.is_ok()) return HEED_OK;
+  if (last_error) *last_error = s.message();
+  return static_cast<heed_status>(s.code());
+}
+
+inline heed_status fail(heed_status code, const char* message, std::string* last_error) {
+  if (last_error) *last_error = message;
+  return code;
+}
+
+// Runs `body` (returning heed_status) with every exception turned into a status and message.
+template <typename Body>
+heed_status guarded(std::string* last_error, Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    try {
+      if (last_error) *last_error = "out of memory";
+    } catch (...) {
+    }
+    return HEED_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    try {
+      if (last_error) *last_error = std::string("internal error: ") + e.what();
+    } catch (...) {
+    }
+    return HEED_INTERNAL;
+  } catch (...) {
+    try {
+      if (last_error) *last_error = "internal error";
+    } catch (...) {
+    }
+    return HEED_INTERNAL;
+  }
+}
+
+// A call on a model handle: its message goes to a local string and, when the call fails, to the
+// model (under its lock), so that calls from several threads do not race on the model's state.
+template <typename Body>
+heed_status model_call(heed_model* model, Body body) noexcept {
+  std::string err;
+  const heed_status s = guarded(&err, [&]() -> heed_status { return body(&err); });
+  if (s != HEED_OK) {
+    try {
+      const std::lock_guard<std::mutex> lock(model->error_mutex);
+      model->last_error = err;
+    } catch (...) {
+    }
+  }
+  return s;
+}
+
+inline void copy_message(const std::string& message, char* out, size_t capacity) {
+  if (!out || capacity == 0) return;
+  const size_t n = message.size() < capacity - 1 ? message.size() : capacity - 1;
+  std::memcpy(out, message.data(), n);
+  out[n] = '\0';
+}
+
+// The token strings of a C options struct's decoding controls.
+struct ControlTokens {
+  const char* const* suppress_sequences;  // each: space-separated tokens
+  size_t num_suppress_sequences;
+  const char* const* end_tokens;
+  size_t num_end_tokens;
+};
+
+// Those controls as ids, kept here while the engine's DecodeControls points to them.
+struct ControlIds {
+  std::vector<int32_t> suppress_ids, end_ids;
+  std::vector<size_t> suppress_offsets{0};
+  TokenBatch suppress;
+
+  // `to_id`: the model's id of a token, -1 when it has none (HEED_INVALID_ARGUMENT naming it).
+  template <typename ToId>
+  heed_status map(const ControlTokens& t, ToId to_id, const char* what, std::string* err) {
+    if ((t.num_suppress_sequences > 0 && !t.suppress_sequences) || (t.num_end_tokens > 0 && !t.end_tokens)) {
+      return fail(HEED_INVALID_ARGUMENT, (std::string(what) + ": a count is set but its array is null").c_str(), err);
+    }
+    const auto add = [&](const std::string& token, const char* field, std::vector<int32_t>* out) {
+      const int32_t id = to_id(token);
+      if (id < 0) {
+        *err = std::string(field) + ": '" + token + "' is not in the model's vocabulary";
+        return HEED_INVALID_ARGUMENT;
+      }
+      out->push_back(id);
+      return HEED_OK;
+    };
+    for (size_t s = 0; s < t.num_suppress_sequences; ++s) {
+      if (!t.suppress_sequences[s]) return fail(HEED_INVALID_ARGUMENT, "a null suppressed sequence", err);
+      for (const std::string& token : Translator::split_tokens(t.suppress_sequences[s])) {
+        if (add(token, "suppress_sequences", &suppress_ids) != HEED_OK) return HEED_INVALID_ARGUMENT;
+      }
+      suppress_offsets.push_back(suppress_ids.size());
+    }
+    for (size_t i = 0; i < t.num_end_tokens; ++i) {
+      if (!t.end_tokens[i]) return fail(HEED_INVALID_ARGUMENT, "a null end token", err);
+      if (add(t.end_tokens[i], "end_tokens", &end_ids) != HEED_OK) return HEED_INVALID_ARGUMENT;
+    }
+    return HEED_OK;
+  }
+
+  void bind(DecodeControls* c) {
+    suppress = TokenBatch{suppress_ids.data(), suppress_offsets.data(), suppress_offsets.size() - 1};
+    c->suppress_sequences = suppress.size > 0 ? &suppress : nullptr;
+    c->end_ids = end_ids.empty() ? nullptr : end_ids.data();
+    c->num_end_ids = end_ids.size();
+  }
+};
+
+}  // namespace heed::c_api

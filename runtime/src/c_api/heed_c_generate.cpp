@@ -1,0 +1,217 @@
+// The C API's generation (heed/heed.h) over heed::Generator: options with their size first, the
+// decoding controls and stop strings, and a streaming callback that can stop the generation.
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "c_api/c_api_support.h"
+#include "heed/generator.h"
+#include "heed/heed.h"
+
+struct heed_generator {
+  std::unique_ptr<heed::Generator> generator;
+  std::string last_error;
+  std::string text;  // the last continuation, reused between calls
+};
+
+namespace {
+
+using heed::c_api::fail;
+using heed::c_api::guarded;
+using heed::c_api::model_call;
+using heed::c_api::record;
+
+// A heed_generate_options as the Generator's options, with what they point to.
+struct Request {
+  heed::GenerateOptions options;
+  heed::c_api::ControlIds ids;
+  std::vector<std::string> stop;
+};
+
+heed_status make_request(const heed::Generator& g, const heed_generate_options* given, Request* r, std::string* err) {
+  if (!given) return fail(HEED_INVALID_ARGUMENT, "heed_generate_options is null", err);
+  if (given->struct_size < offsetof(heed_generate_options, temperature)) {
+    return fail(HEED_INVALID_ARGUMENT, "heed_generate_options: struct_size is not set (call heed_generate_options_init)",
+                err);
+  }
+  heed_generate_options o;
+  heed_generate_options_init(&o);
+  std::memcpy(&o, given, std::min(given->struct_size, sizeof o));  // an older, shorter struct keeps our defaults
+  const heed::c_api::ControlTokens tokens{o.suppress_sequences, o.num_suppress_sequences, o.end_tokens,
+                                          o.num_end_tokens};
+  const auto to_id = [&g](const std::string& token) { return g.token_id(token); };
+  const heed_status e = r->ids.map(tokens, to_id, "heed_generate_options", err);
+  if (e != HEED_OK) return e;
+  if (o.num_stop > 0 && !o.stop) return fail(HEED_INVALID_ARGUMENT, "heed_generate_options: stop is null", err);
+  for (size_t i = 0; i < o.num_stop; ++i) {
+    if (!o.stop[i]) return fail(HEED_INVALID_ARGUMENT, "heed_generate_options: a null stop string", err);
+    r->stop.emplace_back(o.stop[i]);
+  }
+  heed::GenerateOptions& d = r->options;
+  d.max_new_tokens = o.max_new_tokens;
+  d.temperature = o.temperature;
+  d.top_k = o.top_k;
+  d.top_p = o.top_p;
+  d.seed = o.seed;
+  d.controls.disable_unk = o.disable_unk != 0;
+  d.controls.repetition_penalty = o.repetition_penalty;
+  d.controls.no_repeat_ngram_size = o.no_repeat_ngram_size;
+  r->ids.bind(&d.controls);
+  return HEED_OK;
+}
+
+// heed::Generator's callback to the caller's, through the stop strings.
+struct Stream {
+  heed_token_callback callback;
+  void* user;
+  heed::StopStrings stop;
+  std::string* text;
+  std::string ready;
+
+  // Hands the released text to the caller (id -1: the end of the generation).
+  bool deliver(int32_t id) {
+    text->append(ready);
+    const bool go_on = callback == nullptr || callback(user, id, ready.data(), ready.size()) == 0;
+    ready.clear();
+    return go_on;
+  }
+  static bool on_token(void* self, int32_t id, std::string_view piece) {
+    Stream& s = *static_cast<Stream*>(self);
+    const bool stopped = s.stop.feed(piece, &s.ready);
+    return s.deliver(id) && !stopped;
+  }
+};
+
+heed_status generate(heed_generator* g, const int32_t* prompt, size_t prompt_length, const Request& r,
+                     heed_token_callback on_token, void* user, heed::Generation* out, std::string* err) {
+  Stream stream{on_token, user, heed::StopStrings(r.stop), &g->text, {}};
+  g->text.clear();
+  const heed_status s =
+      record(g->generator->generate(prompt, prompt_length, r.options, &Stream::on_token, &stream, out), err);
+  stream.stop.flush(&stream.ready);
+  if (s == HEED_OK && !stream.ready.empty()) stream.deliver(-1);
+  return s;
+}
+
+}  // namespace
+
+extern "C" {
+
+void heed_generator_options_init(heed_generator_options* options) {
+  if (!options) return;
+  *options = heed_generator_options{};
+  options->struct_size = sizeof(heed_generator_options);
+  options->threads = 1;
+  options->backend = HEED_BACKEND_AUTO;
+}
+
+void heed_generate_options_init(heed_generate_options* options) {
+  if (!options) return;
+  const heed::GenerateOptions d;
+  *options = heed_generate_options{};
+  options->struct_size = sizeof(heed_generate_options);
+  options->max_new_tokens = d.max_new_tokens;
+  options->temperature = d.temperature;
+  options->top_k = d.top_k;
+  options->top_p = d.top_p;
+  options->seed = d.seed;
+  options->repetition_penalty = d.controls.repetition_penalty;
+}
+
+heed_status heed_generator_create(heed_model* model, const heed_generator_options* options,
+                                  heed_generator** out_generator) {
+  if (!model) return HEED_INVALID_ARGUMENT;
+  return model_call(model, [&](std::string* err) -> heed_status {
+    if (!out_generator) return fail(HEED_INVALID_ARGUMENT, "heed_generator_create: out_generator is null", err);
+    *out_generator = nullptr;
+    heed_generator_options o;
+    heed_generator_options_init(&o);
+    if (options) {
+      if (options->struct_size < offsetof(heed_generator_options, max_context)) {
+        return fail(HEED_INVALID_ARGUMENT, "heed_generator_options: struct_size is not set", err);
+      }
+      std::memcpy(&o, options, std::min(options->struct_size, sizeof o));
+    }
+    heed::GeneratorOptions g;
+    g.max_context = o.max_context;
+    g.threads = o.threads;
+    g.backend = static_cast<heed::Backend>(o.backend);
+    auto handle = std::make_unique<heed_generator>();
+    const heed_status s = record(heed::Generator::create(*model->model, g, &handle->generator), err);
+    if (s != HEED_OK) return s;
+    *out_generator = handle.release();
+    return HEED_OK;
+  });
+}
+
+const char* heed_generator_last_error(const heed_generator* generator) {
+  return generator ? generator->last_error.c_str() : "";
+}
+
+void heed_generator_free(heed_generator* generator) { delete generator; }
+
+heed_status heed_generate_text(heed_generator* generator, const char* prompt, const heed_generate_options* options,
+                               heed_token_callback on_token, void* user, char* out, size_t out_capacity,
+                               size_t* out_length) {
+  if (!generator) return HEED_INVALID_ARGUMENT;
+  std::string* err = &generator->last_error;
+  return guarded(err, [&]() -> heed_status {
+    err->clear();
+    if (!prompt || !out_length || (!out && out_capacity > 0)) {
+      return fail(HEED_INVALID_ARGUMENT, "heed_generate_text: a required pointer is null", err);
+    }
+    Request r;
+    heed_status s = make_request(*generator->generator, options, &r, err);
+    if (s != HEED_OK) return s;
+    std::vector<int32_t> ids;
+    s = record(generator->generator->encode(prompt, &ids), err);
+    if (s != HEED_OK) return s;
+    heed::Generation result;
+    s = generate(generator, ids.data(), ids.size(), r, on_token, user, &result, err);
+    if (s != HEED_OK) return s;
+    const std::string& text = generator->text;
+    *out_length = text.size();
+    if (out_capacity < text.size() + 1) {
+      *err = "the output buffer holds " + std::to_string(out_capacity) + " bytes; the text needs " +
+             std::to_string(text.size() + 1) + " (NUL included)";
+      return HEED_BUFFER_TOO_SMALL;
+    }
+    std::memcpy(out, text.data(), text.size());
+    out[text.size()] = '\0';
+    return HEED_OK;
+  });
+}
+
+heed_status heed_generate_ids(heed_generator* generator, const int32_t* prompt, size_t prompt_length,
+                              const heed_generate_options* options, heed_token_callback on_token, void* user,
+                              int32_t* out_ids, size_t out_capacity, size_t* out_length) {
+  if (!generator) return HEED_INVALID_ARGUMENT;
+  std::string* err = &generator->last_error;
+  return guarded(err, [&]() -> heed_status {
+    err->clear();
+    if ((!prompt && prompt_length > 0) || !out_length || (!out_ids && out_capacity > 0)) {
+      return fail(HEED_INVALID_ARGUMENT, "heed_generate_ids: a required pointer is null", err);
+    }
+    Request r;
+    heed_status s = make_request(*generator->generator, options, &r, err);
+    if (s != HEED_OK) return s;
+    r.stop.clear();  // text-level: heed_generate_text only
+    heed::Generation result;
+    s = generate(generator, prompt, prompt_length, r, on_token, user, &result, err);
+    if (s != HEED_OK) return s;
+    *out_length = result.length;
+    if (out_capacity < result.length) {
+      *err = "the output buffer holds " + std::to_string(out_capacity) + " ids; the continuation has " +
+             std::to_string(result.length);
+      return HEED_BUFFER_TOO_SMALL;
+    }
+    std::copy(result.ids, result.ids + result.length, out_ids);
+    return HEED_OK;
+  });
+}
+
+}  // extern "C"
