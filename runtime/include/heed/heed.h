@@ -145,6 +145,8 @@ typedef struct heed_decode_options {
   size_t num_suppress_sequences;
   const char* const* end_tokens;          /* target tokens that end a translation (none: </s>) */
   size_t num_end_tokens;
+  size_t num_hypotheses;        /* heed_translate_hypotheses: hypotheses per text (n-best, 1) */
+  int return_alternatives;      /* nonzero: CTranslate2's return_alternatives (beam_size 1) */
 } heed_decode_options;
 
 void heed_decode_options_init(heed_decode_options* options);
@@ -158,6 +160,22 @@ heed_status heed_translate_text_with_options(heed_translator* translator, const 
 heed_status heed_translate_ids_with_options(heed_translator* translator, const int32_t* ids, const size_t* offsets,
                                             size_t batch, const heed_decode_options* options, int32_t* out_ids,
                                             size_t out_capacity, size_t* out_offsets);
+
+/* n-best: translates `text` as one sentence (no sentence splitting; the translator's
+ * max_beam bounds num_hypotheses) and calls `on_hypothesis` for each hypothesis, best first, with
+ * its rank (0-based), its text (NUL-terminated, valid during the call) and score (the sum of its
+ * token log-probs after any prefix / length^length_penalty, as CTranslate2 scores). Returning
+ * nonzero stops the calls. */
+typedef int (*heed_hypothesis_callback)(void* user, size_t rank, const char* text, float score);
+heed_status heed_translate_hypotheses(heed_translator* translator, const char* text,
+                                      const heed_decode_options* options, heed_hypothesis_callback on_hypothesis,
+                                      void* user);
+
+/* Scoring (`heed score`): the log-prob of each token of `target` given `source` (both UTF-8 text,
+ * tokenized by the model; the end token's log-prob last) into log_probs; *count is their number
+ * (also on HEED_BUFFER_TOO_SMALL) and *total their sum. */
+heed_status heed_score_text(heed_translator* translator, const char* source, const char* target, float* log_probs,
+                            size_t capacity, size_t* count, float* total);
 
 /* ---- generation (decoder-only models: llama2.c, GPT-2, Llama, OpenNMT language models) ------- */
 

@@ -9,12 +9,14 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heed/heed.h"
 #include "heed/model.h"
 #include "heed/decoding.h"
 #include "heed/status.h"
+#include "heed/tokenizer.h"
 #include "heed/translator.h"
 
 struct heed_model {
@@ -23,6 +25,14 @@ struct heed_model {
   // message of a failed call is written under this lock, and only then.
   std::mutex error_mutex;
   std::string last_error;
+};
+
+struct heed_translator {
+  std::unique_ptr<heed::Translator> translator;
+  std::unique_ptr<heed::Tokenizer> source, target;  // null: the model reads whitespace tokens
+  std::string last_error;
+  std::string text;  // the last translation, reused between calls
+  bool split = true;  // split text into sentences (heed_translator_options.no_sentence_split == 0)
 };
 
 namespace heed::c_api {
@@ -141,5 +151,20 @@ struct ControlIds {
     c->num_end_ids = end_ids.size();
   }
 };
+
+// A heed_decode_options as the engine's options, with the ids its controls point to (filled in
+// place: the options point into this object).
+struct DecodeRequest {
+  DecodeOptions options;
+  ControlIds ids;
+};
+heed_status make_request(const Translator& t, const heed_decode_options* given, DecodeRequest* r, std::string* err);
+
+// One text's source tokens (the model's tokenizer, or whitespace tokens).
+heed_status source_pieces(heed_translator* translator, std::string_view text, std::vector<std::string>* pieces,
+                          std::string* err);
+// A hypothesis as text (detokenized, or its tokens joined with spaces).
+heed_status hypothesis_text(heed_translator* translator, const TranslationHypothesis& h, std::string* text,
+                            std::string* err);
 
 }  // namespace heed::c_api

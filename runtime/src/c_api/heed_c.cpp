@@ -24,13 +24,6 @@
 #include "heed/translator.h"
 
 
-struct heed_translator {
-  std::unique_ptr<heed::Translator> translator;
-  std::unique_ptr<heed::Tokenizer> source, target;  // null: the model reads whitespace tokens
-  std::string last_error;
-  std::string text;  // the last translation, reused between calls
-  bool split = true;  // split text into sentences (heed_translator_options.no_sentence_split == 0)
-};
 
 namespace {
 
@@ -54,7 +47,7 @@ heed::TranslatorOptions translator_options(const heed_translator_options* o) {
     // An unknown value is passed on as is: session creation refuses it with a clear message.
     t.limits.backend = static_cast<heed::Backend>(o->backend);
   }
-  t.max_n_best = 1;  // the C API returns the best hypothesis only
+  t.max_n_best = 0;  // up to max_beam hypotheses (heed_translate_hypotheses)
   return t;
 }
 
@@ -75,13 +68,11 @@ heed_status checked_decode_options(const heed::Translator& t, size_t beam, heed:
 
 // A heed_decode_options as the engine's options, with the ids its controls point to (filled in
 // place: the options point into this object's vectors).
-struct DecodeRequest {
-  heed::DecodeOptions options;
-  heed::c_api::ControlIds ids;
-};
 
-heed_status make_request(const heed::Translator& t, const heed_decode_options* given, DecodeRequest* r,
-                         std::string* err) {
+}  // namespace
+
+heed_status heed::c_api::make_request(const heed::Translator& t, const heed_decode_options* given, DecodeRequest* r,
+                                      std::string* err) {
   if (!given) return fail(HEED_INVALID_ARGUMENT, "heed_decode_options is null", err);
   if (given->struct_size < offsetof(heed_decode_options, length_penalty)) {
     return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: struct_size is not set (call heed_decode_options_init)", err);
@@ -103,12 +94,16 @@ heed_status make_request(const heed::Translator& t, const heed_decode_options* g
   d.sampling_top_p = o.sampling_top_p;
   d.sampling_temperature = o.sampling_temperature;
   d.seed = o.seed;
+  d.n_best = o.num_hypotheses;
+  d.return_alternatives = o.return_alternatives != 0;
   d.controls.disable_unk = o.disable_unk != 0;
   d.controls.repetition_penalty = o.repetition_penalty;
   d.controls.no_repeat_ngram_size = o.no_repeat_ngram_size;
   r->ids.bind(&d.controls);
   return record(heed::check_decode_options(d, t.limits()), err);
 }
+
+namespace {
 
 // The text of a heed_translate_text call as sentences (per line when splitting plain text, else
 // the whole text as one); sentences[.. line_ends[k]) belong to lines 0..k.
@@ -121,12 +116,8 @@ heed_status add_sentence(heed_translator* translator, std::string_view sentence,
                          std::string* err) {
   const heed::Translator& t = *translator->translator;
   std::vector<std::string> pieces;
-  if (translator->source) {
-    heed_status e = record(translator->source->encode_pieces(sentence, &pieces), err);
-    if (e != HEED_OK) return e;
-  } else {
-    pieces = heed::Translator::split_tokens(sentence);
-  }
+  const heed_status e = heed::c_api::source_pieces(translator, sentence, &pieces, err);
+  if (e != HEED_OK) return e;
   if (pieces.size() > t.max_source_tokens()) {
     *err = (split ? "a sentence of the text has " : "the text has ") + std::to_string(pieces.size()) +
            " tokens, more than the translator accepts (" + std::to_string(t.max_source_tokens()) + ")";
@@ -167,14 +158,8 @@ heed_status join_lines(heed_translator* translator, const TextSentences& text,
   for (size_t k = 0, i = 0; k < text.line_ends.size(); ++k) {
     line.clear();
     for (; i < text.line_ends[k]; ++i) {
-      const heed::TranslationHypothesis& best = hypotheses.at(i).at(0);
-      sentence_text.clear();
-      if (translator->target) {
-        heed_status s = record(translator->target->decode(best.ids.data(), best.ids.size(), &sentence_text), err);
-        if (s != HEED_OK) return s;
-      } else {
-        for (size_t j = 0; j < best.tokens.size(); ++j) sentence_text += (j ? " " : "") + best.tokens[j];
-      }
+      const heed_status s = heed::c_api::hypothesis_text(translator, hypotheses.at(i).at(0), &sentence_text, err);
+      if (s != HEED_OK) return s;
       line.push_back(sentence_text);
     }
     if (k) result += '\n';
@@ -184,6 +169,21 @@ heed_status join_lines(heed_translator* translator, const TextSentences& text,
 }
 
 }  // namespace
+
+heed_status heed::c_api::source_pieces(heed_translator* translator, std::string_view text,
+                                       std::vector<std::string>* pieces, std::string* err) {
+  if (translator->source) return record(translator->source->encode_pieces(text, pieces), err);
+  *pieces = heed::Translator::split_tokens(text);
+  return HEED_OK;
+}
+
+heed_status heed::c_api::hypothesis_text(heed_translator* translator, const heed::TranslationHypothesis& h,
+                                         std::string* text, std::string* err) {
+  text->clear();
+  if (translator->target) return record(translator->target->decode(h.ids.data(), h.ids.size(), text), err);
+  for (size_t j = 0; j < h.tokens.size(); ++j) *text += (j ? " " : "") + h.tokens[j];
+  return HEED_OK;
+}
 
 extern "C" {
 
@@ -344,6 +344,7 @@ void heed_decode_options_init(heed_decode_options* options) {
   options->sampling_temperature = d.sampling_temperature;
   options->seed = d.seed;
   options->repetition_penalty = d.controls.repetition_penalty;
+  options->num_hypotheses = 1;
 }
 
 heed_status heed_translate_text(heed_translator* translator, const char* text, size_t beam, char* out,
@@ -366,8 +367,8 @@ heed_status heed_translate_text_with_options(heed_translator* translator, const 
   std::string* err = &translator->last_error;
   return guarded(err, [&]() -> heed_status {
     err->clear();
-    DecodeRequest request;
-    const heed_status s = make_request(*translator->translator, options, &request, err);
+    heed::c_api::DecodeRequest request;
+    const heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
     if (s != HEED_OK) return s;
     return translate_text(translator, text, request.options, out, out_capacity, out_length, err);
   });
@@ -393,8 +394,8 @@ heed_status heed_translate_ids_with_options(heed_translator* translator, const i
   std::string* err = &translator->last_error;
   return guarded(err, [&]() -> heed_status {
     err->clear();
-    DecodeRequest request;
-    const heed_status s = make_request(*translator->translator, options, &request, err);
+    heed::c_api::DecodeRequest request;
+    const heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
     if (s != HEED_OK) return s;
     return translate_ids(translator, ids, offsets, batch, request.options, out_ids, out_capacity, out_offsets, err);
   });

@@ -31,6 +31,79 @@ static void translate(heed_translator* t, const char* what, const char* source, 
   expect(what, out, expected);
 }
 
+typedef struct {
+  char text[4][64];
+  float score[4];
+  size_t count;
+} Hypotheses;
+
+static int keep(void* user, size_t rank, const char* text, float score) {
+  Hypotheses* h = (Hypotheses*)user;
+  if (rank < 4) {
+    strncpy(h->text[rank], text, sizeof h->text[rank] - 1);
+    h->score[rank] = score;
+  }
+  h->count = rank + 1;
+  return 0;
+}
+
+static int close_to(float a, float b) { return a - b < 2e-5f && b - a < 2e-5f; }
+
+/* n-best with scores, alternatives and scoring, against CTranslate2's translate_batch and
+ * score_batch on the same model (values printed by the ctranslate2 package). */
+static void check_hypotheses_and_scores(heed_translator* t) {
+  heed_decode_options o;
+  Hypotheses h;
+  float log_probs[16], total = 0;
+  size_t count = 0;
+  const char* best[3] = {"a t z m o n", "a t z u m o n", "a t z m u n"};
+  const float best_scores[3] = {-0.15167f, -0.26603f, -0.33511f};
+  const char* alternatives[3] = {"a t z m o n", "e t z m o n", "u t z m o n"};
+  const float alternative_scores[3] = {-0.26527f, -3.06324f, -4.15429f};
+  size_t k;
+  heed_decode_options_init(&o);
+  o.beam_size = 4;
+  o.num_hypotheses = 3;
+  memset(&h, 0, sizeof h);
+  if (heed_translate_hypotheses(t, "آ ت ز م و ن", &o, keep, &h) != HEED_OK || h.count != 3) {
+    printf("FAIL: n-best: %s (%zu hypotheses)\n", heed_translator_last_error(t), h.count);
+    ++failures;
+  }
+  for (k = 0; k < 3 && k < h.count; ++k) {
+    expect("n-best hypothesis", h.text[k], best[k]);
+    if (!close_to(h.score[k], best_scores[k])) {
+      printf("FAIL: n-best score %zu: %f, expected %f\n", k, h.score[k], best_scores[k]);
+      ++failures;
+    }
+  }
+  heed_decode_options_init(&o);
+  o.beam_size = 1;
+  o.num_hypotheses = 3;
+  o.return_alternatives = 1;
+  memset(&h, 0, sizeof h);
+  if (heed_translate_hypotheses(t, "آ ت ز م و ن", &o, keep, &h) != HEED_OK || h.count != 3) {
+    printf("FAIL: alternatives: %s (%zu)\n", heed_translator_last_error(t), h.count);
+    ++failures;
+  }
+  for (k = 0; k < 3 && k < h.count; ++k) {
+    expect("alternative", h.text[k], alternatives[k]);
+    if (!close_to(h.score[k], alternative_scores[k])) {
+      printf("FAIL: alternative score %zu: %f, expected %f\n", k, h.score[k], alternative_scores[k]);
+      ++failures;
+    }
+  }
+  if (heed_score_text(t, "آ ت ز م و ن", "a t z m o n", log_probs, 16, &count, &total) != HEED_OK || count != 7 ||
+      !close_to(total, -1.0617495f) || !close_to(log_probs[3], -0.44795f)) {
+    printf("FAIL: score: %s (%zu values, total %f)\n", heed_translator_last_error(t), count, total);
+    ++failures;
+  }
+  if (heed_score_text(t, "آ ت ز م و ن", "a t z m o n", log_probs, 3, &count, &total) != HEED_BUFFER_TOO_SMALL ||
+      count != 7) {
+    printf("FAIL: score into a small buffer\n");
+    ++failures;
+  }
+}
+
 static void check_refusals(heed_translator* t) {
   heed_decode_options o;
   char out[64];
@@ -96,6 +169,7 @@ int main(int argc, char** argv) {
   o.struct_size = offsetof(heed_decode_options, end_tokens);
   translate(t, "shorter struct", "آ ت ز م و ن", &o, "a t z m o n");
 
+  check_hypotheses_and_scores(t);
   check_refusals(t);
   heed_translator_free(t);
   heed_model_free(model);

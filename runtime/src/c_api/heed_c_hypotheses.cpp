@@ -1,0 +1,97 @@
+// The C API's n-best translation with scores and its scoring of given translations (heed/heed.h).
+#include <string>
+#include <vector>
+
+#include "c_api/c_api_support.h"
+#include "heed/heed.h"
+
+namespace {
+
+using heed::c_api::fail;
+using heed::c_api::guarded;
+using heed::c_api::record;
+
+// One text's tokens within the translator's source limit.
+heed_status sentence(heed_translator* translator, const char* text, const char* what,
+                     std::vector<std::vector<std::string>>* out, std::string* err) {
+  std::vector<std::string> pieces;
+  const heed_status s = heed::c_api::source_pieces(translator, text, &pieces, err);
+  if (s != HEED_OK) return s;
+  const size_t limit = translator->translator->max_source_tokens();
+  if (pieces.size() > limit) {
+    *err = std::string(what) + " has " + std::to_string(pieces.size()) + " tokens, more than the translator accepts (" +
+           std::to_string(limit) + ")";
+    return HEED_LIMIT_EXCEEDED;
+  }
+  out->push_back(std::move(pieces));
+  return HEED_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+heed_status heed_translate_hypotheses(heed_translator* translator, const char* text,
+                                      const heed_decode_options* options, heed_hypothesis_callback on_hypothesis,
+                                      void* user) {
+  if (!translator) return HEED_INVALID_ARGUMENT;
+  std::string* err = &translator->last_error;
+  return guarded(err, [&]() -> heed_status {
+    err->clear();
+    if (!text || !on_hypothesis) return fail(HEED_INVALID_ARGUMENT, "heed_translate_hypotheses: a required pointer is null", err);
+    heed::c_api::DecodeRequest request;
+    heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
+    if (s != HEED_OK) return s;
+    std::vector<std::vector<std::string>> sources;
+    s = sentence(translator, text, "the text", &sources, err);
+    if (s != HEED_OK) return s;
+    std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
+    s = record(translator->translator->translate_tokens(sources, request.options, nullptr, &hypotheses), err);
+    if (s != HEED_OK) return s;
+    std::string line;
+    for (size_t rank = 0; rank < hypotheses[0].size(); ++rank) {
+      s = heed::c_api::hypothesis_text(translator, hypotheses[0][rank], &line, err);
+      if (s != HEED_OK) return s;
+      if (on_hypothesis(user, rank, line.c_str(), hypotheses[0][rank].score) != 0) break;
+    }
+    return HEED_OK;
+  });
+}
+
+heed_status heed_score_text(heed_translator* translator, const char* source, const char* target, float* log_probs,
+                            size_t capacity, size_t* count, float* total) {
+  if (!translator) return HEED_INVALID_ARGUMENT;
+  std::string* err = &translator->last_error;
+  return guarded(err, [&]() -> heed_status {
+    err->clear();
+    if (!source || !target || !count || !total || (!log_probs && capacity > 0)) {
+      return fail(HEED_INVALID_ARGUMENT, "heed_score_text: a required pointer is null", err);
+    }
+    std::vector<std::vector<std::string>> sources, targets;
+    heed_status s = sentence(translator, source, "the source", &sources, err);
+    if (s != HEED_OK) return s;
+    std::vector<std::string> pieces;
+    if (translator->target) {
+      s = record(translator->target->encode_pieces(target, &pieces), err);
+      if (s != HEED_OK) return s;
+    } else {
+      pieces = heed::Translator::split_tokens(target);
+    }
+    targets.push_back(std::move(pieces));
+    std::vector<std::vector<float>> scores;
+    s = record(translator->translator->score_tokens(sources, targets, &scores), err);
+    if (s != HEED_OK) return s;
+    *count = scores[0].size();
+    *total = 0;
+    for (float v : scores[0]) *total += v;
+    if (capacity < scores[0].size()) {
+      *err = "the output buffer holds " + std::to_string(capacity) + " log-probs; the target needs " +
+             std::to_string(scores[0].size());
+      return HEED_BUFFER_TOO_SMALL;
+    }
+    for (size_t i = 0; i < scores[0].size(); ++i) log_probs[i] = scores[0][i];
+    return HEED_OK;
+  });
+}
+
+}  // extern "C"
