@@ -56,6 +56,23 @@ const char* heed_model_last_error(const heed_model* model);
 /* Frees the model; every translator made from it must be freed first. NULL is accepted. */
 void heed_model_free(heed_model* model);
 
+/* What the file says about the model: its family ("TransformerEncoderDecoder",
+ * "TransformerDecoderOnly", "TransformerEncoderOnly", "RnnSeq2Seq"; "" for NULL) and a metadata
+ * value by key (converters record e.g. "source_language"/"target_language" for Argos and Marian
+ * models; NULL when absent). Both valid while the model is open. */
+const char* heed_model_family(const heed_model* model);
+const char* heed_model_metadata(const heed_model* model, const char* key);
+
+/* The model's tokenizer. `side` is HEED_SOURCE or HEED_TARGET (models with one vocabulary, such as
+ * language models and encoders, use it for either). heed_tokenize writes the ids of `text` (no
+ * start or end token added); heed_detokenize the text of `ids` (special tokens left out),
+ * NUL-terminated. Counts and lengths are reported also on HEED_BUFFER_TOO_SMALL. */
+enum { HEED_SOURCE = 0, HEED_TARGET = 1 };
+heed_status heed_tokenize(heed_model* model, int side, const char* text, int32_t* ids, size_t capacity,
+                          size_t* count);
+heed_status heed_detokenize(heed_model* model, int side, const int32_t* ids, size_t count, char* out,
+                            size_t capacity, size_t* length);
+
 /* The GEMM backend of float32 layers (heed::Backend). int8 and float16 models always run heed's
  * own kernels, which measured faster than XNNPACK's there. */
 typedef enum heed_backend {

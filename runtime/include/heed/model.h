@@ -57,6 +57,12 @@ class Model {
   // Looks up a tensor that the model family requires; an error names it when missing.
   Status require(std::string_view name, const TensorView** out) const;
   PositionLimits position_limits() const;
+  // The value of a metadata entry of the file (converters record languages, licenses, pooling,
+  // source conventions), NUL-terminated and valid while the Model lives; null when absent.
+  const char* metadata(std::string_view key) const;
+  // The model family as the file names it ("TransformerEncoderDecoder", "TransformerDecoderOnly",
+  // "TransformerEncoderOnly", "RnnSeq2Seq").
+  const char* family_name() const;
   size_t file_size() const { return size_; }
   bool is_mapped() const { return mapped_; }
   // Mapped files only (otherwise a no-op): this process stops holding the pages that lie wholly in

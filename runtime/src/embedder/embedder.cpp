@@ -9,18 +9,6 @@
 
 namespace heed {
 
-namespace {
-
-std::string metadata_value(const fb::Model& index, const char* key) {
-  if (!index.metadata()) return "";
-  for (const auto* kv : *index.metadata()) {
-    if (kv->key()->str() == key && kv->value()) return kv->value()->str();
-  }
-  return "";
-}
-
-}  // namespace
-
 bool parse_pooling(std::string_view name, Pooling* out) {
   if (name == "mean") {
     *out = Pooling::kMean;
@@ -48,7 +36,8 @@ Status Embedder::create(const Model& model, const EmbedderOptions& options, std:
     e->cls_id_ = tok->bos_id();
     e->sep_id_ = tok->eos_id();
   }
-  const std::string pooling = metadata_value(model.index(), "embedding.pooling");
+  const char* recorded = model.metadata("embedding.pooling");
+  const std::string pooling = recorded ? recorded : "";
   if (!pooling.empty() && !parse_pooling(pooling, &e->default_pooling_)) {
     return invalid_file("metadata embedding.pooling is '" + pooling + "' (mean or cls)");
   }

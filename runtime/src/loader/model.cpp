@@ -132,6 +132,16 @@ Status Model::init(const std::string& where) {
   return Status::success();
 }
 
+const char* Model::metadata(std::string_view key) const {
+  if (!index_->metadata()) return nullptr;
+  for (const auto* kv : *index_->metadata()) {
+    if (kv && kv->key() && kv->key()->string_view() == key) return kv->value() ? kv->value()->c_str() : "";
+  }
+  return nullptr;
+}
+
+const char* Model::family_name() const { return fb::EnumNameModelConfig(index_->config_type()); }
+
 PositionLimits Model::position_limits() const {
   PositionLimits p;
   if (const auto* c = index_->config_as_TransformerEncoderDecoder()) {

@@ -12,12 +12,9 @@
 namespace heed {
 namespace {
 
-bool metadata_true(const fb::Model& index, const char* key) {
-  if (!index.metadata()) return false;
-  for (const auto* kv : *index.metadata()) {
-    if (kv && kv->key() && kv->key()->str() == key) return kv->value() && kv->value()->str() == "true";
-  }
-  return false;
+bool metadata_true(const Model& model, const char* key) {
+  const char* value = model.metadata(key);
+  return value != nullptr && std::string_view(value) == "true";
 }
 
 // Token sequences stored flat for TokenBatch.
@@ -51,8 +48,8 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
   c.unk_id = tok->unk_id();
   c.bos_id = tok->bos_id();
   c.eos_id = tok->eos_id();
-  c.add_source_bos = metadata_true(model.index(), "add_source_bos");
-  c.add_source_eos = metadata_true(model.index(), "add_source_eos");
+  c.add_source_bos = metadata_true(model, "add_source_bos");
+  c.add_source_eos = metadata_true(model, "add_source_eos");
   c.kind = api_tokenizer_kind(tok->kind());
   return create(std::move(step_model), Vocabulary::from_index(source), Vocabulary::from_index(tok->target_vocabulary()),
                 c, options.max_n_best, out);

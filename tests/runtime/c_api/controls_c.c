@@ -170,6 +170,10 @@ int main(int argc, char** argv) {
   translate(t, "shorter struct", "آ ت ز م و ن", &o, "a t z m o n");
 
   check_hypotheses_and_scores(t);
+  /* What the file records (the CTranslate2 reader writes its binary version and conventions). */
+  expect("family", heed_model_family(model), "TransformerEncoderDecoder");
+  expect("metadata", heed_model_metadata(model, "ct2.binary_version") ? heed_model_metadata(model, "ct2.binary_version") : "(none)", "2");
+  expect("metadata add_source_eos", heed_model_metadata(model, "add_source_eos") ? heed_model_metadata(model, "add_source_eos") : "(none)", "false");
   check_refusals(t);
   heed_translator_free(t);
   heed_model_free(model);

@@ -49,6 +49,36 @@ static heed_generator* open_generator(const char* path, heed_model** model) {
   return g;
 }
 
+/* The model's tokenizer: the prompt's ids read back as the prompt, and generating from those ids
+ * gives the continuation generating from the text gave. */
+static void check_tokenizer(heed_model* model, heed_generator* g) {
+  heed_generate_options o;
+  int32_t prompt_ids[32], more[64];
+  size_t n = 0, m = 0, length = 0;
+  char out[512];
+  EXPECT(strcmp(heed_model_family(model), "TransformerDecoderOnly") == 0, "family %s", heed_model_family(model));
+  EXPECT(heed_model_metadata(model, "no-such-key") == NULL, "metadata of a missing key");
+  EXPECT(heed_tokenize(model, HEED_SOURCE, "Once upon a time", prompt_ids, 32, &n) == HEED_OK && n > 1, "tokenize");
+  EXPECT(heed_detokenize(model, HEED_TARGET, prompt_ids, n, out, sizeof out, &length) == HEED_OK &&
+             strcmp(out, "Once upon a time") == 0,
+         "detokenize: '%s'", out);
+  EXPECT(heed_tokenize(model, HEED_SOURCE, "Once upon a time", prompt_ids, 1, &m) == HEED_BUFFER_TOO_SMALL && m == n,
+         "tokenize into a small buffer");
+  heed_generate_options_init(&o);
+  o.max_new_tokens = 10;
+  EXPECT(heed_generate_ids(g, prompt_ids, n, &o, NULL, NULL, more, 64, &m) == HEED_OK && m > 0, "generate from ids");
+  /* The continuation's first piece keeps its leading space only after a prompt: detokenize the
+   * prompt and the continuation together and compare with the whole text. */
+  {
+    int32_t all[96];
+    memcpy(all, prompt_ids, n * sizeof(int32_t));
+    memcpy(all + n, more, m * sizeof(int32_t));
+    EXPECT(heed_detokenize(model, HEED_TARGET, all, n + m, out, sizeof out, &length) == HEED_OK &&
+               strcmp(out, "Once upon a time, there was a little girl named Lily") == 0,
+           "prompt and continuation from ids: '%s'", out);
+  }
+}
+
 static void stories(const char* path) {
   heed_model* model = NULL;
   heed_generator* g = open_generator(path, &model);
@@ -86,6 +116,7 @@ static void stories(const char* path) {
   EXPECT(heed_generate_text(g, "Once upon a time", &o, NULL, NULL, out, 4, &length) == HEED_BUFFER_TOO_SMALL &&
              length == strlen(", there was a little girl named "),
          "small buffer: %zu", length);
+  check_tokenizer(model, g);
   heed_generator_free(g);
   heed_model_free(model);
 }
