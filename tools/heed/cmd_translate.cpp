@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,6 +14,7 @@
 #include "args.h"
 #include "command.h"
 #include "decoding_flags.h"
+#include "source_files.h"
 #include "heed/decoding.h"
 #include "heed/tokenizer.h"
 #include "heed/translator.h"
@@ -21,6 +22,8 @@
 
 namespace heed::cli {
 namespace {
+
+constexpr uint64_t kMaxPrefixFileBytes = uint64_t{256} << 20;
 
 constexpr const char* kDescription =
     "Reads text from stdin, one paragraph per line, and writes its translation to stdout in the same\n"
@@ -93,7 +96,7 @@ std::vector<OptionSpec> specs() {
                                          "(written as an empty line; the exit status is then 1)"},
       threads_option(),
       backend_option(),
-      {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line"},
+      {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line (a regular file)"},
       {"top-k", 0, true, "K", "with --beam 1: sample among the K best tokens (0: all; default 1: greedy)",
        {"sampling-topk"}},
       {"temperature", 0, true, "T", "sampling temperature (default 1)", {"sampling-temperature"}},
@@ -189,10 +192,14 @@ int run_translate(const std::vector<std::string>& argv) {
   TranslateSettings settings;
   ControlFlags control_flags;
   if (const auto exit_code = parse_settings(args, argv, &settings, &control_flags)) return *exit_code;
-  std::ifstream prefix_file;
+  // Read whole through the converter's checked reader: a regular file of bounded size (a FIFO or
+  // /dev/zero given as the prefix file is refused at once instead of blocking or filling memory).
+  std::istringstream prefix_file;
   if (!settings.prefix_path.empty()) {
-    prefix_file.open(settings.prefix_path);
-    if (!prefix_file) return translate_error("cannot open prefix file '" + settings.prefix_path + "'");
+    std::string text;
+    const Status read = convert::read_text(settings.prefix_path, &text, kMaxPrefixFileBytes);
+    if (!read) return translate_error("--prefix-file: " + read.message());
+    prefix_file.str(std::move(text));
   }
   // The model outlives the translator and the tokenizers made from it.
   std::unique_ptr<Model> model;

@@ -53,6 +53,15 @@ b=$($emu "$heed" translate -m "$model" --tokens --beam 1 --top-k 3 --temperature
 $emu "$heed" translate -m "$model" --tokens --suppress zzz-not-a-token <"$dir/names" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "zzz-not-a-token" "$dir/err" || fail "unknown --suppress token: exit $rc: $(cat "$dir/err")"
 
+# A prefix file that is not a regular file is refused at once: /dev/zero does not fill memory, a
+# FIFO does not block.
+mkfifo "$dir/prefix.fifo"
+for p in /dev/zero "$dir/prefix.fifo"; do
+  timeout 60 $emu "$heed" translate -m "$model" --tokens --prefix-file "$p" <"$dir/names" >/dev/null 2>"$dir/err"; rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q -- '--prefix-file: ' "$dir/err" ||
+    fail "--prefix-file $p: exit $rc: $(cat "$dir/err")"
+done
+
 # Same results whatever the batch size and with greedy search.
 $emu "$heed" translate -m "$model" --batch 1 --beam 1 <"$dir/in" >"$dir/out1" 2>&1
 cmp -s "$dir/out" "$dir/out1" || fail "--batch 1 --beam 1 differs: $(cat "$dir/out1")"
