@@ -8,10 +8,16 @@
 namespace heed::convert {
 
 Status read_json(const std::string& path, nlohmann::json* out) {
+  HEED_RETURN_IF_ERROR(read_json_value(path, out));
+  if (!out->is_object()) return invalid_file(path + ": not a JSON object");
+  return Status::success();
+}
+
+Status read_json_value(const std::string& path, nlohmann::json* out) {
   std::string text;
   HEED_RETURN_IF_ERROR(read_text(path, &text));
   *out = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (out->is_discarded() || !out->is_object()) return invalid_file(path + ": not a JSON object");
+  if (out->is_discarded()) return invalid_file(path + ": not JSON");
   return Status::success();
 }
 

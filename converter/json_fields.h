@@ -14,6 +14,8 @@ namespace heed::convert {
 
 // Parses `path` as one JSON object; "cannot open '<path>'" or "<path>: not a JSON object" otherwise.
 Status read_json(const std::string& path, nlohmann::json* out);
+// Any JSON value (a list, for modules.json), through the same checked reader.
+Status read_json_value(const std::string& path, nlohmann::json* out);
 
 // A count (a size or dimension): a positive integer below 2^24, the loader's limit for every size.
 // A missing or null key is "<where>: missing '<key>'" when `required`, else leaves *out unchanged.

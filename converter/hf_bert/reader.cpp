@@ -132,6 +132,43 @@ Status read_pooling(const std::string& dir, std::string* pooling) {
   return Status::success();
 }
 
+// What a sentence-transformers folder adds to the encoder: modules.json lists the pipeline (heed
+// runs Transformer, Pooling and Normalize; any other module, such as Dense, would change the
+// embeddings, so the folder is refused rather than converted half), and
+// sentence_bert_config.json the length the model was trained to read (max_seq_length).
+Status read_sentence_transformers(const std::string& dir, NeutralModel* model) {
+  const std::string modules_path = dir + "/modules.json";
+  if (is_file(modules_path)) {
+    nlohmann::json modules;
+    HEED_RETURN_IF_ERROR(read_json_value(modules_path, &modules));
+    if (!modules.is_array()) return invalid_file(modules_path + ": not a list of modules");
+    bool normalize = false;
+    for (const auto& m : modules) {
+      const std::string type = m.is_object() && m.contains("type") && m["type"].is_string() ? m["type"].get<std::string>() : "";
+      if (type == "sentence_transformers.models.Normalize") {
+        normalize = true;
+      } else if (type != "sentence_transformers.models.Transformer" && type != "sentence_transformers.models.Pooling") {
+        return unsupported_model(modules_path + ": module '" + type +
+                                 "' is not one heed runs (Transformer, Pooling and Normalize are)");
+      }
+    }
+    if (normalize) model->metadata.emplace_back("embedding.normalize", "true");
+  }
+  const std::string config_path = dir + "/sentence_bert_config.json";
+  if (is_file(config_path)) {
+    nlohmann::json j;
+    HEED_RETURN_IF_ERROR(read_json(config_path, &j));
+    if (j.contains("max_seq_length")) {
+      if (!j["max_seq_length"].is_number_unsigned() || j["max_seq_length"].get<uint64_t>() < 2 ||
+          j["max_seq_length"].get<uint64_t>() > (uint64_t{1} << 20)) {
+        return invalid_file(config_path + ": max_seq_length must be a whole number from 2 to 1048576");
+      }
+      model->metadata.emplace_back("embedding.max_length", std::to_string(j["max_seq_length"].get<uint64_t>()));
+    }
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 bool looks_like_model(const std::string& dir) {
@@ -275,6 +312,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   }
   if (!settings.never_split.empty()) model.metadata.emplace_back("tokenizer.never_split", settings.never_split);
   if (!pooling.empty()) model.metadata.emplace_back("embedding.pooling", pooling);
+  HEED_RETURN_IF_ERROR(read_sentence_transformers(dir, &model));
   model.metadata.emplace_back("hf.hidden_act", c.hidden_act);
   *out = std::move(model);
   return Status::success();

@@ -23,13 +23,15 @@ constexpr const char* kDescription =
     "The model is an encoder-only Transformer converted with `heed convert --from hf-bert` (BERT,\n"
     "MiniLM, sentence-transformers models). Each line is tokenized like Hugging Face's\n"
     "BertTokenizer (the model's vocab.txt and casing), wrapped in [CLS] ... [SEP] and cut to\n"
-    "--max-source-len tokens.\n"
+    "--max-source-len tokens (default: the length a sentence-transformers model was trained to\n"
+    "read, its max_seq_length, else the model's position table).\n"
     "\n"
     "Pooling: mean (the average of the last hidden states over the sentence's tokens, [CLS] and\n"
     "[SEP] included, as sentence-transformers computes it) or cls (the [CLS] token's state). The\n"
     "default is the pooling recorded by the converter (sentence-transformers folders name it),\n"
     "else mean. --normalize divides each vector by its L2 norm (cosine similarity is then a dot\n"
-    "product).\n"
+    "product); a sentence-transformers model whose pipeline ends with Normalize does so by default\n"
+    "(--no-normalize turns it off).\n"
     "\n"
     "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
 
@@ -37,7 +39,8 @@ std::vector<OptionSpec> specs() {
   return {
       model_option(),
       {"pooling", 0, true, "MODE", "mean or cls (default: the model's, else mean)"},
-      {"normalize", 0, false, "", "L2-normalize each embedding"},
+      {"normalize", 0, false, "", "L2-normalize each embedding (default: the model's pipeline)"},
+      {"no-normalize", 0, false, "", "do not normalize, even when the model's pipeline does"},
       {"batch", 0, true, "N", "sentences per encoder call (default 8)"},
       {"max-source-len", 0, true, "N", "tokens per sentence, [CLS] and [SEP] included (default: the model's limit)",
        {"max-length"}, true},
@@ -75,11 +78,12 @@ int run_embed(const std::vector<std::string>& argv) {
   options.max_length = static_cast<size_t>(*max_length);
   options.threads = static_cast<size_t>(*threads);
   options.load = load_options(args);
+  if (args.has("normalize") && args.has("no-normalize")) return args.usage_error("give --normalize or --no-normalize, not both");
   std::unique_ptr<Embedder> embedder;
   Status st = Embedder::open(args.get("model"), options, &embedder);
   if (!st) return fail(st.message());
   if (!args.has("pooling")) pooling = embedder->default_pooling();
-  const bool normalize = args.has("normalize");
+  const bool normalize = args.has("normalize") || (embedder->default_normalize() && !args.has("no-normalize"));
 
   std::vector<std::string> lines;
   std::vector<float> vectors;

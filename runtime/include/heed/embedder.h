@@ -40,7 +40,8 @@ const char* pooling_name(Pooling pooling);
 
 struct EmbedderOptions {
   size_t max_batch = 8;    // sentences per call
-  size_t max_length = 0;   // tokens per sentence, [CLS] and [SEP] included; 0: the model's position table
+  size_t max_length = 0;   // tokens per sentence, [CLS] and [SEP] included; 0: the length the model was
+                           // trained to read (sentence-transformers' max_seq_length), else its position table
   ArenaOptions arena;      // session memory: allocate (default) or the caller's buffer
   LoadOptions load;        // how open() reads the file (mapped by default)
   size_t threads = 1;      // session threads; 0: one per core; the same results for any count
@@ -61,6 +62,8 @@ class Embedder {
   size_t max_length() const;
   // The pooling the converter recorded (metadata "embedding.pooling"), kMean when none.
   Pooling default_pooling() const { return default_pooling_; }
+  // Whether the model's pipeline ends with a Normalize module (metadata "embedding.normalize").
+  bool default_normalize() const { return default_normalize_; }
   const ArenaReport& arena_report() const;
 
   // Token-id layer (no allocation). out: [batch.size, dimension()] row-major. Errors: an empty or
@@ -81,6 +84,7 @@ class Embedder {
   std::unique_ptr<models::EncoderOnly> session_;
   std::unique_ptr<Tokenizer> tokenizer_;
   Pooling default_pooling_ = Pooling::kMean;
+  bool default_normalize_ = false;
   int32_t cls_id_ = -1, sep_id_ = -1;
 };
 

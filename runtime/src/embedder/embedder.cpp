@@ -7,6 +7,9 @@
 #include "heed/tokenizer.h"
 #include "loader/model_index.h"
 
+#include <cstdlib>
+#include <string_view>
+
 namespace heed {
 
 bool parse_pooling(std::string_view name, Pooling* out) {
@@ -25,9 +28,25 @@ const char* pooling_name(Pooling pooling) { return pooling == Pooling::kCls ? "c
 Embedder::Embedder() = default;
 Embedder::~Embedder() = default;
 
+namespace {
+
+// The tokens per sentence a session reads when the caller leaves it to the model: the length the
+// model was trained to read (sentence-transformers' max_seq_length, metadata embedding.max_length)
+// within its position table, else the table (0: EncoderOnly's own default).
+size_t default_max_length(const Model& model, size_t asked) {
+  if (asked != 0) return asked;
+  const char* recorded = model.metadata("embedding.max_length");
+  if (recorded == nullptr) return 0;
+  const size_t trained = std::strtoull(recorded, nullptr, 10);
+  const size_t positions = model.position_limits().source;
+  return positions != 0 && trained > positions ? positions : trained;
+}
+
+}  // namespace
+
 Status Embedder::create(const Model& model, const EmbedderOptions& options, std::unique_ptr<Embedder>* out) {
   std::unique_ptr<Embedder> e(new Embedder());
-  HEED_RETURN_IF_ERROR(models::EncoderOnly::create(model, options.max_batch, options.max_length,
+  HEED_RETURN_IF_ERROR(models::EncoderOnly::create(model, options.max_batch, default_max_length(model, options.max_length),
                                                                     &options.arena, nullptr, &e->session_,
                                                                     options.threads));
   const fb::Tokenizer* tok = model.index().tokenizer();
@@ -41,6 +60,8 @@ Status Embedder::create(const Model& model, const EmbedderOptions& options, std:
   if (!pooling.empty() && !parse_pooling(pooling, &e->default_pooling_)) {
     return invalid_file("metadata embedding.pooling is '" + pooling + "' (mean or cls)");
   }
+  const char* normalize = model.metadata("embedding.normalize");
+  e->default_normalize_ = normalize != nullptr && std::string_view(normalize) == "true";
   *out = std::move(e);
   return Status::success();
 }
@@ -56,7 +77,7 @@ Status Embedder::open(const std::string& path, const EmbedderOptions& options, s
 }
 
 Status Embedder::plan(const Model& model, const EmbedderOptions& options, ArenaReport* out) {
-  return models::EncoderOnly::create(model, options.max_batch, options.max_length, nullptr, out,
+  return models::EncoderOnly::create(model, options.max_batch, default_max_length(model, options.max_length), nullptr, out,
                                                       nullptr, options.threads);
 }
 
