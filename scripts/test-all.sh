@@ -69,27 +69,41 @@ run_fuzz() {
   if [ "$rc" -ne 0 ] || [ "$ok" -eq 0 ]; then failed_runs+=("fuzz"); fi
 }
 
-# run_package PRESET ARCH: the built preset's Debian package (cpack); checks its architecture and
-# that it holds the program, the library, the C header and the license. Counts as one test.
+# The version the packages carry (CMakeLists.txt's project version).
+HEED_VERSION=$(sed -n 's/^project(heed VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+
+# check_deb DEB ARCH FILES...: one package's architecture, files (each a pattern of its contents),
+# versioned Depends and no Recommends. Prints what is wrong; returns 1 then.
+check_deb() {
+  local deb=$1 arch=$2 info contents ok=0 f
+  shift 2
+  info=$(dpkg-deb --info "$deb" 2>&1) contents=$(dpkg-deb --contents "$deb" 2>&1)
+  printf '%s\n%s\n' "$info" "$contents" >>"$log"
+  printf '%s\n' "$info" | grep -q "^ Architecture: $arch$" || { echo "FAIL: $deb: architecture is not $arch"; ok=1; }
+  printf '%s\n' "$info" | grep -q '^ Recommends:' && { echo "FAIL: $deb recommends packages"; ok=1; }
+  printf '%s\n' "$info" | grep '^ Depends:' | grep -q '(' || { echo "FAIL: $deb: Depends without versions"; ok=1; }
+  for f in "$@"; do
+    printf '%s\n' "$contents" | grep -q -- "$f" || { echo "FAIL: $deb lacks $f"; ok=1; }
+  done
+  return $ok
+}
+
+# run_package PRESET ARCH: the built preset's Debian packages (cpack): heed (the command line),
+# libheed1 (libheed.so.1) and libheed-dev, each with its license, versioned Depends and no
+# Recommends. Counts as one test.
 run_package() {
-  local preset=$1 arch=$2 log="$log_dir/package-$1.log" ok=1 deb
-  echo "=== package: $preset ($arch .deb) ==="
-  rm -f build/"$preset"/heed_*.deb
-  if (cd build/"$preset" && cpack -G DEB) >"$log" 2>&1; then
-    deb=$(ls build/"$preset"/heed_*_"$arch".deb 2>/dev/null | head -1 || true)
-    if [ -z "$deb" ]; then
-      echo "FAIL: no heed_*_$arch.deb in build/$preset" | tee -a "$log"; ok=0
-    else
-      dpkg-deb --info "$deb" >>"$log" 2>&1
-      dpkg-deb --contents "$deb" >"$log.contents" 2>&1
-      grep -q "^ Architecture: $arch$" "$log" || { echo "FAIL: $deb: architecture is not $arch" | tee -a "$log"; ok=0; }
-      for f in ./usr/bin/heed ./usr/include/heed/heed.h libheed_runtime.a libheed.so.1 ./usr/share/doc/heed/copyright; do
-        grep -q "$f" "$log.contents" || { echo "FAIL: $deb lacks $f" | tee -a "$log"; ok=0; }
-      done
-      [ "$ok" -eq 1 ] && echo "package $deb: ok"
-    fi
+  local preset=$1 arch=$2 log="$log_dir/package-$1.log" ok=1 dir=build/$1
+  echo "=== package: $preset ($arch .debs) ==="
+  rm -f "$dir"/*.deb
+  if (cd "$dir" && cpack -G DEB) >"$log" 2>&1; then
+    check_deb "$dir/heed_${HEED_VERSION}_$arch.deb" "$arch" ./usr/bin/heed ./usr/share/doc/heed/copyright | tee -a "$log" | grep -q FAIL && ok=0
+    check_deb "$dir/libheed1_${HEED_VERSION}_$arch.deb" "$arch" 'libheed.so.1 ->' ./usr/share/doc/libheed1/copyright |
+      tee -a "$log" | grep -q FAIL && ok=0
+    check_deb "$dir/libheed-dev_${HEED_VERSION}_$arch.deb" "$arch" ./usr/include/heed/heed.h libheed_runtime.a 'libheed.so ->' \
+      heed.pc ./usr/share/doc/libheed-dev/copyright | tee -a "$log" | grep -q FAIL && ok=0
+    [ "$ok" -eq 1 ] && echo "packages of $preset: ok"
   else
-    tail -5 "$log"; echo "FAIL: cpack -G DEB failed in build/$preset" | tee -a "$log"; ok=0
+    tail -5 "$log"; echo "FAIL: cpack -G DEB failed in $dir" | tee -a "$log"; ok=0
   fi
   if [ "$ok" -eq 1 ]; then total_pass=$((total_pass + 1)); else total_fail=$((total_fail + 1)); failed_runs+=("package-$preset"); fi
 }
@@ -117,6 +131,7 @@ timed() {
 
 timed build host
 timed run_ctest host host
+timed run_package host "$(dpkg --print-architecture)"
 timed build host-asan
 timed run_ctest host-asan host-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 timed build host-tsan
