@@ -72,6 +72,32 @@ public final class Translator implements AutoCloseable {
     return new String(out, StandardCharsets.UTF_8);
   }
 
+  /** One translation of an n-best list: its text and score (log-prob / length, as CTranslate2 scores). */
+  public static final class Hypothesis {
+    public final String text;
+    public final float score;
+
+    Hypothesis(String text, float score) {
+      this.text = text;
+      this.score = score;
+    }
+  }
+
+  /**
+   * The {@code count} best translations of {@code text} (one sentence: no splitting), best first,
+   * with beam search of size {@code beam} ({@code count <= beam <= maxBeam}).
+   */
+  public synchronized Hypothesis[] translateHypotheses(String text, int beam, int count) {
+    if (handle == 0) throw new IllegalStateException("the translator is closed");
+    if (text.indexOf('\0') >= 0) throw new IllegalArgumentException("text contains a NUL character");
+    if (count < 1) throw new IllegalArgumentException("count must be at least 1");
+    float[] scores = new float[count];
+    byte[][] texts = nativeHypotheses(handle, text.getBytes(StandardCharsets.UTF_8), beam, count, scores);
+    Hypothesis[] out = new Hypothesis[texts.length];
+    for (int i = 0; i < texts.length; ++i) out[i] = new Hypothesis(new String(texts[i], StandardCharsets.UTF_8), scores[i]);
+    return out;
+  }
+
   /** Frees the translator and unmaps the model; closing twice is harmless. */
   @Override
   public synchronized void close() {
@@ -88,6 +114,8 @@ public final class Translator implements AutoCloseable {
       int maxTargetLength, int threads, boolean splitSentences);
 
   private static native byte[] nativeTranslate(long handle, byte[] text, int beam);
+
+  private static native byte[][] nativeHypotheses(long handle, byte[] text, int beam, int count, float[] scores);
 
   private static native void nativeClose(long handle);
 }
