@@ -1,6 +1,6 @@
 // Fuzz target: arbitrary bytes as a .heed file given to `heed inspect` (the command's own code,
-// linked in process), once mapped and printed as JSON and once read into memory and printed as
-// text. The file is a memfd reached through /proc/self/fd, so Model::open runs unchanged.
+// linked in process), once mapped and printed as JSON, once read into memory and printed as text,
+// and once listing the vocabularies (--vocab, both sides: escaped token text). The file is a memfd reached through /proc/self/fd, so Model::open runs unchanged.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -59,6 +59,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (a != b || a < 0 || a > 1) {
     std::fprintf(report, "fuzz_heed_inspect: exit codes %d (mmap) and %d (read) differ or are unexpected\n", a, b);
     std::abort();
+  }
+  // A file that opens lists its vocabularies (a side the model lacks is a one-line error, exit 1).
+  for (const char* side : {"source", "target"}) {
+    const int v = inspect->run({"--vocab", "--side", side, file_path});
+    if (v < 0 || v > 1 || (a == 1 && v != 1)) {
+      std::fprintf(report, "fuzz_heed_inspect: --vocab --side %s exit code %d (the file gave %d)\n", side, v, a);
+      std::abort();
+    }
   }
   std::fflush(stdout);
   return 0;
