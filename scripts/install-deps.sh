@@ -31,6 +31,9 @@ host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthrea
 # The JDK (javac, java, jni.h) builds and runs the Android JNI sample's host test (tests/samples/android/).
 host_pkgs+=(default-jdk-headless)
 host_pkgs+=(libutf8proc-dev)  # WordPiece (BERT) tokenizer: NFD, case folding, categories
+# The Python package and the Python tests: a virtual environment (scripts/python-venv.sh) and the
+# interpreter's headers for the extension module.
+host_pkgs+=(python3-venv python3-dev)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 
