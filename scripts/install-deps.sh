@@ -34,6 +34,9 @@ host_pkgs+=(libutf8proc-dev)  # WordPiece (BERT) tokenizer: NFD, case folding, c
 # The Python package and the Python tests: a virtual environment (scripts/python-venv.sh) and the
 # interpreter's headers for the extension module.
 host_pkgs+=(python3-venv python3-dev)
+# libabigail's abidw/abidiff check libheed.so.1's ABI against tests/abi/; debootstrap makes the clean
+# Debian root the packages are installed into (scripts/clean-root-install.sh).
+host_pkgs+=(abigail-tools debootstrap)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 

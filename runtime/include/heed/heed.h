@@ -82,6 +82,7 @@ typedef enum heed_backend {
 } heed_backend;
 
 typedef struct heed_translator_options {
+  size_t struct_size;        /* sizeof(heed_translator_options) of the caller (heed_translator_options_init) */
   size_t max_batch;          /* sentences per heed_translate_ids call (0: 8) */
   size_t max_beam;           /* largest beam size (0: 4) */
   size_t max_source_length;  /* source tokens, end token included (0: 256, or the model's positions if fewer) */
@@ -103,8 +104,9 @@ typedef struct heed_translator_options {
   int backend;
 } heed_translator_options;
 
-/* Fills *options with the defaults (threads 1, backend HEED_BACKEND_AUTO, every other field 0 / NULL:
- * sentences are split). */
+/* Fills *options with the defaults (struct_size, threads 1, backend HEED_BACKEND_AUTO, every other
+ * field 0 / NULL: sentences are split). Options structs are read up to the caller's struct_size, so
+ * a program built against an older heed.h keeps working with a newer libheed.so.1. */
 void heed_translator_options_init(heed_translator_options* options);
 /* The session memory a translator with these options needs, in bytes. */
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size);
@@ -268,6 +270,7 @@ typedef enum heed_pooling {
 } heed_pooling;
 
 typedef struct heed_embedder_options {
+  size_t struct_size; /* sizeof(heed_embedder_options) of the caller (heed_embedder_options_init) */
   size_t max_batch;   /* sentences per heed_embed_ids call (0: 8) */
   size_t max_length;  /* tokens per sentence, [CLS] and [SEP] included (0: the model's position table) */
   void* arena;        /* optional caller-provided session memory, as for translators */
@@ -277,7 +280,7 @@ typedef struct heed_embedder_options {
 
 void heed_embedder_options_init(heed_embedder_options* options);
 /* Builds an embedder over `model` (which must outlive it); options may be NULL. A model that is
- * not an encoder-only Transformer is refused (HEED_INVALID_ARGUMENT, message in the model). */
+ * not an encoder-only Transformer is refused (HEED_UNSUPPORTED_MODEL, message in the model). */
 heed_status heed_embedder_create(heed_model* model, const heed_embedder_options* options,
                                  heed_embedder** out_embedder);
 const char* heed_embedder_last_error(const heed_embedder* embedder);

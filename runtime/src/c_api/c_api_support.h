@@ -3,6 +3,7 @@
 // cannot receive one).
 #pragma once
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -50,6 +51,24 @@ inline heed_status record(const heed::Status& s, std::string* last_error) {
 inline heed_status fail(heed_status code, const char* message, std::string* last_error) {
   if (last_error) *last_error = message;
   return code;
+}
+
+// Reads a caller's options struct that starts with struct_size (every options struct of heed.h
+// does): a newer heed reads an older caller's shorter struct, and the fields that struct lacks keep
+// the defaults `init` sets. A struct_size of 0 means the caller never called the init function.
+// `given` may be null (all defaults) unless the call requires options.
+template <typename Options>
+heed_status read_options(const Options* given, void (*init)(Options*), const char* name, Options* out,
+                         std::string* last_error) {
+  init(out);
+  if (!given) return HEED_OK;
+  if (given->struct_size < sizeof(given->struct_size)) {
+    if (last_error) *last_error = std::string(name) + ": struct_size is not set (call " + name + "_init)";
+    return HEED_INVALID_ARGUMENT;
+  }
+  std::memcpy(out, given, std::min(given->struct_size, sizeof(Options)));
+  out->struct_size = sizeof(Options);
+  return HEED_OK;
 }
 
 // Runs `body` (returning heed_status) with every exception turned into a status and message.

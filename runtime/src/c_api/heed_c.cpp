@@ -33,22 +33,27 @@ using heed::c_api::guarded;
 using heed::c_api::model_call;
 using heed::c_api::record;
 
-heed::TranslatorOptions translator_options(const heed_translator_options* o) {
-  heed::TranslatorOptions t;
-  t.limits = heed::StepModelLimits{8, 4, 0, 0};  // lengths of 0: the Translator's default for the model
-  if (o) {
-    if (o->max_batch) t.limits.max_batch = o->max_batch;
-    if (o->max_beam) t.limits.max_beam = o->max_beam;
-    if (o->max_source_length) t.limits.max_source_len = o->max_source_length;
-    if (o->max_target_length) t.limits.max_target_len = o->max_target_length;
-    t.arena.buffer = o->arena;
-    t.arena.size = o->arena_size;
-    t.threads = o->threads;
-    // An unknown value is passed on as is: session creation refuses it with a clear message.
-    t.limits.backend = static_cast<heed::Backend>(o->backend);
-  }
-  t.max_n_best = 0;  // up to max_beam hypotheses (heed_translate_hypotheses)
-  return t;
+// The caller's translator options as the C++ Translator's; *split: whether heed_translate_text splits
+// text into sentences.
+heed_status translator_options(const heed_translator_options* given, heed::TranslatorOptions* t, bool* split,
+                               std::string* err) {
+  heed_translator_options o;
+  const heed_status read =
+      heed::c_api::read_options(given, heed_translator_options_init, "heed_translator_options", &o, err);
+  if (read != HEED_OK) return read;
+  t->limits = heed::StepModelLimits{8, 4, 0, 0};  // lengths of 0: the Translator's default for the model
+  if (o.max_batch) t->limits.max_batch = o.max_batch;
+  if (o.max_beam) t->limits.max_beam = o.max_beam;
+  if (o.max_source_length) t->limits.max_source_len = o.max_source_length;
+  if (o.max_target_length) t->limits.max_target_len = o.max_target_length;
+  t->arena.buffer = o.arena;
+  t->arena.size = o.arena_size;
+  t->threads = o.threads;
+  // An unknown value is passed on as is: session creation refuses it with a clear message.
+  t->limits.backend = static_cast<heed::Backend>(o.backend);
+  t->max_n_best = 0;  // up to max_beam hypotheses (heed_translate_hypotheses)
+  *split = o.no_sentence_split == 0;
+  return HEED_OK;
 }
 
 heed::DecodeOptions decode_options(const heed::Translator& t, size_t beam) {
@@ -74,12 +79,9 @@ heed_status checked_decode_options(const heed::Translator& t, size_t beam, heed:
 heed_status heed::c_api::make_request(const heed::Translator& t, const heed_decode_options* given, DecodeRequest* r,
                                       std::string* err) {
   if (!given) return fail(HEED_INVALID_ARGUMENT, "heed_decode_options is null", err);
-  if (given->struct_size < offsetof(heed_decode_options, length_penalty)) {
-    return fail(HEED_INVALID_ARGUMENT, "heed_decode_options: struct_size is not set (call heed_decode_options_init)", err);
-  }
   heed_decode_options o;
-  heed_decode_options_init(&o);
-  std::memcpy(&o, given, std::min(given->struct_size, sizeof o));  // an older, shorter struct keeps our defaults
+  const heed_status read = heed::c_api::read_options(given, heed_decode_options_init, "heed_decode_options", &o, err);
+  if (read != HEED_OK) return read;
   const auto target_id = [&t](const std::string& token) { return t.target_vocabulary().id(token); };
   const heed::c_api::ControlTokens tokens{o.suppress_sequences, o.num_suppress_sequences, o.end_tokens, o.num_end_tokens};
   heed_status e = r->ids.map(tokens, target_id, "heed_decode_options", err);
@@ -216,7 +218,8 @@ const char* heed_model_last_error(const heed_model* model) { return model ? mode
 void heed_model_free(heed_model* model) { delete model; }
 
 void heed_translator_options_init(heed_translator_options* options) {
-  if (options) *options = heed_translator_options{0, 0, 0, 0, nullptr, 0, 1, 0, HEED_BACKEND_AUTO};
+  if (options) *options = heed_translator_options{sizeof(heed_translator_options), 0, 0, 0, 0, nullptr, 0, 1, 0,
+                                                  HEED_BACKEND_AUTO};
 }
 
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size) {
@@ -224,8 +227,11 @@ heed_status heed_translator_arena_size(heed_model* model, const heed_translator_
   return model_call(model, [&](std::string* err) -> heed_status {
     if (!out_size) return fail(HEED_INVALID_ARGUMENT, "heed_translator_arena_size: out_size is null", err);
     heed::ArenaReport report;
-    const heed::TranslatorOptions t = translator_options(options);
-    heed_status s = record(heed::plan_step_model_arena(*model->model,
+    heed::TranslatorOptions t;
+    bool split = true;
+    heed_status s = translator_options(options, &t, &split, err);
+    if (s != HEED_OK) return s;
+    s = record(heed::plan_step_model_arena(*model->model,
                                                        heed::Translator::session_limits(*model->model, t.limits),
                                                        &report, t.threads),
                            err);
@@ -242,10 +248,11 @@ heed_status heed_translator_create(heed_model* model, const heed_translator_opti
     if (!out_translator) return fail(HEED_INVALID_ARGUMENT, "heed_translator_create: out_translator is null", err);
     *out_translator = nullptr;
     auto handle = std::make_unique<heed_translator>();
-    heed_status s = record(heed::Translator::create(*model->model, translator_options(options), &handle->translator),
-                           err);
+    heed::TranslatorOptions t;
+    heed_status s = translator_options(options, &t, &handle->split, err);
     if (s != HEED_OK) return s;
-    handle->split = options == nullptr || options->no_sentence_split == 0;
+    s = record(heed::Translator::create(*model->model, t, &handle->translator), err);
+    if (s != HEED_OK) return s;
     if (handle->translator->conventions().kind != heed::TokenizerKind::Whitespace) {
       s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kSource, &handle->source), err);
       if (s != HEED_OK) return s;
@@ -431,6 +438,7 @@ extern "C" {
 void heed_embedder_options_init(heed_embedder_options* options) {
   if (!options) return;
   *options = heed_embedder_options{};
+  options->struct_size = sizeof(heed_embedder_options);
   options->threads = 1;
 }
 
@@ -440,15 +448,16 @@ heed_status heed_embedder_create(heed_model* model, const heed_embedder_options*
   return model_call(model, [&](std::string* err) -> heed_status {
     if (!out_embedder) return fail(HEED_INVALID_ARGUMENT, "heed_embedder_create: out_embedder is null", err);
     *out_embedder = nullptr;
+    heed_embedder_options given;
+    const heed_status read =
+        heed::c_api::read_options(options, heed_embedder_options_init, "heed_embedder_options", &given, err);
+    if (read != HEED_OK) return read;
     heed::EmbedderOptions o;
-    o.threads = 1;
-    if (options) {
-      if (options->max_batch) o.max_batch = options->max_batch;
-      o.max_length = options->max_length;
-      o.arena.buffer = options->arena;
-      o.arena.size = options->arena_size;
-      o.threads = options->threads;
-    }
+    if (given.max_batch) o.max_batch = given.max_batch;
+    o.max_length = given.max_length;
+    o.arena.buffer = given.arena;
+    o.arena.size = given.arena_size;
+    o.threads = given.threads;
     std::unique_ptr<heed_embedder> e(new heed_embedder());
     const heed_status st = record(heed::Embedder::create(*model->model, o, &e->embedder), err);
     if (st != HEED_OK) return st;

@@ -34,13 +34,9 @@ struct Request {
 
 heed_status make_request(const heed::Generator& g, const heed_generate_options* given, Request* r, std::string* err) {
   if (!given) return fail(HEED_INVALID_ARGUMENT, "heed_generate_options is null", err);
-  if (given->struct_size < offsetof(heed_generate_options, temperature)) {
-    return fail(HEED_INVALID_ARGUMENT, "heed_generate_options: struct_size is not set (call heed_generate_options_init)",
-                err);
-  }
   heed_generate_options o;
-  heed_generate_options_init(&o);
-  std::memcpy(&o, given, std::min(given->struct_size, sizeof o));  // an older, shorter struct keeps our defaults
+  const heed_status read = heed::c_api::read_options(given, heed_generate_options_init, "heed_generate_options", &o, err);
+  if (read != HEED_OK) return read;
   const heed::c_api::ControlTokens tokens{o.suppress_sequences, o.num_suppress_sequences, o.end_tokens,
                                           o.num_end_tokens};
   const auto to_id = [&g](const std::string& token) { return g.token_id(token); };
@@ -129,13 +125,9 @@ heed_status heed_generator_create(heed_model* model, const heed_generator_option
     if (!out_generator) return fail(HEED_INVALID_ARGUMENT, "heed_generator_create: out_generator is null", err);
     *out_generator = nullptr;
     heed_generator_options o;
-    heed_generator_options_init(&o);
-    if (options) {
-      if (options->struct_size < offsetof(heed_generator_options, max_context)) {
-        return fail(HEED_INVALID_ARGUMENT, "heed_generator_options: struct_size is not set", err);
-      }
-      std::memcpy(&o, options, std::min(options->struct_size, sizeof o));
-    }
+    const heed_status read =
+        heed::c_api::read_options(options, heed_generator_options_init, "heed_generator_options", &o, err);
+    if (read != HEED_OK) return read;
     heed::GeneratorOptions g;
     g.max_context = o.max_context;
     g.threads = o.threads;

@@ -23,7 +23,7 @@ Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length
   const fb::TransformerEncoderOnly* cfg = model.index().config_as_TransformerEncoderOnly();
   if (cfg == nullptr) {
     const char* family = fb::EnumNameModelConfig(model_family(model));
-    return invalid_argument(std::string("the model is a ") + (family && *family ? family : "unknown family") +
+    return unsupported_model(std::string("the model is a ") + (family && *family ? family : "unknown family") +
                             ", not an encoder-only Transformer (BERT-style): it cannot make embeddings");
   }
   blocks::StackConfig c;

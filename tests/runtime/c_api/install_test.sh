@@ -2,7 +2,8 @@
 # Installs the build to a temporary prefix and builds a C-only project outside the tree against it,
 # with find_package(heed) and with pkg-config (both on the shared libheed.so.1); both programs
 # translate a sentence of the Marian fixture as the transformers library does (first line of the
-# data files).
+# data files), and list its 2-best hypotheses and score a pair as the installed heed command does
+# (consumer/check_consumer.sh).
 # usage: install_test.sh CMAKE BUILD_DIR SOURCE_DIR GENERATOR MODEL.heed DATA_DIR WORK_DIR [FLAGS]
 # FLAGS: compiler and linker flags for the consumer (the sanitizers of a sanitizer build).
 set -u
@@ -31,8 +32,8 @@ failures=0
 # pkg-config gives -L only: the installed library is found as an installed system's would be.
 libdir=$(dirname "$(ls "$dir"/prefix/lib*/libheed.so.1)")
 for program in consumer_cmake consumer_pkgconfig; do
-  out=$(LD_LIBRARY_PATH=$libdir "$dir/consumer/$program" "$model" "$text" 2>&1) || { echo "FAIL: $program: $out"; failures=$((failures + 1)); continue; }
-  [ "$(printf '%s\n' "$out" | sed -n 2p)" = "$expected" ] || { echo "FAIL: $program printed: $out"; failures=$((failures + 1)); }
+  LD_LIBRARY_PATH=$libdir sh "$source/tests/runtime/c_api/consumer/check_consumer.sh" "$dir/prefix/bin/heed" \
+    "$dir/consumer/$program" "$model" "$text" "$expected" || failures=$((failures + 1))
 done
 [ $failures -eq 0 ] && echo "install_test: all passed"
 [ $failures -eq 0 ]

@@ -132,6 +132,14 @@ int main(int argc, char** argv) {
   options.max_target_length = max_new_tokens;
   s = heed_translator_arena_size(model, &options, &arena_size);
   CHECK(s == HEED_OK && arena_size > 0, "arena size: %s", heed_model_last_error(model));
+  { /* An options struct whose size was never set (no init call) is refused, with a message. */
+    heed_translator_options unset = options;
+    heed_translator* none = NULL;
+    unset.struct_size = 0;
+    CHECK(heed_translator_create(model, &unset, &none) == HEED_INVALID_ARGUMENT && none == NULL &&
+              strstr(heed_model_last_error(model), "struct_size") != NULL,
+          "translator options without struct_size: %s", heed_model_last_error(model));
+  }
   arena_block = (unsigned char*)malloc(arena_size + 64);
   if (!arena_block) return 1;
   arena = arena_block + (64 - (uintptr_t)arena_block % 64) % 64;
