@@ -4,7 +4,8 @@
 #   host (release), host with ASan+UBSan (debug), the multi-threaded tests with ThreadSanitizer,
 #   every libFuzzer target for HEED_FUZZ_SECONDS (default 20) each, aarch64 under qemu as three
 #   CPUs (max: dotprod+i8mm, cortex-a76: dotprod, cortex-a72: neither) and armv7 under qemu
-#   (cortex-a7); then the arm64 and armhf Debian packages (cpack) of those builds.
+#   (cortex-a7); then the amd64, arm64 and armhf Debian packages (cpack) of those builds, the amd64
+#   ones installed with apt into a clean debootstrap root where heed and a C program run.
 # Exits non-zero when any test fails; the last line sums the tests of every run (a fuzz target
 # counts as one test).
 set -euo pipefail
@@ -108,6 +109,18 @@ run_package() {
   if [ "$ok" -eq 1 ]; then total_pass=$((total_pass + 1)); else total_fail=$((total_fail + 1)); failed_runs+=("package-$preset"); fi
 }
 
+# run_clean_root: the host's packages installed into a minimal Debian root with apt, and heed and a
+# C program built against libheed-dev run inside it (scripts/clean-root-install.sh). One test.
+run_clean_root() {
+  local log="$log_dir/clean-root.log"
+  echo "=== clean root: apt-get install ./*.deb in a debootstrap root ==="
+  if bash scripts/clean-root-install.sh build/host 2>&1 | tee "$log" | tail -5 && grep -q '^clean-root-install: ok' "$log"; then
+    total_pass=$((total_pass + 1))
+  else
+    total_fail=$((total_fail + 1)); failed_runs+=("clean-root")
+  fi
+}
+
 # ccache, when the machine has it, makes a rebuild of unchanged sources nearly free.
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
@@ -132,6 +145,7 @@ timed() {
 timed build host
 timed run_ctest host host
 timed run_package host "$(dpkg --print-architecture)"
+timed run_clean_root
 timed build host-asan
 timed run_ctest host-asan host-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 timed build host-tsan

@@ -7,8 +7,10 @@
 set -u
 heed=$1 consumer=$2 model=$3 text=$4 expected=$5
 fail() { echo "FAIL: $(basename "$consumer"): $*"; exit 1; }
-if [ $# -ge 7 ]; then out=$("$consumer" "$model" "$text" "$6" "$7" 2>&1) || fail "$out"
-else out=$("$consumer" "$model" "$text" 2>&1) || fail "$out"; fi
+errors=$(mktemp)
+trap 'rm -f "$errors"' EXIT
+if [ $# -ge 7 ]; then out=$("$consumer" "$model" "$text" "$6" "$7" 2>"$errors") || fail "$out $(cat "$errors")"
+else out=$("$consumer" "$model" "$text" 2>"$errors") || fail "$out $(cat "$errors")"; fi
 line() { printf '%s\n' "$out" | sed -n "$1p"; }
 [ "$(line 2)" = "$expected" ] || fail "greedy translation '$(line 2)', expected '$expected'"
 # numbers_match A B: equal within the rounding of the consumer's 4 decimals
