@@ -13,7 +13,8 @@ One model per tokenizer kind, each against its own authors' files or library out
 - byte-fallback BPE: llama2.c's stories260K (tok512.bin, the NumPy reference's prompt ids).
 --vocab must list the reference vocabulary in id order, escaped as documented (re-implemented
 here from the help text); tokenize must give the reference pieces and ids, and --decode the text
-back. Then the output format, one line per input line, and the errors' exit codes and lines.
+back. Then the output format, one line per input line, and the errors' exit codes and lines; and
+`heed score` on plain text against the same pieces given as tokens.
 Standard library only.
 """
 import json
@@ -319,6 +320,22 @@ def errors(heed, marian):
     check("\\xNN" in run_ok(heed.cmd + ["inspect", "--help"]), "inspect --help does not explain the escaping")
 
 
+def score_text(heed, source_dir, marian):
+    """`heed score` on plain text cuts both sides with the model's tokenizers: its log-probs equal
+    `heed score --tokens` on MarianTokenizer's pieces of the same sentences (reference.json)."""
+    ref = read_json(os.path.join(source_dir, "tests/fixtures/marian/tiny-en-de/reference.json"))
+    pairs = list(zip(ref["sentences"], ref["targets"]))
+    text = "".join("%s ||| %s\n" % (s["text"], t["text"]) for s, t in pairs)
+    # The pieces without MarianTokenizer's </s>: score adds the end token itself.
+    tokens = "".join("%s ||| %s\n" % (" ".join(s["pieces"][:len(s["ids"]) - 1]),
+                                       " ".join(t["pieces"][:len(t["ids"]) - 1])) for s, t in pairs)
+    limits = ["--max-source-len", "64", "--max-len", "64"]
+    from_text = run_ok(heed.cmd + ["score", "-m", marian] + limits, text)
+    from_tokens = run_ok(heed.cmd + ["score", "-m", marian, "--tokens"] + limits, tokens)
+    check(len(from_text.split("\n")) == len(pairs) + 1, "score: one line per pair: %r" % from_text)
+    check(from_text == from_tokens, "score of text %r != score of the library's pieces %r" % (from_text, from_tokens))
+
+
 def main():
     emu, heed_path, source_dir, shared, work = sys.argv[1:6]
     os.makedirs(work, exist_ok=True)
@@ -328,6 +345,7 @@ def main():
     stories = bpe_models(heed, source_dir, shared)
     output_format(heed, os.path.join(work, "marian.heed"), stories)
     errors(heed, os.path.join(work, "marian.heed"))
+    score_text(heed, source_dir, os.path.join(work, "marian.heed"))
     if failures:
         print("%d check(s) failed" % len(failures))
         return 1

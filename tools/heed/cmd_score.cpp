@@ -9,17 +9,20 @@
 #include "args.h"
 #include "command.h"
 #include "line_reader.h"
+#include "heed/tokenizer.h"
 #include "heed/translator.h"
 
 namespace heed::cli {
 namespace {
 
 constexpr const char* kDescription =
-    "Reads lines 'SOURCE ||| TARGET' from stdin (space-separated tokens; unknown tokens map to the\n"
-    "model's unknown token) and prints, for each, the log-probability of every target token and then\n"
-    "of the end token, space separated, one line per input line. Their sum is the log-probability of\n"
-    "the whole target. A line without '|||' or longer than the limits is an error naming the line\n"
-    "(exit 1).";
+    "Reads lines 'SOURCE ||| TARGET' from stdin and prints, for each, the log-probability of every\n"
+    "target token and then of the end token, space separated, one line per input line. Their sum is\n"
+    "the log-probability of the whole target. Both sides are plain text, cut into tokens by the\n"
+    "model's tokenizers, when the model has them inside (SentencePiece, as Marian and Argos\n"
+    "conversions do); with --tokens, or for a model without them, they are space-separated tokens\n"
+    "(unknown tokens map to the model's unknown token). A line without '|||' or longer than the\n"
+    "limits is an error naming the line (exit 1).";
 
 std::vector<OptionSpec> specs() {
   return {
@@ -30,7 +33,7 @@ std::vector<OptionSpec> specs() {
                                 "model's positions)"},
       threads_option(),
       backend_option(),
-      {"tokens", 0, false, "", "input is space-separated tokens (the only mode for now)"},
+      {"tokens", 0, false, "", "input is space-separated tokens, not text (the only mode for models without a tokenizer inside)"},
       no_mmap_option(),
   };
 }
@@ -72,12 +75,29 @@ int flush(Translator& translator, ScoreBatch* b) {
   return kExitOk;
 }
 
+// The model's text tokenizers, or none: the input is already space-separated tokens.
+struct TextTokenizers {
+  std::unique_ptr<Tokenizer> source, target;
+};
+
+// One side of a line as tokens: cut by the side's tokenizer, or split at spaces without one.
+Status side_tokens(const Tokenizer* tokenizer, std::string_view text, std::vector<std::string>* tokens) {
+  if (tokenizer == nullptr) {
+    *tokens = Translator::split_tokens(text);
+    return Status::success();
+  }
+  return tokenizer->encode_pieces(text, tokens);
+}
+
 // Splits line `index` into source and target tokens and adds them to the batch.
-int add_line(const std::string& line, size_t index, size_t max_tokens, size_t max_len, ScoreBatch* b) {
+int add_line(const std::string& line, size_t index, size_t max_tokens, size_t max_len, const TextTokenizers& text,
+             ScoreBatch* b) {
   const size_t bar = line.find("|||");
   if (bar == std::string::npos) return fail("line " + std::to_string(index + 1) + " has no '|||' between source and target");
-  std::vector<std::string> src = Translator::split_tokens(std::string_view(line).substr(0, bar));
-  std::vector<std::string> tgt = Translator::split_tokens(std::string_view(line).substr(bar + 3));
+  std::vector<std::string> src, tgt;
+  Status st = side_tokens(text.source.get(), std::string_view(line).substr(0, bar), &src);
+  if (st) st = side_tokens(text.target.get(), std::string_view(line).substr(bar + 3), &tgt);
+  if (!st) return fail("line " + std::to_string(index + 1) + ": " + st.message());
   if (src.size() > max_tokens) {
     return fail("line " + std::to_string(index + 1) + ": the source has " + std::to_string(src.size()) +
                 " tokens, more than --max-source-len allows (" + std::to_string(max_tokens) + ")");
@@ -92,7 +112,7 @@ int add_line(const std::string& line, size_t index, size_t max_tokens, size_t ma
 }
 
 int run_score(const std::vector<std::string>& argv) {
-  Args args("score", "-m MODEL.heed --tokens < 'source ||| target' lines", kDescription, specs());
+  Args args("score", "-m MODEL.heed [--tokens] < 'source ||| target' lines", kDescription, specs());
   if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   auto batch = args.get_int("batch", 16, 1, 1024);
   auto max_source = args.get_int("max-source-len", 0, 1, 65536);  // 0: from the model
@@ -113,9 +133,11 @@ int run_score(const std::vector<std::string>& argv) {
   std::unique_ptr<Translator> translator;
   st = Translator::create(*model, topts, &translator);
   if (!st) return fail(st.message());
+  TextTokenizers text;
   if (!args.has("tokens") && translator->conventions().kind != TokenizerKind::Whitespace) {
-    return fail(std::string("this model's tokenizer (") + tokenizer_kind_name(translator->conventions().kind) +
-                ") cannot read plain text yet; give space-separated tokens and pass --tokens");
+    st = create_tokenizer(*model, TokenizerSide::kSource, &text.source);
+    if (st) st = create_tokenizer(*model, TokenizerSide::kTarget, &text.target);
+    if (!st) return fail(st.message());
   }
   ScoreBatch pending;
   std::string line;
@@ -125,7 +147,8 @@ int run_score(const std::vector<std::string>& argv) {
       if (int rc = flush(*translator, &pending)) return rc;
     }
     if (!input.next(&line)) break;
-    if (int rc = add_line(line, index, translator->max_source_tokens(), translator->limits().max_target_len, &pending)) {
+    if (int rc = add_line(line, index, translator->max_source_tokens(), translator->limits().max_target_len, text,
+                          &pending)) {
       return rc;
     }
     if (pending.sources.size() == static_cast<size_t>(*batch)) {
