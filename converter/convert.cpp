@@ -10,6 +10,16 @@ Status check_convert_options(const ConvertOptions& o) {
     return invalid_argument("--layout packed16x4 needs int8 weights with one scale per row (--quantize int8, no "
                             "--group-size)");
   }
+  if (o.activation_block && *o.activation_block != 0) {
+    if (*o.activation_block % 16 != 0 || *o.activation_block > 65536) {
+      return invalid_argument("--activation-block " + std::to_string(*o.activation_block) +
+                              " is not a multiple of 16 up to 65536 (0: one scale per row)");
+    }
+    if (o.quantize.type != WeightType::kInt8 || o.quantize.group_size != 0 || o.layout == WeightLayout::kRowMajor) {
+      return invalid_argument("--activation-block needs packed int8 weights with one scale per row (--quantize int8, "
+                              "no --group-size, --layout auto or packed16x4)");
+    }
+  }
   return Status::success();
 }
 
@@ -28,14 +38,31 @@ std::function<void(size_t, size_t)> stage_progress(const ConvertOptions& o, cons
   return [&o, stage](size_t done, size_t total) { o.progress(stage, done, total); };
 }
 
+// The activation block asked for, or the model's default: encoder-only models (sentence encoders)
+// lose most to per-row activations (docs/quantization.md).
+uint32_t activation_block(const NeutralModel& model, const ConvertOptions& o) {
+  if (o.activation_block) return *o.activation_block;
+  return model.config.AsTransformerEncoderOnly() != nullptr ? kEncoderActivationBlock : 0;
+}
+
 }  // namespace
 
 Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, ConvertSummary* summary) {
   HEED_RETURN_IF_ERROR(check_convert_options(options));
   summary->parameters = count_parameters(*model);
-  HEED_RETURN_IF_ERROR(quantize_model(model, options.quantize, options.report, stage_progress(options, "quantizing")));
+  const uint32_t block = options.layout == WeightLayout::kRowMajor || options.quantize.type != WeightType::kInt8 ||
+                                 options.quantize.group_size != 0
+                             ? 0
+                             : activation_block(*model, options);
+  // Activation blocks come with the linear weights quantized in the same blocks of K (as ggml's
+  // q8_0 x q8_0): per-row weight scales alone keep real encoders below 0.999 (docs/quantization.md).
+  QuantizeOptions quantize = options.quantize;
+  quantize.linear_group_size = block;
+  HEED_RETURN_IF_ERROR(quantize_model(model, quantize, options.report, stage_progress(options, "quantizing")));
+  set_activation_blocks(model, block);
   HEED_RETURN_IF_ERROR(
       pack_model(model, options.layout, &summary->packed, options.report, stage_progress(options, "packing")));
+  summary->activation_block = block;
   summary->tensors = model->tensors.size();
   return Status::success();
 }

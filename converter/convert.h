@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ namespace heed::convert {
 struct ConvertOptions {
   QuantizeOptions quantize;
   WeightLayout layout = WeightLayout::kAuto;
+  // Activation blocks of the packed int8 linear layers (Tensor.activation_block): 0 per row, else a
+  // multiple of 16; unset: the model's default (kEncoderActivationBlock for encoder-only models,
+  // per row for the others; docs/quantization.md has the measurements).
+  std::optional<uint32_t> activation_block;
   std::vector<TensorReport>* report = nullptr;  // each tensor's quantization error, when set
   // Called as work advances: stage "quantizing" or "packing", done of total.
   std::function<void(const char* stage, size_t done, size_t total)> progress;
@@ -29,8 +34,11 @@ struct ConvertOptions {
 // the packed layout with weights it cannot pack.
 Status check_convert_options(const ConvertOptions& options);
 
+constexpr uint32_t kEncoderActivationBlock = 64;
+
 struct ConvertSummary {
   size_t tensors = 0;
+  uint32_t activation_block = 0;  // the block written to the packed linear weights (0: per row)
   size_t parameters = 0;  // values of every tensor but the quantization scales
   size_t packed = 0;      // matrices stored packed 16x4
 };

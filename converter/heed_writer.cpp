@@ -34,8 +34,9 @@ bool known_quantization(fb::Quantization q) {
 Status check_packed(const NeutralTensor& t, const std::unordered_map<std::string, const NeutralTensor*>& by_name) {
   const std::string at = "tensor '" + t.name + "': ";
   if (t.dtype != fb::DType::I8 || t.shape.size() != 2 ||
-      (t.quantization != fb::Quantization::PerRow && t.quantization != fb::Quantization::PerTensor)) {
-    return invalid_argument(at + "only 2-D int8 with per-row or per-tensor scales can be packed 16x4");
+      !format::packable_quantization(t.quantization, t.group_size, t.activation_block)) {
+    return invalid_argument(at + "only 2-D int8 with per-row or per-tensor scales (or per-group ones of its activation "
+                            "block's size) can be packed 16x4");
   }
   auto r = by_name.find(t.row_sums);
   if (t.row_sums.empty() || r == by_name.end()) {
@@ -149,6 +150,7 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
     e->scales = t->scales;
     e->layout = t->layout;
     e->row_sums = t->row_sums;
+    e->activation_block = t->activation_block;
     e->offset = offset;
     e->size = t->bytes.size();
     offset = align64(offset + t->bytes.size());

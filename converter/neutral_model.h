@@ -21,6 +21,7 @@ struct NeutralTensor {
   std::string scales;          // name of the f32 scale tensor (quantized tensors), real = q * scale
   fb::Layout layout = fb::Layout::RowMajor;
   std::string row_sums;        // Packed16x4: name of the int32 [N] row sums tensor
+  uint32_t activation_block = 0;  // Packed16x4: activations quantized per block of K (0: per row)
   std::vector<uint8_t> bytes;  // raw little-endian values in `dtype`, ordered by `layout`
   bool quantizable = false;    // a weight matrix the quantizer may turn into int8
 

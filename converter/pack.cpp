@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "heed/kernels.h"
+#include "heed_format/quantization.h"
 #include "heed_format/tensor_names.h"
 
 namespace heed::convert {
@@ -45,7 +46,7 @@ std::string tied_output_table(const NeutralModel& model) {
 
 bool packable(const NeutralTensor& t, const std::string& tied_table) {
   return t.layout == fb::Layout::RowMajor && t.dtype == fb::DType::I8 && t.shape.size() == 2 &&
-         (t.quantization == fb::Quantization::PerRow || t.quantization == fb::Quantization::PerTensor) &&
+         format::packable_quantization(t.quantization, t.group_size, t.activation_block) &&
          (names::is_linear_weight(t.name) || t.name == tied_table);
 }
 
@@ -85,8 +86,21 @@ Status pack_model(NeutralModel* model, WeightLayout layout, size_t* packed, std:
     if (packed) ++*packed;
   }
   for (auto& s : sums) model->tensors.push_back(std::move(s));
+  for (NeutralTensor& t : model->tensors) {  // only packed weights have activation blocks
+    if (t.layout != fb::Layout::Packed16x4) t.activation_block = 0;
+  }
   if (progress) progress(total, total);
   return Status::success();
+}
+
+size_t set_activation_blocks(NeutralModel* model, uint32_t block) {
+  size_t count = 0;
+  for (NeutralTensor& t : model->tensors) {
+    if (t.dtype != fb::DType::I8 || !names::is_linear_weight(t.name)) continue;
+    t.activation_block = block;
+    ++count;
+  }
+  return count;
 }
 
 }  // namespace heed::convert

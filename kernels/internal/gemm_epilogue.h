@@ -3,6 +3,7 @@
 // way as the reference, so tests can compare them to float rounding.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -26,6 +27,13 @@ static inline void gemm_store(float v, const float* bias, Activation act, bool a
 // Per-row scales: v = float(sum) * (a_scale * b_scale).
 static inline float gemm_i8_dequant_row(int32_t sum, float a_scale, float b_scale) {
   return static_cast<float>(sum) * (a_scale * b_scale);
+}
+
+// Activation blocks: adds one more block's sum to the dequantized value so far, as one fused
+// multiply-add (std::fma), so that every variant rounds it the same way whether or not its
+// compiler would contract a separate multiply and add.
+static inline float gemm_i8_dequant_add(float so_far, int32_t sum, float a_scale, float b_scale) {
+  return std::fma(static_cast<float>(sum), a_scale * b_scale, so_far);
 }
 
 // Number of scale groups along K (group_size > 0).

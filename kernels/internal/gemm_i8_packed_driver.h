@@ -22,6 +22,9 @@
 // SMMLA operand of A with one 16-byte load. A chunk with an odd row count gets an all-zero partner
 // for its last row, so an odd tile (M odd) reads zeros, never stale or unwritten bytes.
 // The epilogue is the reference's own (gemm_store of gemm_i8_dequant_row), so results are equal.
+// With activation blocks (p.a_block) the micro-kernel runs once per block of K (a_block is a
+// multiple of 16, so a block starts on a chunk boundary of every layout) and the driver adds the
+// blocks' dequantized sums in the reference's order.
 //
 // Everything here is `static` and instantiated with a micro-kernel that lives in an anonymous
 // namespace, so each variant's file gets its own copy compiled with its own flags (see the note in
@@ -37,6 +40,7 @@
 namespace heed::kernels {
 
 constexpr size_t kPackedAChunkBytes = 32 * 1024;
+constexpr size_t kPackedMaxCols = 16 * 8;  // output columns of one tile (NB or NB_GEMV blocks of 16) at most
 
 // Kernel<r, nb>::run for a runtime r in [1, R] and nb in [1, NB]: the full tile is the common
 // case, the smaller ones are the edges of M and N.
@@ -56,6 +60,77 @@ static inline void packed_tile(size_t r, size_t nb, Args... args) {
   packed_tile_nb<Kernel, R, NB>(nb, args...);
 }
 
+// Copies rows [mc, mc + rows) of A into the chunk in the layout the micro-kernel reads (see the
+// top of this file): rows of K rounded to 16, zero-filled; with kAbsCopy |a| after each row; with
+// kPairRows pairs of rows interleaved 8 bytes at a time.
+template <bool kAbsCopy, bool kPairRows>
+static inline void packed_copy_a(const GemmI8PackedParams& p, size_t mc, size_t rows, size_t k16, size_t row_bytes,
+                                 int8_t* chunk) {
+  if (kPairRows) {
+    for (size_t r = 0; r < rows + rows % 2; ++r) {  // the odd last row's partner: zeros
+      int8_t* piece = chunk + (r - r % 2) * row_bytes + 8 * (r % 2);
+      const int8_t* src = r < rows ? p.a + (mc + r) * p.lda : nullptr;
+      for (size_t k0 = 0; k0 < k16; k0 += 8, piece += 16) {
+        const size_t n = src != nullptr && k0 < p.k ? (p.k - k0 < 8 ? p.k - k0 : 8) : 0;
+        if (n > 0) std::memcpy(piece, src + k0, n);
+        std::memset(piece + n, 0, 8 - n);
+      }
+    }
+    return;
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    int8_t* row = chunk + r * row_bytes;
+    std::memcpy(row, p.a + (mc + r) * p.lda, p.k);
+    std::memset(row + p.k, 0, k16 - p.k);
+    if (kAbsCopy) {
+      for (size_t i = 0; i < k16; ++i)  // |-128| = 128 as an unsigned byte
+        row[k16 + i] = static_cast<int8_t>(static_cast<uint8_t>(row[i] < 0 ? -row[i] : row[i]));
+    }
+  }
+}
+
+// One tile of output: rows [row, row + mr) of C against weight blocks from n0 (cols columns).
+// `tile(a_offset, b_offset, groups)` leaves the int32 sums over those k in sums[i * ld + j]. One
+// scale per row of A: one call over all of K. Activation blocks: one call per block of K, each
+// dequantized with its block's scale and added in order (as the reference adds them).
+template <class Tile>
+static inline void packed_output_tile(const GemmI8PackedParams& p, Tile tile, size_t row, size_t mr, size_t n0,
+                                      size_t cols, size_t k4, size_t a_step, const int32_t* sums, float* acc,
+                                      size_t ld) {
+  if (p.a_block == 0) {
+    tile(0, 0, k4 / 4);
+    for (size_t i = 0; i < mr; ++i)
+      for (size_t j = 0; j < cols; ++j)
+        gemm_store(gemm_i8_dequant_row(sums[i * ld + j], p.a_scales[row + i], p.b_scales[n0 + j]), p.bias,
+                   p.activation, p.accumulate, p.c + (row + i) * p.ldc + n0 + j, n0 + j);
+    return;
+  }
+  const size_t blocks = gemm_i8_groups(p.k, p.a_block);
+  for (size_t q = 0; q < blocks; ++q) {
+    const size_t kb = q * p.a_block, end = kb + p.a_block < k4 ? kb + p.a_block : k4;
+    tile(a_step * kb, 16 * kb, (end - kb) / 4);  // 16 kb: k groups of 4 are 64-byte units
+    float block_scales[kPackedMaxCols];  // weights quantized per block: this block's scales
+    const float* b_scales = p.b_scales + n0;
+    if (p.b_scales_per_block) {
+      for (size_t j = 0; j < cols; ++j) block_scales[j] = p.b_scales[(n0 + j) * blocks + q];
+      b_scales = block_scales;
+    }
+    for (size_t i = 0; i < mr; ++i) {  // straight loops over j: the compiler vectorizes them
+      const float a_scale = p.a_scales[(row + i) * blocks + q];
+      const int32_t* s = sums + i * ld;
+      float* v = acc + i * ld;
+      if (q == 0) {
+        for (size_t j = 0; j < cols; ++j) v[j] = gemm_i8_dequant_row(s[j], a_scale, b_scales[j]);
+      } else {
+        for (size_t j = 0; j < cols; ++j) v[j] = gemm_i8_dequant_add(v[j], s[j], a_scale, b_scales[j]);
+      }
+    }
+  }
+  for (size_t i = 0; i < mr; ++i)
+    for (size_t j = 0; j < cols; ++j)
+      gemm_store(acc[i * ld + j], p.bias, p.activation, p.accumulate, p.c + (row + i) * p.ldc + n0 + j, n0 + j);
+}
+
 template <template <size_t, size_t> class Kernel, size_t MR, size_t NB, size_t NB_GEMV,
           bool kAbsCopy = false, bool kPairRows = false>
 static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
@@ -70,35 +145,18 @@ static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
     return;
   }
   constexpr size_t kCols = 16 * (NB > NB_GEMV ? NB : NB_GEMV);
-  const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
+  static_assert(kCols <= kPackedMaxCols, "a tile's columns fit the block scales buffer");
+  const size_t block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
+  const size_t a_step = kPairRows ? 2 : 1;  // chunk bytes per k of A (pairs interleave two rows)
   alignas(64) int8_t chunk[kPackedAChunkBytes];
   alignas(64) int32_t sums[MR * kCols];
+  alignas(64) float acc[MR * kCols];  // activation blocks: the dequantized sum so far
   size_t chunk_rows = kPackedAChunkBytes / row_bytes;
   if (chunk_rows >= MR) chunk_rows -= chunk_rows % MR;
   if (kPairRows) chunk_rows -= chunk_rows % 2;  // room for the zero partner of an odd last row
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
-    if (kPairRows) {
-      for (size_t r = 0; r < rows + rows % 2; ++r) {  // the odd last row's partner: zeros
-        int8_t* piece = chunk + (r - r % 2) * row_bytes + 8 * (r % 2);
-        const int8_t* src = r < rows ? p.a + (mc + r) * p.lda : nullptr;
-        for (size_t k0 = 0; k0 < k16; k0 += 8, piece += 16) {
-          const size_t n = src != nullptr && k0 < p.k ? (p.k - k0 < 8 ? p.k - k0 : 8) : 0;
-          if (n > 0) std::memcpy(piece, src + k0, n);
-          std::memset(piece + n, 0, 8 - n);
-        }
-      }
-    } else {
-      for (size_t r = 0; r < rows; ++r) {
-        int8_t* row = chunk + r * row_bytes;
-        std::memcpy(row, p.a + (mc + r) * p.lda, p.k);
-        std::memset(row + p.k, 0, k16 - p.k);
-        if (kAbsCopy) {
-          for (size_t i = 0; i < k16; ++i)  // |-128| = 128 as an unsigned byte
-            row[k16 + i] = static_cast<int8_t>(static_cast<uint8_t>(row[i] < 0 ? -row[i] : row[i]));
-        }
-      }
-    }
+    packed_copy_a<kAbsCopy, kPairRows>(p, mc, rows, k16, row_bytes, chunk);
     const size_t nb_step = rows == 1 ? NB_GEMV : NB;
     // Weight blocks outer, rows of A inner: a block (16 * k4 bytes) stays in cache for the chunk.
     for (size_t blk = 0; blk < blocks; blk += nb_step) {
@@ -107,18 +165,17 @@ static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
       for (size_t m0 = 0; m0 < rows; m0 += MR) {
         const size_t mr = rows - m0 < MR ? rows - m0 : MR;
         const int8_t* a = chunk + m0 * row_bytes;
-        if (rows == 1) {
-          packed_tile<Kernel, 1, NB_GEMV>(1, nb, a, row_bytes, b, block_bytes, groups, &sums[0], kCols);
-        } else {
-          packed_tile<Kernel, MR, NB>(mr, nb, a, row_bytes, b, block_bytes, groups, &sums[0], kCols);
-        }
-        for (size_t i = 0; i < mr; ++i) {
-          const size_t row = mc + m0 + i;
-          const size_t n0 = blk * 16, cols = p.n - n0 < 16 * nb ? p.n - n0 : 16 * nb;
-          for (size_t j = 0; j < cols; ++j)
-            gemm_store(gemm_i8_dequant_row(sums[i * kCols + j], p.a_scales[row], p.b_scales[n0 + j]),
-                       p.bias, p.activation, p.accumulate, p.c + row * p.ldc + n0 + j, n0 + j);
-        }
+        const auto tile = [&](size_t a_offset, size_t b_offset, size_t groups) {
+          if (rows == 1) {
+            packed_tile<Kernel, 1, NB_GEMV>(1, nb, a + a_offset, row_bytes, b + b_offset, block_bytes, groups,
+                                            &sums[0], kCols);
+          } else {
+            packed_tile<Kernel, MR, NB>(mr, nb, a + a_offset, row_bytes, b + b_offset, block_bytes, groups,
+                                        &sums[0], kCols);
+          }
+        };
+        const size_t n0 = blk * 16, cols = p.n - n0 < 16 * nb ? p.n - n0 : 16 * nb;
+        packed_output_tile(p, tile, mc + m0, mr, n0, cols, k4, a_step, sums, acc, kCols);
       }
     }
   }

@@ -29,14 +29,21 @@ namespace ref {
 
 void gemm_i8_packed(const GemmI8PackedParams& p) {
   const size_t k4 = (p.k + 3) / 4 * 4;
+  const size_t block = p.a_block == 0 ? k4 : p.a_block, blocks = p.a_block == 0 ? 1 : gemm_i8_groups(p.k, block);
   for (size_t m = 0; m < p.m; ++m) {
     const int8_t* a = p.a + m * p.lda;
     for (size_t n = 0; n < p.n; ++n) {
       const int8_t* unit = p.packed + (n / 16) * (k4 / 4) * 64 + (n % 16) * 4;
-      int32_t sum = 0;
-      for (size_t i = 0; i < p.k; ++i) sum += int32_t{a[i]} * int32_t{unit[(i / 4) * 64 + i % 4]};
-      gemm_store(gemm_i8_dequant_row(sum, p.a_scales[m], p.b_scales[n]), p.bias, p.activation,
-                 p.accumulate, p.c + m * p.ldc + n, n);
+      float v = 0.0f;
+      for (size_t b = 0; b < blocks; ++b) {
+        const size_t end = (b + 1) * block < p.k ? (b + 1) * block : p.k;
+        int32_t sum = 0;
+        for (size_t i = b * block; i < end; ++i) sum += int32_t{a[i]} * int32_t{unit[(i / 4) * 64 + i % 4]};
+        const float a_scale = p.a_scales[m * blocks + b];
+        const float b_scale = p.b_scales_per_block ? p.b_scales[n * blocks + b] : p.b_scales[n];
+        v = b == 0 ? gemm_i8_dequant_row(sum, a_scale, b_scale) : gemm_i8_dequant_add(v, sum, a_scale, b_scale);
+      }
+      gemm_store(v, p.bias, p.activation, p.accumulate, p.c + m * p.ldc + n, n);
     }
   }
 }

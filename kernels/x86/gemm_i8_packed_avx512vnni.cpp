@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "internal/gemm_epilogue.h"
+#include "internal/variants.h"
 
 namespace heed::kernels::avx512vnni {
 
@@ -222,6 +223,98 @@ void epilogue(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size
   }
 }
 
+// Rows [mc, mc + rows) of A as a' = a + 128 into `shifted` (rows of k4 bytes); padding k gets
+// 128 too (times zero weights).
+void shift_rows(const GemmI8PackedParams& p, size_t mc, size_t rows, size_t k4, uint8_t* shifted) {
+  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t* src = p.a + (mc + r) * p.lda;
+    uint8_t* d = shifted + r * k4;
+    for (size_t k = 0; k < k4; k += 64) {
+      const size_t len = p.k > k ? (p.k - k < 64 ? p.k - k : 64) : 0;
+      const size_t span = k4 - k < 64 ? k4 - k : 64;
+      const __m512i v = _mm512_maskz_loadu_epi8(len == 64 ? ~__mmask64{0} : (__mmask64{1} << len) - 1, src + k);
+      _mm512_mask_storeu_epi8(d + k, span == 64 ? ~__mmask64{0} : (__mmask64{1} << span) - 1, _mm512_xor_si512(v, bias));
+    }
+  }
+}
+
+// Activation blocks, one block of K done: acc (shifted sums over the block) -> v, corrected with
+// the block's row sums and dequantized with the block's scale, as the reference adds blocks (the
+// first one a product, then one fused multiply-add each).
+void add_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t m0, size_t mr, size_t n0, size_t nb,
+               const __m512i acc[kMr * kNb], __m512 v[kMr * kNb]) {
+  for (size_t c = 0; c < nb; ++c) {
+    const size_t col = n0 + 16 * c;
+    if (col >= p.n) break;
+    const size_t cols = p.n - col < 16 ? p.n - col : 16;
+    const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
+    alignas(64) int32_t sums[16];
+    alignas(64) float scales[16];
+    for (size_t j = 0; j < cols; ++j) {
+      sums[j] = p.block_row_sums[(col + j) * blocks + q];
+      scales[j] = p.b_scales_per_block ? p.b_scales[(col + j) * blocks + q] : p.b_scales[col + j];
+    }
+    const __m512i corr = _mm512_slli_epi32(_mm512_maskz_load_epi32(mask, sums), 7);
+    const __m512 b_scale = _mm512_maskz_load_ps(mask, scales);
+    for (size_t i = 0; i < mr; ++i) {
+      const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i * kNb + c], corr));
+      const __m512 f = _mm512_mul_ps(_mm512_set1_ps(p.a_scales[(m0 + i) * blocks + q]), b_scale);
+      v[i * kNb + c] = q == 0 ? _mm512_mul_ps(sum, f) : _mm512_fmadd_ps(sum, f, v[i * kNb + c]);
+    }
+  }
+}
+
+// v -> C for rows [m0, m0 + mr), weight rows [n0, n0 + 16 nb) clipped to N: bias, activation,
+// accumulate, as the reference's gemm_store.
+void store_tile(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size_t nb, const __m512 v[kMr * kNb]) {
+  for (size_t c = 0; c < nb; ++c) {
+    const size_t col = n0 + 16 * c;
+    if (col >= p.n) break;
+    const size_t cols = p.n - col < 16 ? p.n - col : 16;
+    for (size_t i = 0; i < mr; ++i) {
+      alignas(64) float out[16];
+      _mm512_store_ps(out, v[i * kNb + c]);
+      float* dst = p.c + (m0 + i) * p.ldc + col;
+      for (size_t j = 0; j < cols; ++j) gemm_store(out[j], p.bias, p.activation, p.accumulate, dst + j, col + j);
+    }
+  }
+}
+
+// gemm_i8_packed with activation blocks (p.a_block, and the weights' per-block row sums): the same
+// tiles over each block of K in turn, from the block's place in the shifted rows and the weights.
+void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
+  const size_t block_bytes = 16 * k4, blocks = (p.n + 15) / 16, kblocks = gemm_i8_groups(p.k, p.a_block);
+  alignas(64) uint8_t shifted[kAChunkBytes];
+  alignas(64) __m512i acc[kMr * kNb];
+  alignas(64) __m512 v[kMr * kNb];
+  size_t chunk_rows = kAChunkBytes / k4;
+  if (chunk_rows >= kMr) chunk_rows -= chunk_rows % kMr;
+  for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
+    const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
+    shift_rows(p, mc, rows, k4, shifted);
+    for (size_t blk = 0; blk < blocks; blk += kNb) {
+      const size_t nb = blocks - blk < kNb ? blocks - blk : kNb;
+      size_t mr = 0;
+      for (size_t m0 = 0; m0 < rows; m0 += mr) {
+        const size_t left = rows - m0;
+        mr = left >= kMr ? kMr : left >= 4 ? 4 : 1;
+        for (size_t q = 0; q < kblocks; ++q) {
+          const size_t kb = q * p.a_block, end = kb + p.a_block < k4 ? kb + p.a_block : k4, groups = (end - kb) / 4;
+          const uint8_t* a = shifted + m0 * k4 + kb;
+          const int8_t* b = p.packed + blk * block_bytes + 16 * kb;
+          if (mr == 1) gemv_row(a, b, block_bytes, nb, groups, acc);
+          else if (nb == kNb && mr == kMr) tile_8x3(a, k4, b, block_bytes, groups, b, acc);
+          else if (nb == kNb) tile_4x3(a, k4, b, block_bytes, groups, b, acc);
+          else tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
+          add_block(p, q, kblocks, mc + m0, mr, blk * 16, nb, acc, v);
+        }
+        store_tile(p, mc + m0, mr, blk * 16, nb, v);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void gemm_i8_packed(const GemmI8PackedParams& p) {
@@ -231,24 +324,20 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
     ref::gemm_i8_packed(p);
     return;
   }
+  if (p.a_block != 0) {
+    // The a + 128 shift needs the weights' row sums per block of K; without them the AVX2
+    // kernel, which multiplies signed A directly, does it (every VNNI CPU runs it).
+    if (p.block_row_sums == nullptr) return avx2::gemm_i8_packed(p);
+    return gemm_blocks(p, k4);
+  }
   const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
   alignas(64) uint8_t shifted[kAChunkBytes];
   alignas(64) __m512i acc[kMr * kNb];
   size_t chunk_rows = kAChunkBytes / k4;
   if (chunk_rows >= kMr) chunk_rows -= chunk_rows % kMr;
-  const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
-    for (size_t r = 0; r < rows; ++r) {  // a' = a + 128; padding k gets 128 too (times zero weights)
-      const int8_t* src = p.a + (mc + r) * p.lda;
-      uint8_t* d = shifted + r * k4;
-      for (size_t k = 0; k < k4; k += 64) {
-        const size_t len = p.k > k ? (p.k - k < 64 ? p.k - k : 64) : 0;
-        const size_t span = k4 - k < 64 ? k4 - k : 64;
-        const __m512i v = _mm512_maskz_loadu_epi8(len == 64 ? ~__mmask64{0} : (__mmask64{1} << len) - 1, src + k);
-        _mm512_mask_storeu_epi8(d + k, span == 64 ? ~__mmask64{0} : (__mmask64{1} << span) - 1, _mm512_xor_si512(v, bias));
-      }
-    }
+    shift_rows(p, mc, rows, k4, shifted);
     for (size_t blk = 0; blk < blocks; blk += kNb) {
       const size_t nb = blocks - blk < kNb ? blocks - blk : kNb;
       const int8_t* b = p.packed + blk * block_bytes;

@@ -62,6 +62,19 @@ grep -q "matrices packed 16x4" "$dir/out" || fail "packed16x4 summary: $(cat "$d
 run "$aren" -o "$dir/g2.heed" --group-size 16
 $emu "$heed" inspect "$dir/g2.heed" | grep -q Packed16x4 && fail "auto packed per-group weights"
 
+# Blocks along K (--activation-block): the linear weights per group of the block, packed, and the
+# known transliterations still exact in int8 (the model's tests: docs in ../shared/README.md).
+for block in 16 32; do
+  run "$aren" -o "$dir/b$block.heed" --activation-block $block
+  [ $code -eq 0 ] || fail "--activation-block $block: exit $code $(cat "$dir/err")"
+  grep -q "int8 in blocks of $block weights (.*matrices packed 16x4), activations quantized in the same blocks" \
+    "$dir/out" || fail "blocks summary: $(cat "$dir/out")"
+  $emu "$heed" inspect "$dir/b$block.heed" | grep -q "encoder.layers.0.ffn.out.weight *I8 *PerGroup($block) *Packed16x4" ||
+    fail "--activation-block $block: ffn.out not packed per group"
+  got=$(printf 'آ ت ز م و ن\nآ ز ا\n' | $emu "$heed" translate -m "$dir/b$block.heed" --tokens 2>&1)
+  [ "$got" = "$(printf 'a t z m o n\na z z a')" ] || fail "--activation-block $block translates: $got"
+done
+
 # Usage errors: exit 2.
 run; [ $code -eq 2 ] || fail "no arguments: exit $code"
 run "$aren"; [ $code -eq 2 ] || fail "no -o: exit $code"
@@ -73,6 +86,11 @@ run "$aren" "$aren8" -o "$dir/x.heed"; [ $code -eq 2 ] || fail "two sources: exi
 run "$aren" -o "$dir/x.heed" --layout columns; [ $code -eq 2 ] || fail "--layout columns: exit $code"
 run "$aren" -o "$dir/x.heed" --layout packed16x4 --quantize float16; [ $code -eq 2 ] || fail "packed float16: exit $code"
 run "$aren" -o "$dir/x.heed" --layout packed16x4 --group-size 8; [ $code -eq 2 ] || fail "packed per group: exit $code"
+run "$aren" -o "$dir/x.heed" --activation-block 24; [ $code -eq 2 ] || fail "--activation-block 24: exit $code"
+grep -q "multiple of 16" "$dir/err" || fail "--activation-block 24: $(cat "$dir/err")"
+run "$aren" -o "$dir/x.heed" --activation-block 32 --group-size 8; [ $code -eq 2 ] || fail "blocks with groups: exit $code"
+run "$aren" -o "$dir/x.heed" --activation-block 32 --layout row-major; [ $code -eq 2 ] || fail "blocks row-major: exit $code"
+run "$aren" -o "$dir/x.heed" --activation-block 32 --quantize float16; [ $code -eq 2 ] || fail "blocks float16: exit $code"
 [ -e "$dir/x.heed" ] && fail "a usage error wrote a file"
 $emu "$heed" convert --help >"$dir/out" 2>&1 || fail "--help: exit $?"
 for word in --quantize --group-size --layout --report int8 float16 float32 row-major packed16x4 ct2 atomically; do

@@ -2,6 +2,7 @@
 // shapes, strides, extreme values, zero rows, per-group scales, bias, activations, accumulation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -343,6 +344,45 @@ void check_packed(const KernelTable& t, const PackedCase& g) {
   REQUIRE(got == want);  // padding columns of C included: never written
 }
 
+// Activation blocks: every table (the reference included) against the definition in kernels.h,
+// computed here from the unpacked matrices: exact int32 sums per block of K, the first block's
+// product, then one fused multiply-add per further block, then bias and ReLU.
+void check_packed_blocks(const KernelTable& t, size_t m, size_t n, size_t k, size_t a_block, bool block_sums,
+                         bool b_per_block = false) {
+  const size_t blocks = (k + a_block - 1) / a_block, lda = k + 5, ldc = n + 3;
+  const auto a = random_i8(m * lda), b = random_i8(n * k);
+  const auto as = random_f32(m * blocks, 0.001f, 0.05f), bias = random_f32(n);
+  const auto bs = random_f32(b_per_block ? n * blocks : n, 0.001f, 0.05f);
+  std::vector<float> want(m * ldc, 0.25f);
+  for (size_t r = 0; r < m; ++r)
+    for (size_t j = 0; j < n; ++j) {
+      float v = 0.0f;
+      for (size_t q = 0; q < blocks; ++q) {
+        int32_t sum = 0;
+        for (size_t i = q * a_block; i < std::min(k, (q + 1) * a_block); ++i) sum += int32_t{a[r * lda + i]} * b[j * k + i];
+        const float f = as[r * blocks + q] * (b_per_block ? bs[j * blocks + q] : bs[j]);
+        v = q == 0 ? static_cast<float>(sum) * f : std::fma(static_cast<float>(sum), f, v);
+      }
+      want[r * ldc + j] = std::max(0.0f, v + bias[j]);
+    }
+  std::vector<int8_t> packed(packed_i8_16x4_bytes(n, k));
+  std::vector<int32_t> sums(n);
+  pack_i8_16x4(b.data(), n, k, k, packed.data(), sums.data());
+  std::vector<float> got(m * ldc, 0.25f);
+  GemmI8PackedParams q;
+  q.m = m; q.n = n; q.k = k; q.a = a.data(); q.lda = lda; q.a_scales = as.data(); q.a_block = a_block;
+  q.packed = packed.data(); q.row_sums = sums.data(); q.b_scales = bs.data(); q.bias = bias.data();
+  q.activation = Activation::kRelu; q.c = got.data(); q.ldc = ldc; q.b_scales_per_block = b_per_block;
+  std::vector<int32_t> block_row_sums(n * blocks, 0);  // the optional per-block sums of B's rows
+  for (size_t j = 0; j < n; ++j)
+    for (size_t i = 0; i < k; ++i) block_row_sums[j * blocks + i / a_block] += b[j * k + i];
+  if (block_sums) q.block_row_sums = block_row_sums.data();
+  t.gemm_i8_packed(q);
+  INFO(isa_name(t.isa) << " gemm_i8_packed a_block " << a_block << " m " << m << " n " << n << " k " << k
+                       << " block row sums " << block_sums << " weight scales per block " << b_per_block);
+  REQUIRE(got == want);
+}
+
 }  // namespace
 
 TEST_CASE("gemm_i8_packed (reference and variants) equals gemm_i8 on the unpacked weights",
@@ -436,5 +476,25 @@ TEST_CASE("gemm_i8_packed variants: +-127 extremes and -128 as documented", "[va
     q.packed = packed.data(); q.row_sums = sums.data(); q.b_scales = &one; q.c = &c; q.ldc = 1;
     t->gemm_i8_packed(q);
     CHECK(c == -127.0f * 127.0f * K);
+  }
+}
+
+TEST_CASE("gemm_i8_packed with activation blocks (a scale per block of K): reference and variants",
+          "[variants][gemm_i8_packed]") {
+  // Blocks of 16, 32 and 64; K a multiple of the block, with a short last block, under one block;
+  // M: GEMV and the tile edges; N: partial blocks.
+  for (const KernelTable* t : packed_tables())
+    for (size_t a_block : {16, 32, 64})
+      for (size_t m : {1, 3, 8, 9})
+        for (size_t n : {5, 33})
+          for (size_t k : {13, 64, 100, 384})
+            for (bool block_sums : {false, true})
+              for (bool b_per_block : {false, true}) check_packed_blocks(*t, m, n, k, a_block, block_sums, b_per_block);
+  for (const KernelTable* t : packed_tables()) {
+    for (size_t m : {4, 5, 12, 16, 17})  // the 8- and 4-row tiles, N over 3 blocks (avx512vnni)
+      check_packed_blocks(*t, m, 50, 200, 32, true);
+    check_packed_blocks(*t, 64, 130, 1536, 64, true);   // an encoder's FFN output shape
+    check_packed_blocks(*t, 64, 130, 1536, 32, true, true);
+    check_packed_blocks(*t, 2, 7, 40000, 64, true);     // past the A chunk: the reference loop
   }
 }

@@ -5,6 +5,7 @@
 // the x86 sanitizer builds see its chunk copies and tile edges.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "internal/gemm_i8_packed_driver.h"
@@ -33,8 +34,9 @@ struct PairRowsKernel {
             sum += int32_t{a_at(r, k)} * int32_t{b[c * block_bytes + (k / 4) * 64 + row * 4 + k % 4]};
           out[r * ldo + 16 * c + row] = sum;
         }
-    if (R % 2 == 1) {  // the partner row R: the driver must have zeroed all of it (lda bytes)
-      for (size_t k = 0; k < lda; ++k) g_bad_partner_bytes += a_at(R, k) != 0;
+    if (R % 2 == 1) {  // the partner row R: zeroed as far as a kernel reads (16 bytes at a time)
+      const size_t reach = (4 * groups + 15) / 16 * 16;
+      for (size_t k = 0; k < std::min(lda, reach); ++k) g_bad_partner_bytes += a_at(R, k) != 0;
     }
   }
 };
@@ -56,22 +58,23 @@ struct RowsKernel {
 };
 
 template <void (*Gemm)(const GemmI8PackedParams&)>
-void check_driver(size_t m, size_t n, size_t k) {
-  const size_t lda = k + 3, ldc = n + 1;
+void check_driver(size_t m, size_t n, size_t k, size_t a_block = 0, bool b_per_block = false) {
+  const size_t lda = k + 3, ldc = n + 1, blocks = a_block == 0 ? 1 : (k + a_block - 1) / a_block;
   auto a = random_i8(m * lda, -128, 127), b = random_i8(n * k, -128, 127);
-  auto as = random_f32(m, 0.001f, 0.05f), bs = random_f32(n, 0.001f, 0.05f), bias = random_f32(n);
+  auto as = random_f32(m * blocks, 0.001f, 0.05f), bias = random_f32(n);
+  auto bs = random_f32(b_per_block ? n * blocks : n, 0.001f, 0.05f);
   std::vector<int8_t> packed(packed_i8_16x4_bytes(n, k));
   std::vector<int32_t> sums(n);
   pack_i8_16x4(b.data(), n, k, k, packed.data(), sums.data());
   std::vector<float> want(m * ldc, 0.5f), got = want;
   GemmI8PackedParams q;
-  q.m = m; q.n = n; q.k = k; q.a = a.data(); q.lda = lda; q.a_scales = as.data();
+  q.m = m; q.n = n; q.k = k; q.a = a.data(); q.lda = lda; q.a_scales = as.data(); q.a_block = a_block; q.b_scales_per_block = b_per_block;
   q.packed = packed.data(); q.row_sums = sums.data(); q.b_scales = bs.data(); q.bias = bias.data();
   q.activation = Activation::kRelu; q.c = want.data(); q.ldc = ldc;
   reference().gemm_i8_packed(q);
   q.c = got.data();
   Gemm(q);
-  INFO("m " << m << " n " << n << " k " << k);
+  INFO("m " << m << " n " << n << " k " << k << " a_block " << a_block);
   REQUIRE(got == want);
 }
 
@@ -95,5 +98,13 @@ TEST_CASE("gemm_i8_packed driver: pair-interleaved and plain A chunks, tile and 
   // Rows too long for two in a chunk: the reference loop; for one: the plain driver still runs.
   check_driver<pair_rows>(3, 3, 16400);
   check_driver<plain_rows>(3, 3, 16400);
+  // Activation blocks: the micro-kernel runs per block of K, from each block's place in the chunk
+  // (pairs of rows: two bytes of chunk per k).
+  for (size_t a_block : {16, 32, 64})
+    for (size_t m : {1, 2, 3, 8, 9})
+      for (size_t k : {13, 64, 99, 200}) {
+        check_driver<pair_rows>(m, 33, k, a_block);
+        check_driver<plain_rows>(m, 33, k, a_block, true);
+      }
   CHECK(g_bad_partner_bytes == 0);
 }

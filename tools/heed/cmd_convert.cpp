@@ -54,6 +54,12 @@ constexpr const char* kDescription =
     "  float16  weight matrices as IEEE half precision.\n"
     "  float32  weight matrices as stored floats (int8 sources are dequantized).\n"
     "Biases, norms and position tables are always float32.\n\n"
+    "Blocks (--activation-block N): the packed int8 linear layers are quantized in blocks of N\n"
+    "values along K (a multiple of 16), each with its own scale, for the weights (written so) and\n"
+    "for the activations (quantized so at run time), as ggml's q8_0 x q8_0; an outlier channel then\n"
+    "coarsens its own block, not the whole row. The default is 64 for encoders (hf-bert: real\n"
+    "sentence encoders lose most to per-row activations), 0 (per row) for the other models;\n"
+    "docs/quantization.md has the measurements.\n\n"
     "Weight layout (--layout):\n"
     "  auto        (default) int8 matrices with one scale per row that only a linear layer\n"
     "              reads (every NAME.weight) are stored in the 16x4 packed layout the int8 GEMM\n"
@@ -73,6 +79,9 @@ std::vector<OptionSpec> specs() {
       {"quantize", 'q', true, "TYPE", "weight type: int8 (default), float16, float32"},
       {"group-size", 0, true, "N", "int8 scale per group of N values of a row (N multiple of 4)"},
       {"layout", 0, true, "LAYOUT", "weight layout: auto (default), row-major, packed16x4"},
+      {"activation-block", 0, true, "N", "int8 linear layers in blocks of N values of K (multiple of 16), each with its "
+                                         "own scale for the weights and for the activations; 0: per row; default: 64 "
+                                         "for encoders (hf-bert), 0 otherwise"},
       {"report", 0, false, "", "print each weight's quantization error (max |error|, SNR) to stderr"},
       {"quiet", 0, false, "", "no progress bar and no summary line"},
   };
@@ -115,6 +124,11 @@ std::optional<int> parse_options(const Args& args, convert::ConvertOptions* opti
   options->quantize.group_size = static_cast<uint32_t>(*group);
   status = convert::parse_weight_layout(args.get("layout", "auto"), &options->layout);
   if (!status) return args.usage_error(status.message());
+  if (args.has("activation-block")) {
+    const std::optional<int64_t> block = args.get_int("activation-block", 0, 0, 65536);
+    if (!block) return kExitUsage;
+    options->activation_block = static_cast<uint32_t>(*block);
+  }
   status = convert::check_convert_options(*options);
   if (!status) return args.usage_error(status.message());
   return std::nullopt;
@@ -125,11 +139,15 @@ void print_summary(const std::string& output, const std::string& source, const c
   struct stat st {};
   const uint64_t size = ::stat(output.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   std::string weights = convert::weight_type_name(options.quantize.type);
-  if (options.quantize.type == convert::WeightType::kInt8) {
+  if (options.quantize.type == convert::WeightType::kInt8 && summary.activation_block) {
+    weights += " in blocks of " + std::to_string(summary.activation_block);
+  } else if (options.quantize.type == convert::WeightType::kInt8) {
     weights += options.quantize.group_size ? " per group of " + std::to_string(options.quantize.group_size) : " per row";
   }
+  weights += " weights";
   weights += summary.packed ? " (" + std::to_string(summary.packed) + " matrices packed 16x4)" : " (row-major)";
-  std::printf("heed convert: wrote %s: %zu tensors, %zu parameters, %s, %s weights (from %s %s)\n", output.c_str(),
+  if (summary.activation_block) weights += ", activations quantized in the same blocks";
+  std::printf("heed convert: wrote %s: %zu tensors, %zu parameters, %s, %s (from %s %s)\n", output.c_str(),
               summary.tensors, summary.parameters, human_bytes(size).c_str(), weights.c_str(), format.name,
               source.c_str());
 }

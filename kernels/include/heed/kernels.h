@@ -134,14 +134,27 @@ void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packe
                   int32_t* row_sums);
 
 // gemm_i8 over packed weights: the same result as gemm_i8 with per-row scales (group_size 0).
+// Activation blocks (a_block > 0, a multiple of 16): A is quantized in blocks of a_block values
+// along K, each with its own scale, a_scales[m * ceil(K / a_block) + k / a_block] (an outlier
+// channel then coarsens its own block only, not the whole row; real encoders need it, see
+// docs/quantization.md). With s_q the int32 sum of block q and f_q = a_scale_q * b_scale[n]:
+// v = float(s_0) * f_0, then v = fma(float(s_q), f_q, v) for each next block in order; then bias,
+// activation and accumulate as usual.
 struct GemmI8PackedParams {
   size_t m = 0, n = 0, k = 0;
   const int8_t* a = nullptr;
   size_t lda = 0;
   const float* a_scales = nullptr;
+  size_t a_block = 0;  // 0: one scale per row of A
   const int8_t* packed = nullptr;     // pack_i8_16x4 output, 64-byte aligned for speed
   const int32_t* row_sums = nullptr;  // [n]
-  const float* b_scales = nullptr;    // [n]
+  // Activation blocks: the sum of each row's block of K, [n * ceil(K / a_block)] (optional; a
+  // kernel that shifts A to unsigned, as the AVX-512 VNNI one does, runs faster with them).
+  const int32_t* block_row_sums = nullptr;
+  const float* b_scales = nullptr;    // [n], or [n * ceil(K / a_block)] with b_scales_per_block
+  // Activation blocks only: the weights are quantized in the same blocks of K, each row's block
+  // with its own scale (b_scales[n * blocks + q] then replaces b_scale[n] in f_q).
+  bool b_scales_per_block = false;
   const float* bias = nullptr;        // [n] or null
   Activation activation = Activation::kNone;
   bool accumulate = false;

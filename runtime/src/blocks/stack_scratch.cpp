@@ -16,7 +16,8 @@ void StackScratch::plan(ArenaPlanner* p, const std::string& prefix, const StackC
   ffn_.request(p, n + "ffn", saturating_product(R, c.ffn_dim, f), s.first, s.last);
   gate_.request(p, n + "ffn_gate", c.gated_ffn ? saturating_product(R, c.ffn_dim, f) : 0, s.first, s.last);
   q_.request(p, n + "quantized", saturating_product(R, max_linear_input_), s.first, s.output_last);
-  qscales_.request(p, n + "quantized_scales", saturating_product(R, f), s.first, s.output_last);
+  qscales_.request(p, n + "quantized_scales", saturating_product(R, layers::quant_scales_per_row(max_linear_input_), f),
+                   s.first, s.output_last);
   // Attention is split between the worker tasks: one scores row each.
   scores_.request(p, n + "scores", saturating_product(s.threads, s.scores_length, f), s.first, s.last);
   staging_.request(p, n + "linear_staging", s.xnnpack ? saturating_product(R, c.d_model, f) : 0, s.first, s.last);

@@ -22,11 +22,16 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
   expanded_scales_.clear();
   group_size_ = 0;
   row_sums_ = nullptr;
+  a_block_ = 0;
   xnnpack_.reset();
   if (w->layout == fb::Layout::Packed16x4) {
-    // The loader has checked dtype, size, per-row/per-tensor scales and the row sums tensor.
+    // The loader has checked dtype, size, per-row/per-tensor scales, the row sums tensor and that
+    // an activation block is a multiple of 16.
     if (w->row_sums == nullptr) return invalid_file("tensor '" + weight_name + "' is packed without row sums");
     row_sums_ = w->row_sums;
+    a_block_ = w->activation_block;
+    block_row_sums_.clear();
+    if (a_block_ != 0) sum_blocks(static_cast<const int8_t*>(w->data));
   }
   switch (w->dtype) {
     case fb::DType::F32:
@@ -93,6 +98,32 @@ bool Linear::forward_xnnpack(const kernels::KernelTable& k, const float* x, size
   return true;
 }
 
+void Linear::sum_blocks(const int8_t* packed) {
+  const size_t blocks = (in_ + a_block_ - 1) / a_block_;
+  block_row_sums_.assign(out_ * blocks, 0);
+  for (size_t n = 0; n < out_; ++n)
+    for (size_t k = 0; k < in_; ++k)
+      block_row_sums_[n * blocks + k / a_block_] += packed[kernels::packed_i8_16x4_index(n, k, in_)];
+}
+
+void Linear::quantize_activations(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx,
+                                  const QuantScratch& scratch) const {
+  if (a_block_ == 0) {
+    k.quantize_rows_i8(x, m, in_, ldx, scratch.q, in_, scratch.scales);
+    return;
+  }
+  // Each block of a row is a "row" of a_block_ values for the kernel: row r's scales are
+  // scales[r * blocks + q], as gemm_i8_packed reads them. A last, shorter block goes on its own.
+  const size_t whole = in_ / a_block_, blocks = (in_ + a_block_ - 1) / a_block_, tail = in_ - whole * a_block_;
+  for (size_t r = 0; r < m; ++r) {
+    const float* row = x + r * ldx;
+    int8_t* q = scratch.q + r * in_;
+    float* scales = scratch.scales + r * blocks;
+    if (whole > 0) k.quantize_rows_i8(row, whole, a_block_, a_block_, q, a_block_, scales);
+    if (tail > 0) k.quantize_rows_i8(row + whole * a_block_, 1, tail, tail, q + whole * a_block_, tail, scales + whole);
+  }
+}
+
 void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
                      size_t ldy, kernels::Activation act, bool accumulate,
                      const QuantScratch& scratch, const threading::ThreadPool* pool) const {
@@ -101,7 +132,7 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
   const void* a = x;
   size_t lda = ldx;
   if (dtype_ == fb::DType::I8) {  // quantized once, on the caller's thread, for every range
-    k.quantize_rows_i8(x, m, in_, ldx, scratch.q, in_, scratch.scales);
+    quantize_activations(k, x, m, ldx, scratch);
     a = scratch.q;
     lda = in_;
   }
@@ -155,6 +186,13 @@ void Linear::forward_rows(const kernels::KernelTable& k, const void* a, size_t m
     p.packed = static_cast<const int8_t*>(weight_) + kernels::packed_i8_16x4_block(n0, in_);
     p.row_sums = row_sums_ + n0;
     p.b_scales = scales_ + n0;
+    p.a_block = a_block_;
+    if (a_block_ != 0) {
+      const size_t blocks = (in_ + a_block_ - 1) / a_block_;
+      p.block_row_sums = block_row_sums_.data() + n0 * blocks;
+      p.b_scales_per_block = group_size_ != 0;  // the loader allows only group size == a_block_
+      if (p.b_scales_per_block) p.b_scales = scales_ + n0 * blocks;
+    }
     k.gemm_i8_packed(p);
   } else if (dtype_ == fb::DType::I8) {
     const size_t groups = group_size_ == 0 ? 1 : format::groups_per_row(fb::Quantization::PerGroup, in_, group_size_);

@@ -4,7 +4,8 @@
 // int8: the activations are quantized per row on the fly (kernels quantize_rows_i8: scale =
 // max|x| / 127, q = round(x * 127 / max|x|)), multiplied in int32 and dequantized with
 // row_scale * weight_scale in the GEMM epilogue, where bias, activation and the residual add are
-// fused. The quantized activations go to a caller-provided scratch (part of the session arena).
+// fused. Packed weights with an activation block (Tensor.activation_block) have their activations
+// quantized per block of K instead, each block with its own scale (the same kernel). The quantized activations go to a caller-provided scratch (part of the session arena).
 // int8 weights stored in the 16x4 packed layout (per-row or per-tensor scales, row sums beside
 // them; written so by `heed convert`) are read in place by gemm_i8_packed, with the same result.
 #pragma once
@@ -28,7 +29,16 @@ class ThreadPool;
 
 namespace heed::layers {
 
-// Room for quantized activations: rows x cols int8 plus one scale per row. `staging` (optional,
+// Activation blocks are a multiple of this many values (schema: Tensor.activation_block).
+constexpr size_t kMinActivationBlock = 16;
+// Scales per row of quantized activations of at most `max_cols` values: one per row, or one per
+// block of K for weights with activation blocks (at most one per 16 values). Scratch plans hold
+// rows x this many floats.
+inline size_t quant_scales_per_row(size_t max_cols) {
+  return max_cols == 0 ? 1 : (max_cols + kMinActivationBlock - 1) / kMinActivationBlock;
+}
+
+// Room for quantized activations: rows x cols int8 plus rows x quant_scales_per_row(cols) scales. `staging` (optional,
 // `staging_floats` floats): where the XNNPACK backend writes x W^T + b before adding it to y for
 // layers called with accumulate (XNNPACK has no residual epilogue); without it those calls run
 // heed's kernel.
@@ -76,6 +86,11 @@ class Linear {
   bool forward_xnnpack(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
                        size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
                        const threading::ThreadPool* pool) const;
+  // block_row_sums_ from the packed weights (once, at load).
+  void sum_blocks(const int8_t* packed);
+  // x's rows as int8 into scratch.q with their scales: per row, or per activation block.
+  void quantize_activations(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx,
+                            const QuantScratch& scratch) const;
   // The GEMM for output rows [n0, n1) of y; `a` is x (f32, f16) or the quantized x (int8).
   void forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
                     size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
@@ -89,6 +104,8 @@ class Linear {
   std::vector<float> expanded_scales_; // int8 per-tensor: the one scale repeated per row
   size_t group_size_ = 0;
   const int32_t* row_sums_ = nullptr;  // non-null: weight_ is in the 16x4 packed layout
+  size_t a_block_ = 0;                 // packed: activations quantized per block of K (0: per row)
+  std::vector<int32_t> block_row_sums_;  // a_block_: each row's sum per block of K (for the kernels)
   F32Vector bias_;
   // Set by use_xnnpack. Shared so Linear stays copyable (model families copy layers while loading,
   // before use_xnnpack); one operator must not run from two sessions at once.

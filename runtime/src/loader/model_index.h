@@ -26,6 +26,7 @@ struct TensorView {
   const float* scales = nullptr;  // PerTensor: 1, PerRow: rows(), PerGroup: rows() * groups_per_row()
   size_t num_scales = 0;
   const int32_t* row_sums = nullptr;  // layout Packed16x4: sum_k q[n, k] for each of the rows()
+  uint32_t activation_block = 0;      // Packed16x4: activations quantized per block of K (0: per row)
 
   size_t rows() const { return shape.empty() ? 1 : shape[0]; }
   size_t row_size() const;        // product of shape[1..]

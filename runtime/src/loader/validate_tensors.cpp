@@ -35,9 +35,9 @@ Status check_packed(const TensorView& v, uint64_t size, const std::string& at) {
     return invalid_file(at + "layout Packed16x4 needs a 2-D shape, got " + std::to_string(v.shape.size()) +
                         " dimensions");
   }
-  if (v.quantization != fb::Quantization::PerRow && v.quantization != fb::Quantization::PerTensor) {
-    return invalid_file(at + "layout Packed16x4 needs per-row or per-tensor scales, not " +
-                        fb::EnumNameQuantization(v.quantization));
+  if (!format::packable_quantization(v.quantization, v.group_size, v.activation_block)) {
+    return invalid_file(at + "layout Packed16x4 needs per-row or per-tensor scales (or per-group ones of its activation "
+                        "block's size), not " + fb::EnumNameQuantization(v.quantization));
   }
   const uint64_t want = packed_16x4_bytes(v.shape[0], v.shape[1]);
   if (want == 0) return invalid_file(at + "shape is too large");
@@ -91,6 +91,7 @@ Status read_entry(const fb::Tensor& t, std::string_view name, const std::string&
   v->quantization = t.quantization();
   v->layout = t.layout();
   v->group_size = t.group_size();
+  v->activation_block = t.activation_block();
   if (!known_enum(v->dtype)) return invalid_file(at + "unknown dtype " + std::to_string(int(v->dtype)));
   if (!known_enum(v->quantization)) return invalid_file(at + "unknown quantization " + std::to_string(int(v->quantization)));
   if (!known_enum(v->layout)) return invalid_file(at + "unknown layout " + std::to_string(int(v->layout)));
@@ -145,6 +146,10 @@ Status check_quantization(const TensorView& v, const std::string& at) {
   }
   if (v.quantization == fb::Quantization::PerGroup && v.group_size == 0) {
     return invalid_file(at + "per-group quantization with group size 0");
+  }
+  if (v.activation_block != 0 && (v.layout != fb::Layout::Packed16x4 || v.activation_block % 16 != 0)) {
+    return invalid_file(at + "activation block " + std::to_string(v.activation_block) +
+                        " (only packed int8 weights have one, a multiple of 16)");
   }
   return Status::success();
 }

@@ -112,7 +112,7 @@ void RnnSeq2Seq::plan(ArenaPlanner* p) {
   att_scratch_.id = p->request("attention.scratch", m(attention_.scratch_floats(S), f), 0, 0);
   reorder_.id = p->request("reorder_scratch", m(R, H, f), 0, 0);
   quant_q_.id = p->request("quantized_activations", m(quant_rows_, quant_cols_), 0, 0);
-  quant_scales_.id = p->request("quantized_scales", m(quant_rows_, f), 0, 0);
+  quant_scales_.id = p->request("quantized_scales", m(quant_rows_, layers::quant_scales_per_row(quant_cols_), f), 0, 0);
   lengths_.id = p->request("source_lengths", m(limits_.max_batch, sizeof(size_t)), 0, 0);
 }
 

@@ -12,6 +12,14 @@
 
 namespace heed::format {
 
+// Which int8 quantizations the 16x4 packed layout (gemm_i8_packed) can hold: one scale per row or
+// per tensor, or per group when the groups are the weight's activation blocks (the same blocks of K
+// the activations are quantized in, Tensor.activation_block).
+inline bool packable_quantization(fb::Quantization q, uint32_t group_size, uint32_t activation_block) {
+  return q == fb::Quantization::PerRow || q == fb::Quantization::PerTensor ||
+         (q == fb::Quantization::PerGroup && activation_block != 0 && group_size == activation_block);
+}
+
 // Scale groups in one row of `row_size` values: 1 per-tensor or per-row, ceil(row_size /
 // group_size) per-group; 0 when the parameters make no sense (per-group with group size 0, none).
 inline uint64_t groups_per_row(fb::Quantization q, uint64_t row_size, uint32_t group_size) {

@@ -72,6 +72,9 @@ cmp -s "$dir/out" "$dir/out1" || fail "--batch 1 --beam 1 differs: $(cat "$dir/o
 $emu "$heed" translate -m "$model" --tokens --read-ahead 1 --batch 1 <"$dir/in" >"$dir/out2" 2>&1
 cmp -s "$dir/out" "$dir/out2" || fail "--read-ahead 1 differs: $(cat "$dir/out2")"
 rm -f "$dir/fifo" && mkfifo "$dir/fifo" || fail "mkfifo $dir/fifo"
+# The output exists before the reader starts: heed's shell opens it only once the FIFO has a writer,
+# and the loop below may look before that.
+: >"$dir/live"
 $emu "$heed" translate -m "$model" --tokens <"$dir/fifo" >"$dir/live" 2>&1 &
 pid=$!
 exec 3>"$dir/fifo"

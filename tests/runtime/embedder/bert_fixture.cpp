@@ -7,28 +7,33 @@
 
 #include "heed_writer.h"
 #include "hf_bert/reader.h"
-#include "pack.h"
+#include "convert.h"
 #include "test_paths.h"
 
 namespace heed::test {
 
-std::string bert_heed(convert::WeightType type) {
-  static std::map<int, std::string> cache;
-  const auto it = cache.find(static_cast<int>(type));
+std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activation_block) {
+  static std::map<std::string, std::string> cache;
+  const std::string name = std::string("bert_") + convert::weight_type_name(type) +
+                           (activation_block ? "_blocks" + std::to_string(*activation_block) : "");
+  const auto it = cache.find(name);
   if (it != cache.end()) return it->second;
   convert::NeutralModel model;
   Status s = convert::hf_bert::read_model(source_path("tests/fixtures/hf-bert/model"), &model);
   INFO(s.message());
   REQUIRE(s.is_ok());
-  convert::QuantizeOptions q;
-  q.type = type;
-  REQUIRE(convert::quantize_model(&model, q, nullptr).is_ok());
-  REQUIRE(convert::pack_model(&model, convert::WeightLayout::kAuto, nullptr, nullptr).is_ok());
-  const std::string out = temp_dir() + "/bert_" + convert::weight_type_name(type) + ".heed";
+  convert::ConvertOptions options;
+  options.quantize.type = type;
+  options.activation_block = activation_block;
+  convert::ConvertSummary summary;
+  s = convert::quantize_and_pack(&model, options, &summary);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  const std::string out = temp_dir() + "/" + name + ".heed";
   s = convert::write_heed(model, out);
   INFO(s.message());
   REQUIRE(s.is_ok());
-  cache[static_cast<int>(type)] = out;
+  cache[name] = out;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -15,7 +16,9 @@
 namespace heed::test {
 
 // The fixture folder converted with `type` weights (int8: packed 16x4, as `heed convert` does).
-std::string bert_heed(convert::WeightType type);
+// The fixture converted by the converter's pipeline (quantize_and_pack, as `heed convert` does);
+// `activation_block` as --activation-block (unset: the converter's default for encoders).
+std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activation_block = std::nullopt);
 const nlohmann::json& bert_reference();
 std::unique_ptr<Embedder> open_embedder(const std::string& path, size_t max_batch = 8, size_t threads = 1);
 

@@ -129,7 +129,17 @@ TEST_CASE("crafted broken packed files are refused with one-line messages", "[lo
       {"f32 tensor marked packed", [](fb::ModelT& m) { tensor(m, "encoder.embeddings").layout = fb::Layout::Packed16x4; },
        "layout Packed16x4 needs int8 values, not F32"},
       {"per-group tensor marked packed", [](fb::ModelT& m) { tensor(m, kPerGroup).layout = fb::Layout::Packed16x4; },
-       "needs per-row or per-tensor scales, not PerGroup"},
+       "needs per-row or per-tensor scales (or per-group ones of its activation block's size), not PerGroup"},
+      {"per-group tensor packed with another activation block",
+       [](fb::ModelT& m) {
+         tensor(m, kPerGroup).layout = fb::Layout::Packed16x4;
+         tensor(m, kPerGroup).activation_block = 16;  // its groups are 5 values
+       },
+       "not PerGroup"},
+      {"activation block on a row-major tensor", [](fb::ModelT& m) { tensor(m, kPerGroup).activation_block = 16; },
+       "activation block 16 (only packed int8 weights have one, a multiple of 16)"},
+      {"activation block not a multiple of 16", [](fb::ModelT& m) { tensor(m, kPerRow).activation_block = 24; },
+       "activation block 24 (only packed int8 weights have one, a multiple of 16)"},
       {"packed 3-D shape", [](fb::ModelT& m) { tensor(m, kPerRow).shape = {4, 4, 8}; },
        "layout Packed16x4 needs a 2-D shape"},
       {"packed size of the row-major form",
@@ -181,7 +191,8 @@ TEST_CASE("the writer refuses inconsistent packed tensors", "[writer][packed]") 
     m.find(kPerGroup)->layout = fb::Layout::Packed16x4;
     m.find(kPerGroup)->row_sums = "x";
     const Status s = [&] { std::vector<uint8_t> b; return convert::serialize_heed(m, &b); }();
-    CHECK(s.message().find("only 2-D int8 with per-row or per-tensor scales can be packed") != std::string::npos);
+    CHECK(s.message().find("only 2-D int8 with per-row or per-tensor scales (or per-group ones of its activation "
+                           "block's size) can be packed") != std::string::npos);
   }
 }
 
