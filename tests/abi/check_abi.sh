@@ -7,7 +7,7 @@
 #     script with --update) with the change;
 #   - anything else (a function removed, a struct of heed.h resized or reordered, a parameter's type
 #     changed): fails, since programs built against the baseline would break.
-# The opaque handles (opaque_handles.suppr) are left out: callers only hold pointers to them.
+# The opaque handles (abi.suppr) are left out: callers only hold pointers to them.
 # libabigail comes from Debian's abigail-tools (scripts/install-deps.sh installs it).
 set -euo pipefail
 lib=$1 headers=$2 baseline=$3 mode=${4:-check}
@@ -29,7 +29,7 @@ if [ "$mode" = --update ]; then
 fi
 [ -f "$baseline" ] || { echo "check_abi: the baseline $baseline is missing (create it with --update)" >&2; exit 1; }
 gzip -dc "$baseline" >"$work/baseline.abi"
-diff_abi() { abidiff --no-default-suppression --suppressions "$here/opaque_handles.suppr" "$@" "$work/baseline.abi" "$work/current.abi"; }
+diff_abi() { abidiff --no-default-suppression --suppressions "$here/abi.suppr" "$@" "$work/baseline.abi" "$work/current.abi"; }
 set +e
 diff_abi >"$work/report" 2>&1
 rc=$?

@@ -166,6 +166,10 @@ typedef struct heed_decode_options {
   size_t num_end_tokens;
   size_t num_hypotheses;        /* heed_translate_hypotheses: hypotheses per text (n-best, 1) */
   int return_alternatives;      /* nonzero: CTranslate2's return_alternatives (beam_size 1) */
+  /* heed_translate_hypotheses only (the other calls refuse it): the translation starts with this
+   * target text (the model's target tokenizer; space-separated tokens for models without one),
+   * CTranslate2's target_prefix. NULL or "": none. */
+  const char* target_prefix;
 } heed_decode_options;
 
 void heed_decode_options_init(heed_decode_options* options);

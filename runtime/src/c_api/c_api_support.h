@@ -176,6 +176,7 @@ struct ControlIds {
 struct DecodeRequest {
   DecodeOptions options;
   ControlIds ids;
+  std::string target_prefix;  // heed_decode_options.target_prefix ("" when none)
 };
 heed_status make_request(const Translator& t, const heed_decode_options* given, DecodeRequest* r, std::string* err);
 

@@ -102,6 +102,7 @@ heed_status heed::c_api::make_request(const heed::Translator& t, const heed_deco
   d.controls.repetition_penalty = o.repetition_penalty;
   d.controls.no_repeat_ngram_size = o.no_repeat_ngram_size;
   r->ids.bind(&d.controls);
+  r->target_prefix = o.target_prefix ? o.target_prefix : "";
   return record(heed::check_decode_options(d, t.limits()), err);
 }
 
@@ -127,6 +128,12 @@ heed_status add_sentence(heed_translator* translator, std::string_view sentence,
   }
   if (!pieces.empty()) text->sentences.push_back(std::move(pieces));  // an empty one translates to nothing
   return HEED_OK;
+}
+
+// A target prefix belongs to one sentence: the calls that split text or take batches refuse it.
+heed_status no_prefix(const char* call, std::string* err) {
+  return fail(HEED_INVALID_ARGUMENT, (std::string(call) + ": target_prefix is for heed_translate_hypotheses (one "
+                                      "sentence)").c_str(), err);
 }
 
 heed_status split_text(heed_translator* translator, std::string_view all, TextSentences* text, std::string* err) {
@@ -377,6 +384,7 @@ heed_status heed_translate_text_with_options(heed_translator* translator, const 
     heed::c_api::DecodeRequest request;
     const heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
     if (s != HEED_OK) return s;
+    if (!request.target_prefix.empty()) return no_prefix("heed_translate_text_with_options", err);
     return translate_text(translator, text, request.options, out, out_capacity, out_length, err);
   });
 }
@@ -404,6 +412,7 @@ heed_status heed_translate_ids_with_options(heed_translator* translator, const i
     heed::c_api::DecodeRequest request;
     const heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
     if (s != HEED_OK) return s;
+    if (!request.target_prefix.empty()) return no_prefix("heed_translate_ids_with_options", err);
     return translate_ids(translator, ids, offsets, batch, request.options, out_ids, out_capacity, out_offsets, err);
   });
 }

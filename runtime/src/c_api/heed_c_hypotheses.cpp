@@ -45,8 +45,17 @@ heed_status heed_translate_hypotheses(heed_translator* translator, const char* t
     std::vector<std::vector<std::string>> sources;
     s = sentence(translator, text, "the text", &sources, err);
     if (s != HEED_OK) return s;
+    std::vector<std::vector<std::string>> prefixes(1);  // target_prefix as target tokens
+    if (translator->target) {
+      s = record(translator->target->encode_pieces(request.target_prefix, &prefixes[0]), err);
+      if (s != HEED_OK) return s;
+    } else {
+      prefixes[0] = heed::Translator::split_tokens(request.target_prefix);
+    }
     std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
-    s = record(translator->translator->translate_tokens(sources, request.options, nullptr, &hypotheses), err);
+    s = record(translator->translator->translate_tokens(sources, request.options,
+                                                        prefixes[0].empty() ? nullptr : &prefixes, &hypotheses),
+               err);
     if (s != HEED_OK) return s;
     std::string line;
     for (size_t rank = 0; rank < hypotheses[0].size(); ++rank) {

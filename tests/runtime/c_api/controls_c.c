@@ -2,7 +2,7 @@
  * heed_translate_ids_with_options) on the aren-transliteration model, against the outputs
  * CTranslate2 gives for the same options (tests/runtime/decoding/fixtures/aren_ct2_controls.txt).
  * Also: a translator over a language model is HEED_UNSUPPORTED_MODEL, as heed.h documents.
- * usage: controls_c MODEL.heed LANGUAGE_MODEL.heed */
+ * usage: controls_c MODEL.heed LANGUAGE_MODEL.heed NUMBERS.heed (the demo model, float32) */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +32,7 @@ static void translate(heed_translator* t, const char* what, const char* source, 
 }
 
 typedef struct {
-  char text[4][64];
+  char text[4][128];
   float score[4];
   size_t count;
 } Hypotheses;
@@ -130,6 +130,53 @@ static void check_refusals(heed_translator* t) {
   }
 }
 
+/* target_prefix on the demo model (demo/numbers-en-de, float32): CTranslate2's 2-best with the
+ * prefix "acht hundert" (tests/runtime/decoding/fixtures/numbers_ct2_decoding.txt, CONFIG 2 2 1.0 0
+ * 256 1.0 1, sentence 1); the calls that split text or take batches refuse a prefix. */
+static void check_target_prefix(const char* path) {
+  heed_model* model = NULL;
+  heed_translator* t = NULL;
+  heed_decode_options o;
+  Hypotheses h;
+  char error[256], out[256];
+  size_t k, length = 0;
+  const char* source = "eight hundred sixty seven thousand two hundred twenty five";
+  const char* want[2] = {"acht hundert sieben und sechzig tausend zwei hundert fünf und zwanzig",
+                         "acht hundert sieben und fünfzig tausend zwei hundert fünf und zwanzig"};
+  const float want_scores[2] = {-0.000015f, -0.900005f};
+  if (heed_model_open(path, &model, error, sizeof error) != HEED_OK ||
+      heed_translator_create(model, NULL, &t) != HEED_OK) {
+    printf("FAIL: open %s: %s %s\n", path, error, model ? heed_model_last_error(model) : "");
+    ++failures;
+    heed_model_free(model);
+    return;
+  }
+  heed_decode_options_init(&o);
+  o.beam_size = 2;
+  o.num_hypotheses = 2;
+  o.min_length = 0;
+  o.target_prefix = "acht hundert";
+  memset(&h, 0, sizeof h);
+  if (heed_translate_hypotheses(t, source, &o, keep, &h) != HEED_OK || h.count != 2) {
+    printf("FAIL: target_prefix: %s (%zu hypotheses)\n", heed_translator_last_error(t), h.count);
+    ++failures;
+  }
+  for (k = 0; k < 2 && k < h.count; ++k) {
+    expect("target_prefix hypothesis", h.text[k], want[k]);
+    if (!close_to(h.score[k], want_scores[k])) {
+      printf("FAIL: target_prefix score %zu: %f, expected %f\n", k, h.score[k], want_scores[k]);
+      ++failures;
+    }
+  }
+  if (heed_translate_text_with_options(t, source, &o, out, sizeof out, &length) != HEED_INVALID_ARGUMENT ||
+      strstr(heed_translator_last_error(t), "target_prefix") == NULL) {
+    printf("FAIL: heed_translate_text_with_options took a target_prefix: %s\n", heed_translator_last_error(t));
+    ++failures;
+  }
+  heed_translator_free(t);
+  heed_model_free(model);
+}
+
 int main(int argc, char** argv) {
   heed_model* model = NULL;
   heed_translator* t = NULL;
@@ -137,7 +184,7 @@ int main(int argc, char** argv) {
   char error[256];
   const char* suppress_a[] = {"a"};
   const char* end_m[] = {"m"};
-  if (argc != 3) return 2;
+  if (argc != 4) return 2;
   if (heed_model_open(argv[1], &model, error, sizeof error) != HEED_OK) {
     printf("FAIL: open: %s\n", error);
     return 1;
@@ -188,6 +235,7 @@ int main(int argc, char** argv) {
     ++failures;
   }
   heed_model_free(model);
+  check_target_prefix(argv[3]);
   if (failures == 0) printf("controls_c: all passed\n");
   return failures == 0 ? 0 : 1;
 }
