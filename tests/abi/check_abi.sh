@@ -7,7 +7,8 @@
 #     script with --update) with the change;
 #   - anything else (a function removed, a struct of heed.h resized or reordered, a parameter's type
 #     changed): fails, since programs built against the baseline would break.
-# The opaque handles (abi.suppr) are left out: callers only hold pointers to them.
+# abi.suppr leaves out the opaque handles (callers only hold pointers to them) and fields added at
+# the end of an options struct (the library reads a caller's struct up to its struct_size).
 # libabigail comes from Debian's abigail-tools (scripts/install-deps.sh installs it).
 set -euo pipefail
 lib=$1 headers=$2 baseline=$3 mode=${4:-check}
