@@ -33,6 +33,7 @@ namespace heed {
 class Tokenizer;
 namespace tokenizer {
 class ByteBpe;
+class TokenPieces;
 }
 namespace generation {
 class StartTokenModel;
@@ -133,7 +134,7 @@ class Generator {
   int32_t eos_id() const { return step_model_->eos_id(); }
   size_t max_context() const { return step_model_->limits().max_target_len; }
   TokenizerKind tokenizer_kind() const { return kind_; }
-  const std::string& token(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
+  const std::string& token(int32_t id) const;
   int32_t token_id(std::string_view token) const;  // the vocabulary entry's id; -1 when absent
   StepModel& step_model() { return *step_model_; }
 
@@ -154,11 +155,9 @@ class Generator {
   TokenizerKind kind_ = TokenizerKind::Whitespace;
   std::unique_ptr<tokenizer::ByteBpe> bpe_;   // ByteBPE models
   std::unique_ptr<Tokenizer> text_tokenizer_;  // SentencePiece (HF Llama), byte-level BPE (GPT-2): encode()
-  std::vector<std::string> tokens_;           // vocabulary (Whitespace models, and names for tools)
-  // Whitespace: " " + token; SentencePiece, byte-level BPE: each piece's text. Pieces streamed
-  // without allocating.
-  std::vector<std::string> spaced_tokens_;
-  std::unordered_map<std::string_view, int32_t> ids_;  // views into tokens_
+  // The vocabulary and each token's streamed text (piece()), without allocating.
+  std::unique_ptr<tokenizer::TokenPieces> pieces_;
+  std::unordered_map<std::string_view, int32_t> ids_;  // whitespace models: views into pieces_'s tokens
   int32_t unk_id_ = -1;
 
   // State of the running generate() call, read by forward_token.

@@ -8,6 +8,7 @@
 #include "models/step_model_factory.h"
 #include "tokenizer/byte_bpe.h"
 #include "tokenizer/byte_level_bpe.h"
+#include "tokenizer/token_pieces.h"
 #include "loader/model_index.h"
 
 namespace heed {
@@ -17,32 +18,6 @@ namespace {
 constexpr size_t kDefaultContext = 1024;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-// The text a SentencePiece piece stands for when streamed: U+2581 is a space, a byte-fallback
-// piece <0xXX> is that byte, control pieces (<s>, </s>) are nothing.
-std::string sentencepiece_text(const std::string& piece, bool special) {
-  if (special) return {};
-  static const std::string kMark = "\xE2\x96\x81";
-  if (piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && piece[5] == '>') {
-    const auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    const int hi = hex(piece[3]), lo = hex(piece[4]);
-    if (hi >= 0 && lo >= 0) return std::string(1, static_cast<char>(hi * 16 + lo));
-  }
-  std::string text;
-  for (size_t i = 0; i < piece.size();) {
-    if (piece.compare(i, kMark.size(), kMark) == 0) {
-      text += ' ';
-      i += kMark.size();
-    } else {
-      text += piece[i++];
-    }
-  }
-  return text;
-}
 
 }  // namespace
 
@@ -75,33 +50,17 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   if (tok == nullptr || tok->target_vocabulary() == nullptr) return invalid_file("the model has no vocabulary");
   g->kind_ = api_tokenizer_kind(tok->kind());
   g->unk_id_ = tok->unk_id();
-  const auto* tokens = tok->target_vocabulary()->tokens();
-  g->tokens_.reserve(tokens->size());
-  for (const auto* s : *tokens) g->tokens_.emplace_back(s->data(), s->size());
   if (g->kind_ == TokenizerKind::ByteBPE) {
     g->bpe_ = std::make_unique<tokenizer::ByteBpe>();
     HEED_RETURN_IF_ERROR(tokenizer::ByteBpe::from_index(tok, g->bpe_.get()));
   } else if (g->kind_ == TokenizerKind::SentencePiece || g->kind_ == TokenizerKind::ByteLevelBPE) {
     HEED_RETURN_IF_ERROR(create_tokenizer(model, TokenizerSide::kTarget, &g->text_tokenizer_));
-    g->spaced_tokens_.reserve(g->tokens_.size());
-    for (size_t i = 0; i < g->tokens_.size(); ++i) {
-      const int32_t id = static_cast<int32_t>(i);
-      const bool special = id == tok->bos_id() || id == tok->eos_id();
-      if (g->kind_ == TokenizerKind::SentencePiece) {
-        g->spaced_tokens_.push_back(sentencepiece_text(g->tokens_[i], special));
-      } else {
-        // Byte-level BPE symbols back to their bytes (a token that is not made of them, such as
-        // an added special token, streams as written).
-        std::string bytes;
-        if (special) bytes.clear();
-        else if (!tokenizer::symbols_to_bytes(g->tokens_[i], &bytes)) bytes = g->tokens_[i];
-        g->spaced_tokens_.push_back(std::move(bytes));
-      }
-    }
-  } else {
-    g->spaced_tokens_.reserve(g->tokens_.size());
-    for (const std::string& t : g->tokens_) g->spaced_tokens_.push_back(" " + t);
-    for (size_t i = 0; i < g->tokens_.size(); ++i) g->ids_.emplace(g->tokens_[i], static_cast<int32_t>(i));
+  }
+  g->pieces_ = std::make_unique<tokenizer::TokenPieces>();
+  HEED_RETURN_IF_ERROR(g->pieces_->load(model, g->bpe_.get()));
+  const std::vector<std::string>& tokens = g->pieces_->tokens();
+  if (!g->bpe_ && !g->text_tokenizer_) {  // whitespace tokens: looked up by text
+    for (size_t i = 0; i < tokens.size(); ++i) g->ids_.emplace(tokens[i], static_cast<int32_t>(i));
   }
 
   if (options.max_batch == 0) return invalid_argument("max_batch must be at least 1");
@@ -271,8 +230,9 @@ Status Generator::generate_batch(const TokenBatch& prompts, const GenerateOption
 int32_t Generator::token_id(std::string_view token) const {
   const auto it = ids_.find(token);
   if (it != ids_.end()) return it->second;
-  const auto found = std::find(tokens_.begin(), tokens_.end(), token);  // kinds without the lookup table
-  return found == tokens_.end() ? -1 : static_cast<int32_t>(found - tokens_.begin());
+  const std::vector<std::string>& tokens = pieces_->tokens();
+  const auto found = std::find(tokens.begin(), tokens.end(), token);  // kinds without the lookup table
+  return found == tokens.end() ? -1 : static_cast<int32_t>(found - tokens.begin());
 }
 
 bool Generator::can_encode_text() const {
@@ -310,23 +270,9 @@ Status Generator::encode(std::string_view text, std::vector<int32_t>* ids) const
   return Status::success();
 }
 
-std::string_view Generator::piece(int32_t previous, int32_t token) const {
-  if (token < 0 || static_cast<size_t>(token) >= tokens_.size()) return {};
-  if (bpe_) return bpe_->piece(previous, token);
-  if (text_tokenizer_) {
-    std::string_view text = spaced_tokens_[static_cast<size_t>(token)];
-    // SentencePiece marks word starts with a space; the text's first word has none. (Byte-level
-    // BPE pieces hold their spaces as written.)
-    if (kind_ == TokenizerKind::SentencePiece && (previous < 0 || previous == bos_id()) && !text.empty() &&
-        text[0] == ' ') {
-      text.remove_prefix(1);
-    }
-    return text;
-  }
-  // Whitespace tokens: separated by one space, none before the first.
-  if (previous < 0 || previous == bos_id()) return tokens_[static_cast<size_t>(token)];
-  return spaced_tokens_[static_cast<size_t>(token)];
-}
+std::string_view Generator::piece(int32_t previous, int32_t token) const { return pieces_->piece(previous, token); }
+
+const std::string& Generator::token(int32_t id) const { return pieces_->tokens()[static_cast<size_t>(id)]; }
 
 Status Generator::generate_text(std::string_view prompt, const GenerateOptions& options,
                                 const std::function<void(std::string_view)>& on_text, std::string* out,
