@@ -166,9 +166,9 @@ typedef struct heed_decode_options {
   size_t num_end_tokens;
   size_t num_hypotheses;        /* heed_translate_hypotheses: hypotheses per text (n-best, 1) */
   int return_alternatives;      /* nonzero: CTranslate2's return_alternatives (beam_size 1) */
-  /* heed_translate_hypotheses only (the other calls refuse it): the translation starts with this
-   * target text (the model's target tokenizer; space-separated tokens for models without one),
-   * CTranslate2's target_prefix. NULL or "": none. */
+  /* heed_translate_hypotheses and heed_translate_stream only (the others refuse it): the
+   * translation starts with this target text (the model's target tokenizer; space-separated tokens
+   * for models without one), CTranslate2's target_prefix. NULL or "": none. */
   const char* target_prefix;
 } heed_decode_options;
 
@@ -193,6 +193,16 @@ typedef int (*heed_hypothesis_callback)(void* user, size_t rank, const char* tex
 heed_status heed_translate_hypotheses(heed_translator* translator, const char* text,
                                       const heed_decode_options* options, heed_hypothesis_callback on_hypothesis,
                                       void* user);
+
+/* Streaming: translates `text` as one sentence with greedy search or sampling (options' beam_size
+ * must be 1; NULL options: greedy) and calls `on_token` (heed_token_callback, below) for each
+ * target token, target_prefix tokens included and the end token excluded, with its id and the
+ * text it adds; returning nonzero stops the translation after that token. The whole translation
+ * is written to out as heed_translate_text writes it (HEED_BUFFER_TOO_SMALL likewise). */
+typedef int (*heed_token_callback)(void* user, int32_t id, const char* text, size_t text_length);
+heed_status heed_translate_stream(heed_translator* translator, const char* text, const heed_decode_options* options,
+                                  heed_token_callback on_token, void* user, char* out, size_t out_capacity,
+                                  size_t* out_length);
 
 /* Scoring (`heed score`): the log-prob of each token of `target` given `source` (both UTF-8 text,
  * tokenized by the model; the end token's log-prob last) into log_probs; *count is their number
@@ -245,11 +255,11 @@ typedef struct heed_generate_options {
 
 void heed_generate_options_init(heed_generate_options* options);
 
-/* Streaming: called for each generated token (the end token excluded) with its id and the text it
- * adds (`text_length` bytes, not NUL-terminated; may be empty while a possible stop string is held
- * back; text still held back when the generation ends comes in a last call with id -1). Return 0 to
- * go on, anything else to stop the generation after this token. */
-typedef int (*heed_token_callback)(void* user, int32_t id, const char* text, size_t text_length);
+/* Streaming (heed_token_callback, declared with heed_translate_stream): called for each generated
+ * token (the end token excluded) with its id and the text it adds (`text_length` bytes, not
+ * NUL-terminated; may be empty while a possible stop string is held back; text still held back when
+ * the generation ends comes in a last call with id -1). Return 0 to go on, anything else to stop
+ * the generation after this token. */
 
 /* Continues UTF-8 `prompt` (tokenized with the model's tokenizer; "" starts from the start token)
  * and writes the continuation, NUL-terminated, to out; *out_length as for heed_translate_text

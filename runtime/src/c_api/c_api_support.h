@@ -28,9 +28,16 @@ struct heed_model {
   std::string last_error;
 };
 
+namespace heed::tokenizer {
+class TokenPieces;
+}
+
 struct heed_translator {
+  heed_translator();
+  ~heed_translator();
   std::unique_ptr<heed::Translator> translator;
   std::unique_ptr<heed::Tokenizer> source, target;  // null: the model reads whitespace tokens
+  std::unique_ptr<heed::tokenizer::TokenPieces> pieces;  // target tokens' streamed text (heed_translate_stream)
   std::string last_error;
   std::string text;  // the last translation, reused between calls
   bool split = true;  // split text into sentences (heed_translator_options.no_sentence_split == 0)
@@ -68,6 +75,23 @@ heed_status read_options(const Options* given, void (*init)(Options*), const cha
   }
   std::memcpy(out, given, std::min(given->struct_size, sizeof(Options)));
   out->struct_size = sizeof(Options);
+  return HEED_OK;
+}
+
+// Writes `text` NUL-terminated to the caller's buffer; *length is its size without the NUL, also
+// when the buffer is too small (HEED_BUFFER_TOO_SMALL, with a message naming both sizes).
+inline heed_status copy_text_out(const std::string& text, char* out, size_t capacity, size_t* length,
+                                 std::string* last_error) {
+  *length = text.size();
+  if (capacity < text.size() + 1) {
+    if (last_error) {
+      *last_error = "the output buffer holds " + std::to_string(capacity) + " bytes; the text needs " +
+                    std::to_string(text.size() + 1) + " (NUL included)";
+    }
+    return HEED_BUFFER_TOO_SMALL;
+  }
+  std::memcpy(out, text.data(), text.size());
+  out[text.size()] = '\0';
   return HEED_OK;
 }
 
@@ -182,6 +206,9 @@ heed_status make_request(const Translator& t, const heed_decode_options* given, 
 
 // One text's source tokens (the model's tokenizer, or whitespace tokens).
 heed_status source_pieces(heed_translator* translator, std::string_view text, std::vector<std::string>* pieces,
+                          std::string* err);
+// A target text's tokens (the model's target tokenizer, or whitespace tokens): target prefixes.
+heed_status target_pieces(heed_translator* translator, std::string_view text, std::vector<std::string>* pieces,
                           std::string* err);
 // A hypothesis as text (detokenized, or its tokens joined with spaces).
 heed_status hypothesis_text(heed_translator* translator, const TranslationHypothesis& h, std::string* text,

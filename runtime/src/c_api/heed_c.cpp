@@ -4,6 +4,7 @@
 #include "heed/heed.h"
 
 #include "c_api/c_api_support.h"
+#include "tokenizer/token_pieces.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -132,8 +133,8 @@ heed_status add_sentence(heed_translator* translator, std::string_view sentence,
 
 // A target prefix belongs to one sentence: the calls that split text or take batches refuse it.
 heed_status no_prefix(const char* call, std::string* err) {
-  return fail(HEED_INVALID_ARGUMENT, (std::string(call) + ": target_prefix is for heed_translate_hypotheses (one "
-                                      "sentence)").c_str(), err);
+  return fail(HEED_INVALID_ARGUMENT, (std::string(call) + ": target_prefix is for heed_translate_hypotheses and "
+                                      "heed_translate_stream (one sentence)").c_str(), err);
 }
 
 heed_status split_text(heed_translator* translator, std::string_view all, TextSentences* text, std::string* err) {
@@ -182,6 +183,13 @@ heed_status join_lines(heed_translator* translator, const TextSentences& text,
 heed_status heed::c_api::source_pieces(heed_translator* translator, std::string_view text,
                                        std::vector<std::string>* pieces, std::string* err) {
   if (translator->source) return record(translator->source->encode_pieces(text, pieces), err);
+  *pieces = heed::Translator::split_tokens(text);
+  return HEED_OK;
+}
+
+heed_status heed::c_api::target_pieces(heed_translator* translator, std::string_view text,
+                                       std::vector<std::string>* pieces, std::string* err) {
+  if (translator->target) return record(translator->target->encode_pieces(text, pieces), err);
   *pieces = heed::Translator::split_tokens(text);
   return HEED_OK;
 }
@@ -266,10 +274,16 @@ heed_status heed_translator_create(heed_model* model, const heed_translator_opti
       s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kTarget, &handle->target), err);
       if (s != HEED_OK) return s;
     }
+    handle->pieces = std::make_unique<heed::tokenizer::TokenPieces>();
+    s = record(handle->pieces->load(*model->model), err);
+    if (s != HEED_OK) return s;
     *out_translator = handle.release();
     return HEED_OK;
   });
 }
+
+heed_translator::heed_translator() = default;
+heed_translator::~heed_translator() = default;
 
 const char* heed_translator_last_error(const heed_translator* translator) {
   return translator ? translator->last_error.c_str() : "";
@@ -298,16 +312,7 @@ heed_status translate_text(heed_translator* translator, const char* text, const 
   }
   s = join_lines(translator, sentences, hypotheses, err);
   if (s != HEED_OK) return s;
-  const std::string& result = translator->text;
-  *out_length = result.size();
-  if (out_capacity < result.size() + 1) {
-    *err = "the output buffer holds " + std::to_string(out_capacity) + " bytes; the translation needs " +
-           std::to_string(result.size() + 1) + " (NUL included)";
-    return HEED_BUFFER_TOO_SMALL;
-  }
-  std::memcpy(out, result.data(), result.size());
-  out[result.size()] = '\0';
-  return HEED_OK;
+  return heed::c_api::copy_text_out(translator->text, out, out_capacity, out_length, err);
 }
 
 heed_status translate_ids(heed_translator* translator, const int32_t* ids, const size_t* offsets, size_t batch,

@@ -165,16 +165,7 @@ heed_status heed_generate_text(heed_generator* generator, const char* prompt, co
     heed::Generation result;
     s = generate(generator, ids.data(), ids.size(), r, on_token, user, &result, err);
     if (s != HEED_OK) return s;
-    const std::string& text = generator->text;
-    *out_length = text.size();
-    if (out_capacity < text.size() + 1) {
-      *err = "the output buffer holds " + std::to_string(out_capacity) + " bytes; the text needs " +
-             std::to_string(text.size() + 1) + " (NUL included)";
-      return HEED_BUFFER_TOO_SMALL;
-    }
-    std::memcpy(out, text.data(), text.size());
-    out[text.size()] = '\0';
-    return HEED_OK;
+    return heed::c_api::copy_text_out(generator->text, out, out_capacity, out_length, err);
   });
 }
 

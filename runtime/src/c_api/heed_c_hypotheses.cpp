@@ -46,12 +46,8 @@ heed_status heed_translate_hypotheses(heed_translator* translator, const char* t
     s = sentence(translator, text, "the text", &sources, err);
     if (s != HEED_OK) return s;
     std::vector<std::vector<std::string>> prefixes(1);  // target_prefix as target tokens
-    if (translator->target) {
-      s = record(translator->target->encode_pieces(request.target_prefix, &prefixes[0]), err);
-      if (s != HEED_OK) return s;
-    } else {
-      prefixes[0] = heed::Translator::split_tokens(request.target_prefix);
-    }
+    s = heed::c_api::target_pieces(translator, request.target_prefix, &prefixes[0], err);
+    if (s != HEED_OK) return s;
     std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
     s = record(translator->translator->translate_tokens(sources, request.options,
                                                         prefixes[0].empty() ? nullptr : &prefixes, &hypotheses),

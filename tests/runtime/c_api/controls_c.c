@@ -130,6 +130,74 @@ static void check_refusals(heed_translator* t) {
   }
 }
 
+typedef struct {
+  char text[256];
+  size_t calls, stop_after; /* stop_after 0: never */
+} Streamed;
+
+static int stream_piece(void* user, int32_t id, const char* text, size_t length) {
+  Streamed* s = (Streamed*)user;
+  size_t used = strlen(s->text);
+  (void)id;
+  if (used + length < sizeof s->text) {
+    memcpy(s->text + used, text, length);
+    s->text[used + length] = '\0';
+  }
+  ++s->calls;
+  return s->stop_after != 0 && s->calls >= s->stop_after;
+}
+
+/* heed_translate_stream on the aren model: the pieces join to the greedy translation CTranslate2
+ * gives (the model's test: a t z m o n), one call per token; returning nonzero stops it; beam
+ * search is refused. */
+static void check_stream(heed_translator* t) {
+  Streamed s;
+  char out[128];
+  size_t length = 0;
+  heed_decode_options o;
+  memset(&s, 0, sizeof s);
+  if (heed_translate_stream(t, "آ ت ز م و ن", NULL, stream_piece, &s, out, sizeof out, &length) != HEED_OK) {
+    printf("FAIL: stream: %s\n", heed_translator_last_error(t));
+    ++failures;
+  }
+  expect("streamed pieces", s.text, "a t z m o n");
+  expect("streamed translation", out, "a t z m o n");
+  if (s.calls != 6) {
+    printf("FAIL: stream: %zu calls for 6 tokens\n", s.calls);
+    ++failures;
+  }
+  memset(&s, 0, sizeof s);
+  s.stop_after = 2;
+  if (heed_translate_stream(t, "آ ت ز م و ن", NULL, stream_piece, &s, out, sizeof out, &length) != HEED_OK) ++failures;
+  expect("stopped stream", out, "a t");
+  heed_decode_options_init(&o);
+  o.beam_size = 4;
+  if (heed_translate_stream(t, "آ ت ز م و ن", &o, stream_piece, &s, out, sizeof out, &length) != HEED_INVALID_ARGUMENT) {
+    printf("FAIL: stream with beam 4 was accepted\n");
+    ++failures;
+  }
+}
+
+/* Streaming with a target prefix: CTranslate2's greedy translation with the prefix (CONFIG 1 1 1.0 1
+ * 256 1.0 1, sentence 1), the prefix's tokens streamed too. */
+static void check_stream_with_prefix(heed_translator* t, const char* source) {
+  const char* want = "acht hundert sieben und sechzig tausend zwei hundert fünf und zwanzig";
+  Streamed s;
+  char out[256];
+  size_t length = 0;
+  heed_decode_options o;
+  heed_decode_options_init(&o);
+  o.beam_size = 1;
+  o.target_prefix = "acht hundert";
+  memset(&s, 0, sizeof s);
+  if (heed_translate_stream(t, source, &o, stream_piece, &s, out, sizeof out, &length) != HEED_OK) {
+    printf("FAIL: stream with a prefix: %s\n", heed_translator_last_error(t));
+    ++failures;
+  }
+  expect("streamed with a prefix", s.text, want);
+  expect("stream with a prefix", out, want);
+}
+
 /* target_prefix on the demo model (demo/numbers-en-de, float32): CTranslate2's 2-best with the
  * prefix "acht hundert" (tests/runtime/decoding/fixtures/numbers_ct2_decoding.txt, CONFIG 2 2 1.0 0
  * 256 1.0 1, sentence 1); the calls that split text or take batches refuse a prefix. */
@@ -173,6 +241,7 @@ static void check_target_prefix(const char* path) {
     printf("FAIL: heed_translate_text_with_options took a target_prefix: %s\n", heed_translator_last_error(t));
     ++failures;
   }
+  check_stream_with_prefix(t, source);
   heed_translator_free(t);
   heed_model_free(model);
 }
@@ -217,6 +286,7 @@ int main(int argc, char** argv) {
   translate(t, "shorter struct", "آ ت ز م و ن", &o, "a t z m o n");
 
   check_hypotheses_and_scores(t);
+  check_stream(t);
   /* What the file records (the CTranslate2 reader writes its binary version and conventions). */
   expect("family", heed_model_family(model), "TransformerEncoderDecoder");
   expect("metadata", heed_model_metadata(model, "ct2.binary_version") ? heed_model_metadata(model, "ct2.binary_version") : "(none)", "2");
