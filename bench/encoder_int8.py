@@ -14,22 +14,12 @@ import argparse
 import json
 import math
 import os
-import platform
 import resource
 import subprocess
 import sys
 import tempfile
 
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+from compare_builds import cpu_model  # the CPU's name, as every bench/ script reports it
 
 
 def run(cmd, stdin=None):

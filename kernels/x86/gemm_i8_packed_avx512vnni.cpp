@@ -281,13 +281,14 @@ void store_tile(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, si
   }
 }
 
-// gemm_i8_packed with activation blocks (p.a_block, and the weights' per-block row sums): the same
-// tiles over each block of K in turn, from the block's place in the shifted rows and the weights.
-void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
-  const size_t block_bytes = 16 * k4, blocks = (p.n + 15) / 16, kblocks = gemm_i8_groups(p.k, p.a_block);
+// Calls tile(a, b, row, mr, blk, nb, m0) for every output tile, in the order the weights stay in
+// cache: chunks of A's rows shifted to unsigned, 16-row weight blocks kNb at a time, the chunk's
+// rows in tiles of 8, then 4, then one (the GEMV loop). a: the tile's first shifted row (m0 in
+// the chunk, row in A); b: its first weight block (blk).
+template <class Tile>
+void for_each_tile(const GemmI8PackedParams& p, size_t k4, Tile tile) {
+  const size_t block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
   alignas(64) uint8_t shifted[kAChunkBytes];
-  alignas(64) __m512i acc[kMr * kNb];
-  alignas(64) __m512 v[kMr * kNb];
   size_t chunk_rows = kAChunkBytes / k4;
   if (chunk_rows >= kMr) chunk_rows -= chunk_rows % kMr;
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
@@ -299,20 +300,31 @@ void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
       for (size_t m0 = 0; m0 < rows; m0 += mr) {
         const size_t left = rows - m0;
         mr = left >= kMr ? kMr : left >= 4 ? 4 : 1;
-        for (size_t q = 0; q < kblocks; ++q) {
-          const size_t kb = q * p.a_block, end = kb + p.a_block < k4 ? kb + p.a_block : k4, groups = (end - kb) / 4;
-          const uint8_t* a = shifted + m0 * k4 + kb;
-          const int8_t* b = p.packed + blk * block_bytes + 16 * kb;
-          if (mr == 1) gemv_row(a, b, block_bytes, nb, groups, acc);
-          else if (nb == kNb && mr == kMr) tile_8x3(a, k4, b, block_bytes, groups, b, acc);
-          else if (nb == kNb) tile_4x3(a, k4, b, block_bytes, groups, b, acc);
-          else tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
-          add_block(p, q, kblocks, mc + m0, mr, blk * 16, nb, acc, v);
-        }
-        store_tile(p, mc + m0, mr, blk * 16, nb, v);
+        tile(shifted + m0 * k4, p.packed + blk * block_bytes, mc + m0, mr, blk, nb, m0);
       }
     }
   }
+}
+
+// Activation blocks (p.a_block, and the weights' per-block row sums): the same tiles over each
+// block of K in turn, from the block's place in the shifted rows and the weights.
+void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
+  const size_t block_bytes = 16 * k4, kblocks = gemm_i8_groups(p.k, p.a_block);
+  alignas(64) __m512i acc[kMr * kNb];
+  alignas(64) __m512 v[kMr * kNb];
+  for_each_tile(p, k4, [&](const uint8_t* a0, const int8_t* b0, size_t row, size_t mr, size_t blk, size_t nb, size_t) {
+    for (size_t q = 0; q < kblocks; ++q) {
+      const size_t kb = q * p.a_block, end = kb + p.a_block < k4 ? kb + p.a_block : k4, groups = (end - kb) / 4;
+      const uint8_t* a = a0 + kb;
+      const int8_t* b = b0 + 16 * kb;
+      if (mr == 1) gemv_row(a, b, block_bytes, nb, groups, acc);
+      else if (nb == kNb && mr == kMr) tile_8x3(a, k4, b, block_bytes, groups, b, acc);
+      else if (nb == kNb) tile_4x3(a, k4, b, block_bytes, groups, b, acc);
+      else tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
+      add_block(p, q, kblocks, row, mr, blk * 16, nb, acc, v);
+    }
+    store_tile(p, row, mr, blk * 16, nb, v);
+  });
 }
 
 }  // namespace
@@ -331,40 +343,25 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
     return gemm_blocks(p, k4);
   }
   const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
-  alignas(64) uint8_t shifted[kAChunkBytes];
   alignas(64) __m512i acc[kMr * kNb];
-  size_t chunk_rows = kAChunkBytes / k4;
-  if (chunk_rows >= kMr) chunk_rows -= chunk_rows % kMr;
-  for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
-    const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
-    shift_rows(p, mc, rows, k4, shifted);
-    for (size_t blk = 0; blk < blocks; blk += kNb) {
-      const size_t nb = blocks - blk < kNb ? blocks - blk : kNb;
-      const int8_t* b = p.packed + blk * block_bytes;
-      // Rows of A in tiles of 8, then 4, then one at a time (the GEMV loop).
-      size_t mr = 0;
-      for (size_t m0 = 0; m0 < rows; m0 += mr) {
-        const size_t left = rows - m0;
-        const uint8_t* a = shifted + m0 * k4;
-        mr = left >= kMr ? kMr : left >= 4 ? 4 : 1;
-        if (mr == 1) {
-          gemv_row(a, b, block_bytes, nb, groups, acc);
-        } else if (nb == kNb) {
-          // The tiles also pull the weight blocks that come next into L2 (8-row tile j: blocks
-          // blk + 3 + 2j and + 1; a 4-row tile: the next 3), so the first tile over those blocks
-          // finds them in L2 instead of waiting on L3 or memory. Past the last block a tile
-          // prefetches its own blocks again instead of addresses outside the weights.
-          const size_t ahead = blk + kNb + 2 * (m0 / kMr), span = mr == kMr ? 2 : kNb;
-          const int8_t* pf = ahead + span <= blocks ? p.packed + ahead * block_bytes : b;
-          if (mr == kMr) tile_8x3(a, k4, b, block_bytes, groups, pf, acc);
-          else tile_4x3(a, k4, b, block_bytes, groups, pf, acc);
-        } else {
-          tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
-        }
-        epilogue(p, mc + m0, mr, blk * 16, nb, acc);
-      }
+  for_each_tile(p, k4, [&](const uint8_t* a, const int8_t* b, size_t row, size_t mr, size_t blk, size_t nb,
+                           size_t m0) {
+    if (mr == 1) {
+      gemv_row(a, b, block_bytes, nb, groups, acc);
+    } else if (nb == kNb) {
+      // The tiles also pull the weight blocks that come next into L2 (8-row tile j: blocks
+      // blk + 3 + 2j and + 1; a 4-row tile: the next 3), so the first tile over those blocks
+      // finds them in L2 instead of waiting on L3 or memory. Past the last block a tile
+      // prefetches its own blocks again instead of addresses outside the weights.
+      const size_t ahead = blk + kNb + 2 * (m0 / kMr), span = mr == kMr ? 2 : kNb;
+      const int8_t* pf = ahead + span <= blocks ? p.packed + ahead * block_bytes : b;
+      if (mr == kMr) tile_8x3(a, k4, b, block_bytes, groups, pf, acc);
+      else tile_4x3(a, k4, b, block_bytes, groups, pf, acc);
+    } else {
+      tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
     }
-  }
+    epilogue(p, row, mr, blk * 16, nb, acc);
+  });
 }
 
 }  // namespace heed::kernels::avx512vnni
