@@ -77,10 +77,7 @@ void ControlIds::bind(const ControlFlags& flags, DecodeControls* controls) {
   controls->disable_unk = flags.disable_unk;
   controls->repetition_penalty = flags.repetition_penalty;
   controls->no_repeat_ngram_size = flags.no_repeat_ngram_size;
-  suppress_batch = TokenBatch{suppress_ids.data(), suppress_offsets.data(), suppress_offsets.size() - 1};
-  controls->suppress_sequences = suppress_batch.size > 0 ? &suppress_batch : nullptr;
-  controls->end_ids = end_ids.empty() ? nullptr : end_ids.data();
-  controls->num_end_ids = end_ids.size();
+  ids.bind(controls);
 }
 
 }  // namespace heed::cli

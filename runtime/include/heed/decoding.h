@@ -39,6 +39,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "heed/status.h"
 #include "heed/step_model.h"
@@ -70,6 +72,42 @@ struct DecodeControls {
   const int32_t* end_ids = nullptr;
   size_t num_end_ids = 0;
   bool prefix_in_history = true;
+};
+
+// Decoding controls given as token strings (suppressed sequences, end tokens) as the ids
+// DecodeControls points to, owned here: map() them with the model's vocabulary, then bind() the
+// controls to them (the command line and the Python package read controls as tokens).
+struct ControlTokenIds {
+  std::vector<int32_t> suppress_ids;
+  std::vector<size_t> suppress_offsets{0};
+  std::vector<int32_t> end_ids;
+  TokenBatch suppress_batch;
+
+  // `to_id`: the vocabulary's id of a token, -1 when it has none (an error naming the token and
+  // what it was given as: `suppress_name` or `end_name`).
+  template <typename ToId>
+  Status map(const std::vector<std::vector<std::string>>& suppress, const std::vector<std::string>& end_tokens,
+             ToId to_id, const char* suppress_name, const char* end_name) {
+    const auto one = [&](const std::string& token, const char* name, std::vector<int32_t>* ids) {
+      const int32_t id = to_id(token);
+      if (id < 0) return invalid_argument(std::string(name) + ": '" + token + "' is not in the model's vocabulary");
+      ids->push_back(id);
+      return Status::success();
+    };
+    for (const auto& sequence : suppress) {
+      for (const std::string& token : sequence) HEED_RETURN_IF_ERROR(one(token, suppress_name, &suppress_ids));
+      suppress_offsets.push_back(suppress_ids.size());
+    }
+    for (const std::string& token : end_tokens) HEED_RETURN_IF_ERROR(one(token, end_name, &end_ids));
+    return Status::success();
+  }
+  // Points the controls' suppressed sequences and end ids at the mapped ids.
+  void bind(DecodeControls* controls) {
+    suppress_batch = TokenBatch{suppress_ids.data(), suppress_offsets.data(), suppress_offsets.size() - 1};
+    controls->suppress_sequences = suppress_batch.size > 0 ? &suppress_batch : nullptr;
+    controls->end_ids = end_ids.empty() ? nullptr : end_ids.data();
+    controls->num_end_ids = end_ids.size();
+  }
 };
 
 struct DecodeOptions {

@@ -152,11 +152,10 @@ struct ControlTokens {
   size_t num_end_tokens;
 };
 
-// Those controls as ids, kept here while the engine's DecodeControls points to them.
+// Those controls as ids (ControlTokenIds, heed/decoding.h), kept here while the engine's
+// DecodeControls points to them.
 struct ControlIds {
-  std::vector<int32_t> suppress_ids, end_ids;
-  std::vector<size_t> suppress_offsets{0};
-  TokenBatch suppress;
+  ControlTokenIds ids;
 
   // `to_id`: the model's id of a token, -1 when it has none (HEED_INVALID_ARGUMENT naming it).
   template <typename ToId>
@@ -164,35 +163,19 @@ struct ControlIds {
     if ((t.num_suppress_sequences > 0 && !t.suppress_sequences) || (t.num_end_tokens > 0 && !t.end_tokens)) {
       return fail(HEED_INVALID_ARGUMENT, (std::string(what) + ": a count is set but its array is null").c_str(), err);
     }
-    const auto add = [&](const std::string& token, const char* field, std::vector<int32_t>* out) {
-      const int32_t id = to_id(token);
-      if (id < 0) {
-        *err = std::string(field) + ": '" + token + "' is not in the model's vocabulary";
-        return HEED_INVALID_ARGUMENT;
-      }
-      out->push_back(id);
-      return HEED_OK;
-    };
+    std::vector<std::vector<std::string>> suppress;
+    std::vector<std::string> end_tokens;
     for (size_t s = 0; s < t.num_suppress_sequences; ++s) {
       if (!t.suppress_sequences[s]) return fail(HEED_INVALID_ARGUMENT, "a null suppressed sequence", err);
-      for (const std::string& token : Translator::split_tokens(t.suppress_sequences[s])) {
-        if (add(token, "suppress_sequences", &suppress_ids) != HEED_OK) return HEED_INVALID_ARGUMENT;
-      }
-      suppress_offsets.push_back(suppress_ids.size());
+      suppress.push_back(Translator::split_tokens(t.suppress_sequences[s]));
     }
     for (size_t i = 0; i < t.num_end_tokens; ++i) {
       if (!t.end_tokens[i]) return fail(HEED_INVALID_ARGUMENT, "a null end token", err);
-      if (add(t.end_tokens[i], "end_tokens", &end_ids) != HEED_OK) return HEED_INVALID_ARGUMENT;
+      end_tokens.emplace_back(t.end_tokens[i]);
     }
-    return HEED_OK;
+    return record(ids.map(suppress, end_tokens, to_id, "suppress_sequences", "end_tokens"), err);
   }
-
-  void bind(DecodeControls* c) {
-    suppress = TokenBatch{suppress_ids.data(), suppress_offsets.data(), suppress_offsets.size() - 1};
-    c->suppress_sequences = suppress.size > 0 ? &suppress : nullptr;
-    c->end_ids = end_ids.empty() ? nullptr : end_ids.data();
-    c->num_end_ids = end_ids.size();
-  }
+  void bind(DecodeControls* c) { ids.bind(c); }
 };
 
 // A heed_decode_options as the engine's options, with the ids its controls point to (filled in
