@@ -5,7 +5,8 @@
 #   every libFuzzer target for HEED_FUZZ_SECONDS (default 20) each, aarch64 under qemu as three
 #   CPUs (max: dotprod+i8mm, cortex-a76: dotprod, cortex-a72: neither) and armv7 under qemu
 #   (cortex-a7); then the amd64, arm64 and armhf Debian packages (cpack) of those builds, the amd64
-#   ones installed with apt into a clean debootstrap root where heed and a C program run.
+#   ones installed with apt into a clean debootstrap root where heed and a C program run; and the
+#   Python package (pip install . into build/venv, pytest tests/python).
 # Exits non-zero when any test fails; the last line sums the tests of every run (a fuzz target
 # counts as one test).
 set -euo pipefail
@@ -109,6 +110,31 @@ run_package() {
   if [ "$ok" -eq 1 ]; then total_pass=$((total_pass + 1)); else total_fail=$((total_fail + 1)); failed_runs+=("package-$preset"); fi
 }
 
+# run_python: the Python package built with `pip install .` into the tests' environment
+# (scripts/python-venv.sh; the build is incremental in build/python) and its pytest suite; every
+# pytest test counts.
+run_python() {
+  local log="$log_dir/python.log" python rc=0 pass=0 fail=0 line
+  echo "=== python: pip install . and pytest tests/python ==="
+  python=$(bash scripts/python-venv.sh)
+  set +e
+  {
+    CMAKE_ARGS="${launcher[*]}" "$python" -m pip install -q . &&
+      HEED_CLI="$PWD/build/host/tools/heed" "$python" -m pytest -q -p no:cacheprovider tests/python
+  } 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  line=$(grep -E "[0-9]+ (passed|failed)" "$log" | tail -1 || true)
+  pass=$(grep -oE "[0-9]+ passed" <<<"$line" | cut -d' ' -f1 || true)
+  for n in $(grep -oE "[0-9]+ (failed|errors?)" <<<"$line" | cut -d' ' -f1 || true); do fail=$((fail + n)); done
+  total_pass=$((total_pass + ${pass:-0}))
+  total_fail=$((total_fail + fail))
+  if [ "$rc" -ne 0 ] || [ -z "$pass" ]; then
+    failed_runs+=("python")
+    [ "$fail" -gt 0 ] || total_fail=$((total_fail + 1))  # the install itself failed
+  fi
+}
+
 # run_clean_root: the host's packages installed into a minimal Debian root with apt, and heed and a
 # C program built against libheed-dev run inside it (scripts/clean-root-install.sh). One test.
 run_clean_root() {
@@ -146,6 +172,7 @@ timed build host
 timed run_ctest host host
 timed run_package host "$(dpkg --print-architecture)"
 timed run_clean_root
+timed run_python
 timed build host-asan
 timed run_ctest host-asan host-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 timed build host-tsan

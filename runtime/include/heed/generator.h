@@ -132,6 +132,7 @@ class Generator {
   size_t vocab_size() const { return step_model_->vocab_size(); }
   int32_t bos_id() const { return model_bos_; }
   int32_t eos_id() const { return step_model_->eos_id(); }
+  int32_t unk_id() const { return unk_id_; }  // the unknown token's id, -1 when the model has none
   size_t max_context() const { return step_model_->limits().max_target_len; }
   TokenizerKind tokenizer_kind() const { return kind_; }
   const std::string& token(int32_t id) const;

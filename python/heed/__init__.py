@@ -1,0 +1,42 @@
+"""heed: on-device translation, generation and embeddings, with CTranslate2's Python API.
+
+    import heed as ctranslate2
+    translator = ctranslate2.Translator("model_folder_or_file.heed")
+    translator.translate_batch([["▁Hello", "▁world"]])
+
+docs/python.md lists every class, argument and what is supported."""
+from . import _heed
+from .embedder import Embedder
+from .generator import Generator
+from .results import GenerationResult, GenerationStepResult, ScoringResult, TranslationResult
+from .translator import Translator
+
+__version__ = "0.1.0"
+__all__ = ["Translator", "Generator", "Embedder", "convert", "inspect", "TranslationResult", "ScoringResult",
+           "GenerationResult", "GenerationStepResult", "contains_model"]
+
+
+def convert(source, output, source_format=None, quantize="int8", group_size=None, activation_block=None):
+    """Converts a model (any format `heed convert` reads; detected when source_format is None) to
+    the .heed file `output`, written atomically. Returns a summary dict."""
+    import os
+
+    from . import _checks
+    if quantize not in ("int8", "float16", "float32"):
+        raise ValueError("quantize must be 'int8', 'float16' or 'float32', not %r" % (quantize,))
+    group = 0 if group_size is None else _checks.integer("group_size", group_size, 1)
+    block = -1 if activation_block is None else _checks.integer("activation_block", activation_block)
+    return _heed.convert(os.fspath(source), os.fspath(output), source_format or "", quantize, group, block)
+
+
+def inspect(path):
+    """What a .heed file holds: family, format version, metadata, tokenizer, tensors (a dict)."""
+    import os
+    return _heed.inspect(os.fspath(path))
+
+
+def contains_model(path):
+    """CTranslate2's check: whether `path` is a model heed can open (a .heed file or a model folder)."""
+    import os
+    path = os.fspath(path)
+    return os.path.isfile(path) or os.path.isfile(os.path.join(path, "model.bin"))

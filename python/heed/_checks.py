@@ -1,0 +1,85 @@
+"""Argument checks shared by heed's Python classes: CTranslate2's arguments are accepted with the
+same names and defaults; those heed cannot honour raise unless they are at their no-op default."""
+import numbers
+
+_UNSET = object()
+
+
+def integer(name, value, minimum=0):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__))
+    if value < minimum:
+        raise ValueError("%s must be at least %d, not %d" % (name, minimum, value))
+    return int(value)
+
+
+def number(name, value, minimum=None, exclusive=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a number, not %s" % (name, type(value).__name__))
+    if minimum is not None and (value < minimum or (exclusive and value == minimum)):
+        raise ValueError("%s must be %s %s, not %s" % (name, "above" if exclusive else "at least", minimum, value))
+    return float(value)
+
+
+def boolean(name, value):
+    if not isinstance(value, bool):
+        raise TypeError("%s must be True or False, not %s" % (name, type(value).__name__))
+    return value
+
+
+def token_lists(name, value, allow_none=False):
+    """A list of token lists (each a list of str)."""
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, (list, tuple)):
+        raise TypeError("%s must be a list of token lists, not %s" % (name, type(value).__name__))
+    out = []
+    for i, tokens in enumerate(value):
+        if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
+            raise TypeError("%s[%d] must be a list of tokens (str), not %s" % (name, i, type(tokens).__name__))
+        for t in tokens:
+            if not isinstance(t, str):
+                raise TypeError("%s[%d] holds a %s, not a token (str)" % (name, i, type(t).__name__))
+        out.append(list(tokens))
+    return out
+
+
+def strings(name, value):
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise TypeError("%s must be a list of str, not %s" % (name, type(value).__name__))
+    for i, s in enumerate(value):
+        if not isinstance(s, str):
+            raise TypeError("%s[%d] must be a str, not %s" % (name, i, type(s).__name__))
+    return list(value)
+
+
+def end_tokens(value):
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    return strings("end_token", value)
+
+
+def unsupported(**given):
+    """Each argument as (value, no-op default): one that is not at its default raises ValueError."""
+    for name, (value, default) in given.items():
+        if value != default:
+            raise ValueError("%s=%r is not supported by heed (only %r)" % (name, value, default))
+
+
+def device(value, device_index=0):
+    if value not in ("cpu", "auto"):
+        raise ValueError("device=%r is not supported: heed runs on the CPU (device='cpu')" % (value,))
+    if device_index not in (0, [0]):
+        raise ValueError("device_index=%r is not supported: heed runs on one CPU device" % (device_index,))
+
+
+COMPUTE_TYPES = {"default": "default", "auto": "default", "int8": "int8", "int8_float32": "int8",
+                 "float32": "float32", "float16": "float16"}
+
+
+def compute_type(value):
+    if value not in COMPUTE_TYPES:
+        raise ValueError("compute_type=%r is not supported (one of %s)" % (value, ", ".join(sorted(COMPUTE_TYPES))))
+    return COMPUTE_TYPES[value]

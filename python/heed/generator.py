@@ -1,0 +1,173 @@
+"""heed.Generator: CTranslate2's Generator API over heed's decoder-only models (greedy search and
+sampling; docs/python.md lists what is supported)."""
+import queue
+import threading
+import weakref
+
+from . import _checks, _heed
+from ._model_file import ModelFile
+from .results import GenerationResult, GenerationStepResult
+
+
+class Generator:
+    """A language model: a .heed file, or a CTranslate2 model folder converted when opened.
+
+    Calls on one object are serialized (create one Generator per thread to generate in parallel)."""
+
+    def __init__(self, model_path, device="cpu", device_index=0, compute_type="default", inter_threads=1,
+                 intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None):
+        _checks.device(device, device_index)
+        _checks.unsupported(inter_threads=(inter_threads, 1), max_queued_batches=(max_queued_batches, 0),
+                            flash_attention=(flash_attention, False), tensor_parallel=(tensor_parallel, False),
+                            files=(files, None))
+        self._threads = _checks.integer("intra_threads", intra_threads)
+        self._file = ModelFile(model_path, _checks.compute_type(compute_type))
+        self._finalizer = weakref.finalize(self, self._file.close)
+        self._lock = threading.Lock()
+        self._sessions = {}
+        try:
+            self._session(1)
+        except BaseException:
+            self._file.close()
+            raise
+
+    def _session(self, batch):
+        for b, session in self._sessions.items():
+            if b >= batch:
+                return session
+        session = _heed.Generator(self._file.path, self._threads, batch, 0, self._file.use_mmap)
+        self._sessions[batch] = session
+        return session
+
+    def _prompt(self, session, tokens):
+        """Prompt tokens as ids, without the start token heed feeds itself (CTranslate2's start_tokens
+        begin with it); a token outside the vocabulary is the unknown token, as in CTranslate2."""
+        ids = []
+        for t in tokens:
+            i = session.token_id(t)
+            if i < 0:
+                i = session.unk_id()
+            if i < 0:
+                raise ValueError("start token %r is not in the model's vocabulary (which has no unknown token)" % (t,))
+            ids.append(i)
+        if ids and ids[0] == session.bos_id():
+            ids = ids[1:]
+        return ids
+
+    @staticmethod
+    def _args(given):
+        a = _heed.GenerateArgs()
+        a.max_length = _checks.integer("max_length", given["max_length"], 1)
+        a.sampling_topk = _checks.integer("sampling_topk", given["sampling_topk"])
+        a.sampling_topp = _checks.number("sampling_topp", given["sampling_topp"], 0, exclusive=True)
+        a.sampling_temperature = _checks.number("sampling_temperature", given["sampling_temperature"], 0,
+                                                exclusive=True)
+        a.repetition_penalty = _checks.number("repetition_penalty", given["repetition_penalty"], 0, exclusive=True)
+        a.no_repeat_ngram_size = _checks.integer("no_repeat_ngram_size", given["no_repeat_ngram_size"])
+        a.disable_unk = _checks.boolean("disable_unk", given["disable_unk"])
+        a.suppress_sequences = _checks.token_lists("suppress_sequences", given["suppress_sequences"] or [])
+        a.end_token = _checks.end_tokens(given["end_token"])
+        return a
+
+    def generate_batch(self, start_tokens, max_batch_size=0, batch_type="examples", asynchronous=False, beam_size=1,
+                       patience=1, num_hypotheses=1, length_penalty=1, repetition_penalty=1, no_repeat_ngram_size=0,
+                       disable_unk=False, suppress_sequences=None, end_token=None, return_end_token=False,
+                       max_length=512, min_length=0, static_prompt=None, cache_static_prompt=True,
+                       include_prompt_in_result=True, return_scores=False, return_logits_vocab=False,
+                       return_alternatives=False, min_alternative_expansion_prob=0, sampling_topk=1, sampling_topp=1,
+                       sampling_temperature=1, callback=None):
+        """Continues each prompt (a token list starting with the model's start token where it has
+        one); returns one GenerationResult per prompt. max_length counts the generated tokens."""
+        _checks.unsupported(batch_type=(batch_type, "examples"), asynchronous=(asynchronous, False),
+                            beam_size=(beam_size, 1), patience=(patience, 1), num_hypotheses=(num_hypotheses, 1),
+                            length_penalty=(length_penalty, 1), return_end_token=(return_end_token, False),
+                            min_length=(min_length, 0), static_prompt=(static_prompt, None),
+                            return_logits_vocab=(return_logits_vocab, False),
+                            return_alternatives=(return_alternatives, False),
+                            min_alternative_expansion_prob=(min_alternative_expansion_prob, 0), callback=(callback, None))
+        _checks.integer("max_batch_size", max_batch_size)
+        _checks.boolean("include_prompt_in_result", include_prompt_in_result)
+        _checks.boolean("return_scores", return_scores)
+        prompts = _checks.token_lists("start_tokens", start_tokens)
+        args = self._args(locals())
+        results = []
+        with self._lock:
+            session = self._session(1)
+            for tokens in prompts:  # one at a time: the results of one prompt alone, as documented
+                ids, log_prob, _ = session.generate(self._prompt(session, tokens), args, None)
+                sequence = [session.token(i) for i in ids]
+                prefix = tokens if include_prompt_in_result else []
+                prefix_ids = [session.token_id(t) for t in prefix]
+                results.append(GenerationResult([prefix + sequence], [prefix_ids + list(ids)],
+                                                [log_prob] if return_scores else []))
+        return results
+
+    def generate_tokens(self, prompt, max_length=512, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
+                        repetition_penalty=1, no_repeat_ngram_size=0, disable_unk=False, suppress_sequences=None,
+                        end_token=None, static_prompt=None, cache_static_prompt=True, callback=None):
+        """Yields a GenerationStepResult per generated token as soon as it is there (the generation
+        runs on another thread; closing the iterator stops it)."""
+        _checks.unsupported(static_prompt=(static_prompt, None), callback=(callback, None))
+        tokens = _checks.token_lists("prompt", [prompt])[0]
+        args = self._args(locals())
+        items = queue.Queue()
+        stop = threading.Event()
+        with self._lock:
+            session = self._session(1)
+            ids = self._prompt(session, tokens)
+
+        def on_token(token_id, text):
+            items.put(("token", token_id))
+            return not stop.is_set()
+
+        def run():
+            try:
+                with self._lock:
+                    session.generate(ids, args, on_token)
+                items.put(("end", None))
+            except BaseException as e:  # raised in the caller's thread
+                items.put(("error", e))
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        try:
+            yield from self._steps(session, items)
+        finally:
+            stop.set()
+            worker.join()
+
+    @staticmethod
+    def _steps(session, items):
+        pending, step = None, 0
+        while True:
+            kind, value = items.get()
+            if kind == "error":
+                raise value
+            if kind == "end":
+                if pending is not None:
+                    pending.is_last = True
+                    yield pending
+                return
+            if pending is not None:
+                yield pending
+            pending = GenerationStepResult(step, 0, value, session.token(value))
+            step += 1
+
+    def generate_text(self, prompt, max_length=256, **kwargs):
+        """heed's extension: continues the text `prompt` (the model's tokenizer) and returns the
+        continuation as text."""
+        if not isinstance(prompt, str):
+            raise TypeError("prompt must be a str")
+        with self._lock:
+            session = self._session(1)
+            ids = session.encode(prompt)
+        pieces = []
+        previous = -1 if not ids else ids[-1]
+        for step in self.generate_tokens([session.token(i) for i in ids] if ids else [], max_length=max_length,
+                                         **kwargs):
+            pieces.append(session.piece(previous, step.token_id))
+            previous = step.token_id
+        return "".join(pieces)
+
+    def score_batch(self, tokens, **kwargs):
+        raise NotImplementedError("heed's Generator does not score token sequences yet (docs/python.md)")

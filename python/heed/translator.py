@@ -1,0 +1,176 @@
+"""heed.Translator: CTranslate2's Translator API over heed (docs/python.md has the table of
+arguments: supported, or an error unless at their no-op default)."""
+import itertools
+import threading
+import weakref
+
+from . import _checks, _heed
+from ._model_file import ModelFile
+from .results import GenerationStepResult, ScoringResult, TranslationResult
+
+_MAX_BATCH = 16  # sentences per session call; translate_batch splits larger batches
+
+
+class Translator:
+    """A translation model: a .heed file, or a CTranslate2 model folder converted when opened.
+
+    One object may be used from several threads: calls on it are serialized (create one
+    Translator per thread to translate in parallel)."""
+
+    def __init__(self, model_path, device="cpu", device_index=0, compute_type="default", inter_threads=1,
+                 intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None):
+        _checks.device(device, device_index)
+        _checks.unsupported(inter_threads=(inter_threads, 1), max_queued_batches=(max_queued_batches, 0),
+                            flash_attention=(flash_attention, False), tensor_parallel=(tensor_parallel, False),
+                            files=(files, None))
+        self._threads = _checks.integer("intra_threads", intra_threads)
+        self._file = ModelFile(model_path, _checks.compute_type(compute_type))
+        # A converted folder's temporary file lives as long as this object (sessions for larger
+        # beams read it again).
+        self._finalizer = weakref.finalize(self, self._file.close)
+        self._lock = threading.Lock()
+        self._sessions = {}
+        try:
+            self._session(4, False)  # opens the model now: errors come from the constructor
+        except BaseException:
+            self._file.close()
+            raise
+
+    def _session(self, beam, attention):
+        """The session planned for at least this beam (and attention capture)."""
+        for (b, a), session in self._sessions.items():
+            if b >= beam and a == attention:
+                return session
+        session = _heed.Translator(self._file.path, self._threads, _MAX_BATCH, max(beam, 4), 0, 0, attention,
+                                   self._file.use_mmap)
+        self._sessions[(max(beam, 4), attention)] = session
+        return session
+
+    def translate_batch(self, source, target_prefix=None, max_batch_size=0, batch_type="examples",
+                        asynchronous=False, beam_size=2, patience=1, num_hypotheses=1, length_penalty=1,
+                        coverage_penalty=0, repetition_penalty=1, no_repeat_ngram_size=0, disable_unk=False,
+                        suppress_sequences=None, end_token=None, return_end_token=False, prefix_bias_beta=0,
+                        max_input_length=1024, max_decoding_length=256, min_decoding_length=1, use_vmap=False,
+                        return_scores=False, return_logits_vocab=False, return_attention=False,
+                        return_alternatives=False, min_alternative_expansion_prob=0, sampling_topk=1, sampling_topp=1,
+                        sampling_temperature=1, replace_unknowns=False, callback=None):
+        """Translates a batch of token lists; returns one TranslationResult per source.
+
+        source: token lists (the model's vocabulary entries); target_prefix: None or one token list
+        (possibly empty) per source that each translation starts with. The decoding arguments are
+        CTranslate2's: beam_size (1: greedy or sampling), num_hypotheses (n-best), length_penalty,
+        patience, repetition_penalty, no_repeat_ngram_size, disable_unk, suppress_sequences,
+        end_token, min/max_decoding_length, sampling_topk/topp/temperature, return_scores,
+        return_attention (the last layer's heads averaged), return_alternatives, callback
+        (beam_size 1: called with a GenerationStepResult per token; returning True stops that
+        sentence)."""
+        _checks.unsupported(batch_type=(batch_type, "examples"), asynchronous=(asynchronous, False),
+                            coverage_penalty=(coverage_penalty, 0), return_end_token=(return_end_token, False),
+                            prefix_bias_beta=(prefix_bias_beta, 0), use_vmap=(use_vmap, False),
+                            return_logits_vocab=(return_logits_vocab, False),
+                            min_alternative_expansion_prob=(min_alternative_expansion_prob, 0),
+                            replace_unknowns=(replace_unknowns, False))
+        _checks.integer("max_batch_size", max_batch_size)
+        sources = _checks.token_lists("source", source)
+        prefixes = _checks.token_lists("target_prefix", target_prefix, allow_none=True)
+        if prefixes is not None and len(prefixes) != len(sources):
+            raise ValueError("target_prefix has %d entries for %d sources" % (len(prefixes), len(sources)))
+        args = self._args(locals())
+        max_input_length = _checks.integer("max_input_length", max_input_length)
+        if max_input_length > 0:
+            sources = [s[:max_input_length] for s in sources]
+        if callback is not None and not callable(callback):
+            raise TypeError("callback must be callable")
+        if callback is not None and args.beam_size != 1:
+            raise ValueError("callback needs beam_size=1 (greedy search or sampling), as in CTranslate2")
+        with self._lock:
+            session = self._session(max(args.beam_size, args.num_hypotheses), args.return_attention)
+            args.max_decoding_length = min(args.max_decoding_length, session.max_target_length())
+            step = self._step_callback(session, callback)
+            if prefixes is not None and all(not p for p in prefixes):
+                prefixes = None
+            out = session.translate(sources, prefixes, args, step)
+        return [TranslationResult([h[0] for h in hyps], [h[1] for h in hyps] if return_scores else [],
+                                  [h[3] for h in hyps] if return_attention else []) for hyps in out]
+
+    @staticmethod
+    def _args(given):
+        a = _heed.TranslateArgs()
+        a.beam_size = _checks.integer("beam_size", given["beam_size"], 1)
+        a.num_hypotheses = _checks.integer("num_hypotheses", given["num_hypotheses"], 1)
+        a.patience = _checks.number("patience", given["patience"], 0, exclusive=True)
+        a.length_penalty = _checks.number("length_penalty", given["length_penalty"])
+        a.repetition_penalty = _checks.number("repetition_penalty", given["repetition_penalty"], 0, exclusive=True)
+        a.no_repeat_ngram_size = _checks.integer("no_repeat_ngram_size", given["no_repeat_ngram_size"])
+        a.disable_unk = _checks.boolean("disable_unk", given["disable_unk"])
+        a.suppress_sequences = _checks.token_lists("suppress_sequences", given["suppress_sequences"] or [])
+        a.end_token = _checks.end_tokens(given["end_token"])
+        a.max_decoding_length = _checks.integer("max_decoding_length", given["max_decoding_length"], 1)
+        a.min_decoding_length = _checks.integer("min_decoding_length", given["min_decoding_length"])
+        a.return_attention = _checks.boolean("return_attention", given["return_attention"])
+        a.return_alternatives = _checks.boolean("return_alternatives", given["return_alternatives"])
+        _checks.boolean("return_scores", given["return_scores"])
+        a.sampling_topk = _checks.integer("sampling_topk", given["sampling_topk"])
+        a.sampling_topp = _checks.number("sampling_topp", given["sampling_topp"], 0, exclusive=True)
+        a.sampling_temperature = _checks.number("sampling_temperature", given["sampling_temperature"], 0,
+                                                exclusive=True)
+        return a
+
+    @staticmethod
+    def _step_callback(session, callback):
+        if callback is None:
+            return None
+
+        def step(batch_id, index, token_id):
+            result = GenerationStepResult(index, batch_id, token_id, session.target_token(token_id),
+                                          is_last=token_id == session.eos_id())
+            return not callback(result)
+
+        return step
+
+    def translate_iterable(self, source, target_prefix=None, max_batch_size=32, batch_type="examples", **kwargs):
+        """Translates an iterable of token lists in batches of max_batch_size; yields one
+        TranslationResult per source, in order."""
+        _checks.integer("max_batch_size", max_batch_size, 1)
+        sources = iter(source)
+        prefixes = iter(target_prefix) if target_prefix is not None else None
+        while True:
+            batch = list(itertools.islice(sources, max_batch_size))
+            if not batch:
+                return
+            prefix = list(itertools.islice(prefixes, len(batch))) if prefixes is not None else None
+            for result in self.translate_batch(batch, prefix, batch_type=batch_type, **kwargs):
+                yield result
+
+    def score_batch(self, source, target, max_batch_size=0, batch_type="examples", max_input_length=1024, offset=0,
+                    asynchronous=False):
+        """The log-probability of each target token (and of the end token) given its source: one
+        ScoringResult per pair."""
+        _checks.unsupported(batch_type=(batch_type, "examples"), offset=(offset, 0), asynchronous=(asynchronous, False))
+        _checks.integer("max_batch_size", max_batch_size)
+        sources = _checks.token_lists("source", source)
+        targets = _checks.token_lists("target", target)
+        if len(sources) != len(targets):
+            raise ValueError("score_batch got %d sources and %d targets" % (len(sources), len(targets)))
+        max_input_length = _checks.integer("max_input_length", max_input_length)
+        if max_input_length > 0:
+            sources = [s[:max_input_length] for s in sources]
+        with self._lock:
+            session = self._session(1, False)
+            log_probs = session.score(sources, targets) if sources else []
+            eos = session.target_token(session.eos_id())
+        return [ScoringResult(t + [eos], lp) for t, lp in zip(targets, log_probs)]
+
+    def translate_text(self, text, **kwargs):
+        """heed's extension for models with their tokenizers inside (Marian and Argos conversions):
+        plain text in, plain text out (the best hypothesis of each), other arguments as in
+        translate_batch."""
+        texts = _checks.strings("text", text)
+        with self._lock:
+            session = self._session(1, False)
+            if not session.has_text_tokenizer():
+                raise ValueError("this model has no tokenizer inside: translate token lists with translate_batch")
+            sources = [session.encode(t) for t in texts]
+        results = self.translate_batch(sources, **kwargs)
+        with self._lock:
+            return [session.decode(r.hypotheses[0]) for r in results]

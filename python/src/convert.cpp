@@ -1,0 +1,118 @@
+// heed._heed.convert and heed._heed.inspect: the converter's one pipeline and what a .heed file
+// holds, as Python values.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <string>
+
+#include "bindings.h"
+#include "convert.h"
+#include "errors.h"
+#include "formats.h"
+#include "heed_writer.h"
+#include "heed/model.h"
+#include "heed/tokenizer.h"
+#include "loader/model_index.h"
+
+namespace nb = nanobind;
+
+namespace heed::python {
+namespace {
+
+// The weight type a source stores its matrices in: int8 when any is int8 (CTranslate2's int8
+// models), float16 when any is float16, else float32.
+convert::WeightType stored_type(const convert::NeutralModel& model) {
+  bool f16 = false;
+  for (const convert::NeutralTensor& t : model.tensors) {
+    if (!t.quantizable) continue;
+    if (t.dtype == fb::DType::I8) return convert::WeightType::kInt8;
+    f16 = f16 || t.dtype == fb::DType::F16;
+  }
+  return f16 ? convert::WeightType::kFloat16 : convert::WeightType::kFloat32;
+}
+
+// source_format "" detects the format; quantize "default" keeps the source's weight type; activation_block < 0: the converter's default.
+nb::dict convert_model(const std::string& source, const std::string& output, const std::string& source_format,
+                       const std::string& quantize, uint32_t group_size, int64_t activation_block) {
+  const convert::SourceFormat* format = nullptr;
+  check(source_format.empty() ? convert::detect_format(source, &format) : convert::find_format(source_format, &format));
+  convert::ConvertOptions options;
+  const bool keep = quantize == "default";  // CTranslate2's compute_type "default": the weights' own type
+  if (!keep) check(convert::parse_weight_type(quantize, &options.quantize.type));
+  options.quantize.group_size = group_size;
+  if (activation_block >= 0) options.activation_block = static_cast<uint32_t>(activation_block);
+  check(convert::check_convert_options(options));
+  convert::ConvertSummary summary;
+  convert::NeutralModel model;
+  Status s;
+  {
+    nb::gil_scoped_release release;
+    s = format->read(source, &model);
+    if (s.ok() && keep) options.quantize.type = stored_type(model);
+    if (s.ok()) s = convert::quantize_and_pack(&model, options, &summary);
+    if (s.ok()) s = convert::write_heed(model, output);
+  }
+  check(s);
+  nb::dict d;
+  d["format"] = format->name;
+  d["tensors"] = summary.tensors;
+  d["parameters"] = summary.parameters;
+  d["packed"] = summary.packed;
+  d["activation_block"] = summary.activation_block;
+  return d;
+}
+
+nb::list tensor_list(const Model& model) {
+  nb::list tensors;
+  for (const TensorView& t : model.tensors()) {
+    nb::dict d;
+    d["name"] = std::string(t.name);
+    d["dtype"] = dtype_name(t.dtype);
+    d["quantization"] = fb::EnumNameQuantization(t.quantization);
+    d["group_size"] = t.group_size;
+    d["layout"] = fb::EnumNameLayout(t.layout);
+    d["activation_block"] = t.activation_block;
+    nb::list shape;
+    for (uint32_t dim : t.shape) shape.append(dim);
+    d["shape"] = shape;
+    d["bytes"] = t.size_bytes;
+    tensors.append(d);
+  }
+  return tensors;
+}
+
+nb::dict inspect_model(const std::string& path) {
+  std::unique_ptr<Model> model;
+  check(Model::open(path, LoadOptions{}, &model));
+  const fb::Model& index = model->index();
+  nb::dict d;
+  d["family"] = model->family_name();
+  d["format_version"] = index.format_version();
+  d["file_size"] = model->file_size();
+  nb::dict metadata;
+  if (index.metadata()) {
+    for (const fb::KeyValue* kv : *index.metadata()) {
+      metadata[kv->key()->c_str()] = kv->value() ? kv->value()->str() : std::string();
+    }
+  }
+  d["metadata"] = metadata;
+  if (const fb::Tokenizer* tok = index.tokenizer()) {
+    nb::dict t;
+    t["kind"] = tokenizer_kind_name(api_tokenizer_kind(tok->kind()));
+    t["source_vocabulary"] = tok->source_vocabulary() ? tok->source_vocabulary()->tokens()->size() : 0;
+    t["target_vocabulary"] = tok->target_vocabulary() ? tok->target_vocabulary()->tokens()->size() : 0;
+    d["tokenizer"] = t;
+  }
+  d["tensors"] = tensor_list(*model);
+  return d;
+}
+
+}  // namespace
+
+void bind_convert(nb::module_& m) {
+  m.def("convert", &convert_model, nb::arg("source"), nb::arg("output"), nb::arg("source_format"),
+        nb::arg("quantize"), nb::arg("group_size"), nb::arg("activation_block"));
+  m.def("inspect", &inspect_model, nb::arg("path"));
+}
+
+}  // namespace heed::python

@@ -1,0 +1,184 @@
+// heed._heed.Generator: a heed Generator (one session) for python/heed/generator.py. Streaming
+// calls a Python callable per token with the GIL taken back; the rest runs without the GIL.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "errors.h"
+#include "heed/generator.h"
+
+namespace nb = nanobind;
+
+namespace heed::python {
+namespace {
+
+using Ids = std::vector<int32_t>;
+
+struct GenerateArgs {
+  size_t max_length = 512;
+  float sampling_temperature = 1, sampling_topp = 1, repetition_penalty = 1;
+  size_t sampling_topk = 1, no_repeat_ngram_size = 0;
+  uint64_t seed = 0;
+  bool disable_unk = false;
+  std::vector<std::vector<std::string>> suppress_sequences;
+  std::vector<std::string> end_token;
+};
+
+// The streaming callback's state: the Python callable and what it raised, if anything.
+struct Stream {
+  nb::callable* callback;
+  bool failed = false;
+};
+
+bool forward(void* user, int32_t id, std::string_view text) {
+  Stream& s = *static_cast<Stream*>(user);
+  nb::gil_scoped_acquire acquire;
+  try {
+    return nb::cast<bool>((*s.callback)(id, nb::str(text.data(), text.size())));
+  } catch (nb::python_error& e) {  // the callable raised: stop, and raise it after the generation
+    e.restore();
+    s.failed = true;
+    return false;
+  } catch (const std::exception& e) {  // e.g. a result that is not a bool
+    PyErr_SetString(PyExc_TypeError, e.what());
+    s.failed = true;
+    return false;
+  }
+}
+
+class PyGenerator {
+ public:
+  PyGenerator(const std::string& path, size_t threads, size_t max_batch, size_t max_context, bool use_mmap) {
+    LoadOptions load;
+    load.use_mmap = use_mmap;
+    check(Model::open(path, load, &model_));
+    GeneratorOptions o;
+    o.threads = threads;
+    o.max_batch = max_batch;
+    o.max_context = max_context;
+    nb::gil_scoped_release release;
+    check_released(Generator::create(*model_, o, &generator_));
+  }
+
+  // (ids, log_prob, finished_with_eos) of one prompt; `callback(id, text) -> bool` per token.
+  std::tuple<Ids, float, bool> generate(const Ids& prompt, const GenerateArgs& a, nb::object callback) {
+    GenerateOptions o;
+    ControlTokenIds ids;
+    options(a, &o, &ids);
+    Generation g;
+    Status s;
+    nb::callable cb;
+    Stream stream{nullptr};
+    if (!callback.is_none()) {
+      cb = nb::borrow<nb::callable>(callback);
+      stream.callback = &cb;
+    }
+    {
+      nb::gil_scoped_release release;
+      s = generator_->generate(prompt.data(), prompt.size(), o, stream.callback ? forward : nullptr, &stream, &g);
+    }
+    if (stream.failed) throw nb::python_error();
+    check(s);
+    return {Ids(g.ids, g.ids + g.length), g.log_prob, g.finished_with_eos};
+  }
+
+  std::vector<std::tuple<Ids, float>> generate_batch(const std::vector<Ids>& prompts, const GenerateArgs& a) {
+    GenerateOptions o;
+    ControlTokenIds ids;
+    options(a, &o, &ids);
+    Ids flat;
+    std::vector<size_t> offsets{0};
+    for (const Ids& p : prompts) {
+      flat.insert(flat.end(), p.begin(), p.end());
+      offsets.push_back(flat.size());
+    }
+    std::vector<Generation> out(prompts.size());
+    Status s;
+    {
+      nb::gil_scoped_release release;
+      s = generator_->generate_batch(TokenBatch{flat.data(), offsets.data(), prompts.size()}, o, out.data());
+    }
+    check(s);
+    std::vector<std::tuple<Ids, float>> result;
+    for (const Generation& g : out) result.emplace_back(Ids(g.ids, g.ids + g.length), g.log_prob);
+    return result;
+  }
+
+  Ids encode(const std::string& text) const {
+    Ids ids;
+    check(generator_->encode(text, &ids));
+    return ids;
+  }
+  std::string token(int32_t id) const {
+    if (id < 0 || static_cast<size_t>(id) >= generator_->vocab_size()) throw nb::index_error("token id out of range");
+    return generator_->token(id);
+  }
+  int32_t token_id(const std::string& token) const { return generator_->token_id(token); }
+  std::string piece(int32_t previous, int32_t id) const { return std::string(generator_->piece(previous, id)); }
+  int32_t bos_id() const { return generator_->bos_id(); }
+  int32_t eos_id() const { return generator_->eos_id(); }
+  int32_t unk_id() const { return generator_->unk_id(); }
+  size_t max_context() const { return generator_->max_context(); }
+
+ private:
+  static void check_released(const Status& s) {
+    if (s.ok()) return;
+    nb::gil_scoped_acquire acquire;
+    check(s);
+  }
+  void options(const GenerateArgs& a, GenerateOptions* o, ControlTokenIds* ids) const {
+    o->max_new_tokens = a.max_length;
+    const bool greedy = a.sampling_topk == 1;
+    o->temperature = greedy ? 0.0f : a.sampling_temperature;
+    o->top_k = a.sampling_topk;
+    o->top_p = a.sampling_topp;
+    o->seed = a.seed;
+    o->controls.disable_unk = a.disable_unk;
+    o->controls.repetition_penalty = a.repetition_penalty;
+    o->controls.no_repeat_ngram_size = a.no_repeat_ngram_size;
+    const auto to_id = [this](const std::string& t) { return generator_->token_id(t); };
+    check(ids->map(a.suppress_sequences, a.end_token, to_id, "suppress_sequences", "end_token"));
+    ids->bind(&o->controls);
+  }
+
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Generator> generator_;
+};
+
+}  // namespace
+
+void bind_generator(nb::module_& m) {
+  nb::class_<GenerateArgs>(m, "GenerateArgs")
+      .def(nb::init<>())
+      .def_rw("max_length", &GenerateArgs::max_length)
+      .def_rw("sampling_temperature", &GenerateArgs::sampling_temperature)
+      .def_rw("sampling_topk", &GenerateArgs::sampling_topk)
+      .def_rw("sampling_topp", &GenerateArgs::sampling_topp)
+      .def_rw("repetition_penalty", &GenerateArgs::repetition_penalty)
+      .def_rw("no_repeat_ngram_size", &GenerateArgs::no_repeat_ngram_size)
+      .def_rw("seed", &GenerateArgs::seed)
+      .def_rw("disable_unk", &GenerateArgs::disable_unk)
+      .def_rw("suppress_sequences", &GenerateArgs::suppress_sequences)
+      .def_rw("end_token", &GenerateArgs::end_token);
+  nb::class_<PyGenerator>(m, "Generator")
+      .def(nb::init<const std::string&, size_t, size_t, size_t, bool>(), nb::arg("path"), nb::arg("threads"),
+           nb::arg("max_batch"), nb::arg("max_context"), nb::arg("use_mmap"))
+      .def("generate", &PyGenerator::generate, nb::arg("prompt"), nb::arg("args"), nb::arg("callback").none())
+      .def("generate_batch", &PyGenerator::generate_batch)
+      .def("encode", &PyGenerator::encode)
+      .def("token", &PyGenerator::token)
+      .def("token_id", &PyGenerator::token_id)
+      .def("piece", &PyGenerator::piece)
+      .def("bos_id", &PyGenerator::bos_id)
+      .def("eos_id", &PyGenerator::eos_id)
+      .def("unk_id", &PyGenerator::unk_id)
+      .def("max_context", &PyGenerator::max_context);
+}
+
+}  // namespace heed::python

@@ -1,0 +1,236 @@
+// heed._heed.Translator: a heed Translator (one session) with the model's text tokenizers, for
+// python/heed/translator.py. Sessions are planned for a batch, beam and lengths; the Python layer
+// asks for a new one when a call needs more.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "errors.h"
+#include "heed/tokenizer.h"
+#include "heed/translator.h"
+
+namespace nb = nanobind;
+
+namespace heed::python {
+namespace {
+
+using Tokens = std::vector<std::string>;
+
+// One hypothesis as the Python layer reads it: tokens, score, log-probs, attention rows.
+using PyHypothesis = std::tuple<Tokens, float, std::vector<float>, std::vector<std::vector<float>>>;
+
+// The decoding arguments of translate_batch, checked in Python already (ranges and types).
+struct TranslateArgs {
+  size_t beam_size = 2, num_hypotheses = 1, max_decoding_length = 256, min_decoding_length = 1;
+  float patience = 1, length_penalty = 1, repetition_penalty = 1;
+  size_t no_repeat_ngram_size = 0, sampling_topk = 1;
+  float sampling_topp = 1, sampling_temperature = 1;
+  uint64_t seed = 0;
+  bool disable_unk = false, return_alternatives = false, return_attention = false;
+  std::vector<Tokens> suppress_sequences;
+  Tokens end_token;
+};
+
+// Attention rows of a hypothesis: per target token (EOS left out), the last layer's heads averaged
+// over the source positions.
+std::vector<std::vector<float>> attention_rows(const TranslationHypothesis& h) {
+  std::vector<std::vector<float>> rows;
+  if (h.attention.empty() || h.attention_heads == 0) return rows;
+  const size_t panels = h.attention_panels, len = h.attention_source_len, heads = h.attention_heads;
+  const size_t first = panels - heads;  // the last layer's panels
+  for (size_t t = 0; t < h.tokens.size(); ++t) {
+    std::vector<float> row(len, 0.0f);
+    for (size_t p = first; p < panels; ++p)
+      for (size_t s = 0; s < len; ++s) row[s] += h.attention[(t * panels + p) * len + s] / heads;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// translate_batch's callback (greedy search): callback(batch_id, step, token_id) -> bool (go on),
+// called with the GIL taken back; an exception stops the sentence and is raised afterwards.
+struct Callback {
+  nb::callable callable;
+  bool failed = false;
+};
+
+bool forward_step(void* user, size_t sentence, size_t step, int32_t token) {
+  Callback& c = *static_cast<Callback*>(user);
+  nb::gil_scoped_acquire acquire;
+  if (c.failed) return false;
+  try {
+    return nb::cast<bool>(c.callable(sentence, step, token));
+  } catch (nb::python_error& e) {
+    e.restore();
+    c.failed = true;
+    return false;
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+    c.failed = true;
+    return false;
+  }
+}
+
+class PyTranslator {
+ public:
+  PyTranslator(const std::string& path, size_t threads, size_t max_batch, size_t max_beam, size_t max_source,
+               size_t max_target, bool attention, bool use_mmap) {
+    TranslatorOptions o;
+    o.limits = StepModelLimits{max_batch, max_beam, max_source, max_target};
+    o.limits.capture_attention = attention;
+    o.threads = threads;
+    o.load.use_mmap = use_mmap;
+    check(Model::open(path, o.load, &model_));
+    Status s;
+    {
+      nb::gil_scoped_release release;
+      s = Translator::create(*model_, o, &translator_);
+    }
+    check(s);
+    if (translator_->conventions().kind != TokenizerKind::Whitespace) {
+      check(create_tokenizer(*model_, TokenizerSide::kSource, &source_));
+      check(create_tokenizer(*model_, TokenizerSide::kTarget, &target_));
+    }
+  }
+
+  std::vector<std::vector<PyHypothesis>> translate(const std::vector<Tokens>& sources,
+                                                   const std::optional<std::vector<Tokens>>& prefixes,
+                                                   const TranslateArgs& a, nb::object callback) {
+    DecodeOptions d;
+    d.beam_size = a.beam_size;
+    d.n_best = a.num_hypotheses;
+    d.patience = a.patience;
+    d.length_penalty = a.length_penalty;
+    d.min_length = a.min_decoding_length;
+    d.max_length = a.max_decoding_length;
+    d.sampling_top_k = a.sampling_topk;
+    d.sampling_top_p = a.sampling_topp;
+    d.sampling_temperature = a.sampling_temperature;
+    d.seed = a.seed;
+    d.return_alternatives = a.return_alternatives;
+    d.controls.disable_unk = a.disable_unk;
+    d.controls.repetition_penalty = a.repetition_penalty;
+    d.controls.no_repeat_ngram_size = a.no_repeat_ngram_size;
+    ControlTokenIds ids;
+    const auto to_id = [this](const std::string& t) { return translator_->target_vocabulary().id(t); };
+    check(ids.map(a.suppress_sequences, a.end_token, to_id, "suppress_sequences", "end_token"));
+    ids.bind(&d.controls);
+    Callback cb;
+    if (!callback.is_none()) {
+      cb.callable = nb::borrow<nb::callable>(callback);
+      d.on_token = forward_step;
+      d.on_token_user = &cb;
+    }
+    std::vector<std::vector<TranslationHypothesis>> out;
+    Status s;
+    {
+      nb::gil_scoped_release release;
+      s = translator_->translate_tokens(sources, d, prefixes ? &*prefixes : nullptr, &out);
+    }
+    if (cb.failed) throw nb::python_error();
+    check(s);
+    std::vector<std::vector<PyHypothesis>> result(out.size());
+    for (size_t i = 0; i < out.size(); ++i)
+      for (const TranslationHypothesis& h : out[i])
+        result[i].emplace_back(h.tokens, h.score, h.token_log_probs, attention_rows(h));
+    return result;
+  }
+
+  std::vector<std::vector<float>> score(const std::vector<Tokens>& sources, const std::vector<Tokens>& targets) {
+    std::vector<std::vector<float>> out;
+    Status s;
+    {
+      nb::gil_scoped_release release;
+      s = translator_->score_tokens(sources, targets, &out);
+    }
+    check(s);
+    return out;
+  }
+
+  bool has_text_tokenizer() const { return source_ != nullptr; }
+
+  Tokens encode(const std::string& text, bool target) const {
+    Tokens pieces;
+    const Tokenizer* t = target ? target_.get() : source_.get();
+    if (t == nullptr) return Translator::split_tokens(text);
+    check(t->encode_pieces(text, &pieces));
+    return pieces;
+  }
+
+  // A hypothesis's tokens as text: the target tokenizer decodes their ids (special tokens such as
+  // <blank> are no text), as heed translate writes them; tokens joined by spaces without one.
+  std::string decode(const Tokens& tokens) const {
+    std::string text;
+    if (target_ == nullptr) {
+      for (size_t i = 0; i < tokens.size(); ++i) text += (i ? " " : "") + tokens[i];
+      return text;
+    }
+    std::vector<int32_t> ids;
+    for (const std::string& t : tokens) ids.push_back(translator_->target_vocabulary().id(t));
+    check(target_->decode(ids.data(), ids.size(), &text));
+    return text;
+  }
+
+  size_t max_source_tokens() const { return translator_->max_source_tokens(); }
+  size_t max_target_length() const { return translator_->limits().max_target_len; }
+  std::string target_token(int32_t id) const {
+    if (id < 0 || static_cast<size_t>(id) >= translator_->target_vocabulary().size()) {
+      throw nb::index_error("token id out of range");
+    }
+    return translator_->target_vocabulary().token(id);
+  }
+  int32_t eos_id() const { return translator_->conventions().eos_id; }
+
+ private:
+  std::unique_ptr<Model> model_;  // outlives the translator and tokenizers built on it
+  std::unique_ptr<Translator> translator_;
+  std::unique_ptr<Tokenizer> source_, target_;
+};
+
+}  // namespace
+
+void bind_translator(nb::module_& m) {
+  nb::class_<TranslateArgs>(m, "TranslateArgs")
+      .def(nb::init<>())
+      .def_rw("beam_size", &TranslateArgs::beam_size)
+      .def_rw("num_hypotheses", &TranslateArgs::num_hypotheses)
+      .def_rw("max_decoding_length", &TranslateArgs::max_decoding_length)
+      .def_rw("min_decoding_length", &TranslateArgs::min_decoding_length)
+      .def_rw("patience", &TranslateArgs::patience)
+      .def_rw("length_penalty", &TranslateArgs::length_penalty)
+      .def_rw("repetition_penalty", &TranslateArgs::repetition_penalty)
+      .def_rw("no_repeat_ngram_size", &TranslateArgs::no_repeat_ngram_size)
+      .def_rw("sampling_topk", &TranslateArgs::sampling_topk)
+      .def_rw("sampling_topp", &TranslateArgs::sampling_topp)
+      .def_rw("sampling_temperature", &TranslateArgs::sampling_temperature)
+      .def_rw("seed", &TranslateArgs::seed)
+      .def_rw("disable_unk", &TranslateArgs::disable_unk)
+      .def_rw("return_alternatives", &TranslateArgs::return_alternatives)
+      .def_rw("return_attention", &TranslateArgs::return_attention)
+      .def_rw("suppress_sequences", &TranslateArgs::suppress_sequences)
+      .def_rw("end_token", &TranslateArgs::end_token);
+  nb::class_<PyTranslator>(m, "Translator")
+      .def(nb::init<const std::string&, size_t, size_t, size_t, size_t, size_t, bool, bool>(), nb::arg("path"),
+           nb::arg("threads"), nb::arg("max_batch"), nb::arg("max_beam"), nb::arg("max_source"),
+           nb::arg("max_target"), nb::arg("attention"), nb::arg("use_mmap"))
+      .def("translate", &PyTranslator::translate, nb::arg("sources"), nb::arg("prefixes").none(), nb::arg("args"),
+           nb::arg("callback").none())
+      .def("max_target_length", &PyTranslator::max_target_length)
+      .def("target_token", &PyTranslator::target_token)
+      .def("eos_id", &PyTranslator::eos_id)
+      .def("score", &PyTranslator::score)
+      .def("has_text_tokenizer", &PyTranslator::has_text_tokenizer)
+      .def("encode", &PyTranslator::encode, nb::arg("text"), nb::arg("target") = false)
+      .def("decode", &PyTranslator::decode)
+      .def("max_source_tokens", &PyTranslator::max_source_tokens);
+}
+
+}  // namespace heed::python

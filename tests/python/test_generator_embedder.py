@@ -1,0 +1,85 @@
+"""heed.Generator, heed.Embedder, heed.convert and heed.inspect against the heed command line and
+CTranslate2's Generator."""
+import json
+import os
+
+import ctranslate2
+import numpy as np
+import pytest
+
+import heed
+
+
+@pytest.fixture(scope="module")
+def stories(shared, tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("stories") / "stories.heed")
+    heed.convert(os.path.join(shared, "models/llama2c/stories260k"), path)
+    return path
+
+
+def test_generate_text_and_tokens_equal_the_command_line(stories, run):
+    cli = run("generate", "-m", stories, "--prompt", "Once upon a time", "--max-len", "32")
+    generator = heed.Generator(stories)
+    assert generator.generate_text("Once upon a time", max_length=32) == cli.rstrip("\n")
+    start = ["\n<s>\n"]  # llama2.c's start token as its vocabulary writes it
+    steps = list(generator.generate_tokens(start, max_length=8))
+    assert len(steps) == 8 and steps[-1].is_last and not any(s.is_last for s in steps[:-1])
+    batch = generator.generate_batch([start], max_length=8, include_prompt_in_result=False)
+    assert batch[0].sequences_ids[0] == [s.token_id for s in steps]
+
+
+def test_generate_batch_equals_ctranslate2(shared):
+    model = os.path.join(shared, "models/ct2/onmt-lm")
+    with open(os.path.join(shared, "data/lm-prompts/src-gen.txt"), encoding="utf-8") as f:
+        prompts = [line.split() for line in f.read().split("\n")[:3]]
+    kwargs = dict(max_length=10, disable_unk=True, include_prompt_in_result=False, return_scores=True)
+    ct2, ours = ctranslate2.Generator(model, compute_type="float32"), heed.Generator(model, compute_type="float32")
+    for prompt in prompts:  # one per call: CTranslate2 pads batches of prompts of different lengths
+        want = ct2.generate_batch([prompt], **kwargs)[0]
+        got = ours.generate_batch([prompt], **kwargs)[0]
+        assert got.sequences[0] == [t for t in want.sequences[0] if t != "</s>"]
+
+
+def test_generator_bad_arguments(stories):
+    generator = heed.Generator(stories)
+    with pytest.raises(ValueError, match="beam_size"):
+        generator.generate_batch([["\n<s>\n"]], beam_size=4)
+    with pytest.raises(ValueError, match="max_length"):
+        generator.generate_batch([["\n<s>\n"]], max_length=0)
+    with pytest.raises(TypeError):
+        generator.generate_text(42)
+    with pytest.raises(NotImplementedError):
+        generator.score_batch([["\n<s>\n"]])
+
+
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("bert") / "bert.heed")
+    heed.convert(os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model"), path)
+    return path
+
+
+def test_embeddings_equal_the_command_line(bert, run):
+    texts = ["Hello world.", "A longer sentence about embeddings on small devices.", "a"]
+    for pooling, flags in ((None, []), ("cls", ["--pooling", "cls"])):
+        cli = run("embed", "-m", bert, *flags, stdin="\n".join(texts) + "\n")
+        want = np.array([json.loads(line)["embedding"] for line in cli.split("\n")[:-1]], dtype=np.float32)
+        got = heed.Embedder(bert).encode(texts, pooling=pooling)
+        assert got.dtype == np.float32 and got.shape == want.shape
+        assert np.allclose(got, want, atol=1e-6)
+    assert heed.Embedder(bert).encode([]).shape == (0, heed.Embedder(bert).dimension)
+    with pytest.raises(ValueError):
+        heed.Embedder(bert).encode(texts, pooling="max")
+
+
+def test_convert_and_inspect(bert, tmp_path):
+    info = heed.inspect(bert)
+    assert info["family"] == "TransformerEncoderOnly"
+    assert info["tokenizer"]["kind"] and info["tensors"]
+    assert any(t["activation_block"] == 64 for t in info["tensors"])
+    with pytest.raises(ValueError):
+        heed.convert(os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model"), str(tmp_path / "x.heed"),
+                     quantize="int4")
+    with pytest.raises(Exception):
+        heed.convert(str(tmp_path / "missing"), str(tmp_path / "y.heed"))
+    assert not (tmp_path / "y.heed").exists()
