@@ -68,6 +68,16 @@ def unsupported(**given):
             raise ValueError("%s=%r is not supported by heed (only %r)" % (name, value, default))
 
 
+def model_options(device_name, device_index, compute, inter_threads, intra_threads, max_queued_batches,
+                  flash_attention, tensor_parallel, files):
+    """The constructor arguments CTranslate2's Translator and Generator share: (threads, the
+    weight type a model folder is converted to)."""
+    device(device_name, device_index)
+    unsupported(inter_threads=(inter_threads, 1), max_queued_batches=(max_queued_batches, 0),
+                flash_attention=(flash_attention, False), tensor_parallel=(tensor_parallel, False), files=(files, None))
+    return integer("intra_threads", intra_threads), compute_type(compute)
+
+
 def device(value, device_index=0):
     if value not in ("cpu", "auto"):
         raise ValueError("device=%r is not supported: heed runs on the CPU (device='cpu')" % (value,))

@@ -16,12 +16,10 @@ class Generator:
 
     def __init__(self, model_path, device="cpu", device_index=0, compute_type="default", inter_threads=1,
                  intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None):
-        _checks.device(device, device_index)
-        _checks.unsupported(inter_threads=(inter_threads, 1), max_queued_batches=(max_queued_batches, 0),
-                            flash_attention=(flash_attention, False), tensor_parallel=(tensor_parallel, False),
-                            files=(files, None))
-        self._threads = _checks.integer("intra_threads", intra_threads)
-        self._file = ModelFile(model_path, _checks.compute_type(compute_type))
+        self._threads, weights = _checks.model_options(device, device_index, compute_type, inter_threads,
+                                                       intra_threads, max_queued_batches, flash_attention,
+                                                       tensor_parallel, files)
+        self._file = ModelFile(model_path, weights)
         self._finalizer = weakref.finalize(self, self._file.close)
         self._lock = threading.Lock()
         self._sessions = {}
