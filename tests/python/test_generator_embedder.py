@@ -83,3 +83,14 @@ def test_convert_and_inspect(bert, tmp_path):
     with pytest.raises(Exception):
         heed.convert(str(tmp_path / "missing"), str(tmp_path / "y.heed"))
     assert not (tmp_path / "y.heed").exists()
+
+
+def test_the_package_ships_its_types():
+    """Typing stubs beside the modules, naming every public name (and the module marked typed)."""
+    here = os.path.dirname(heed.__file__)
+    with open(os.path.join(here, "__init__.pyi"), encoding="utf-8") as f:
+        stubs = f.read()
+    for name in heed.__all__:
+        assert ("class %s" % name) in stubs or ("def %s(" % name) in stubs, name
+    assert os.path.exists(os.path.join(here, "py.typed"))
+    assert os.path.exists(os.path.join(here, "_heed.pyi"))

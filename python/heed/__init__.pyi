@@ -1,0 +1,87 @@
+# The public API's types (docs/python.md describes each call).
+from os import PathLike
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+
+import numpy
+
+_Path = Union[str, PathLike]
+_Tokens = List[str]
+
+class TranslationResult:
+    hypotheses: List[_Tokens]
+    scores: List[float]
+    attention: List[List[List[float]]]
+    def __getitem__(self, i: int) -> Dict[str, Any]: ...
+    def __len__(self) -> int: ...
+
+class ScoringResult:
+    tokens: _Tokens
+    log_probs: List[float]
+
+class GenerationResult:
+    sequences: List[_Tokens]
+    sequences_ids: List[List[int]]
+    scores: List[float]
+
+class GenerationStepResult:
+    step: int
+    batch_id: int
+    token_id: int
+    hypothesis_id: int
+    token: str
+    log_prob: Optional[float]
+    is_last: bool
+
+class Translator:
+    def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",
+                 inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,
+                 flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None) -> None: ...
+    def translate_batch(self, source: List[_Tokens], target_prefix: Optional[List[_Tokens]] = None,
+                        max_batch_size: int = 0, batch_type: str = "examples", asynchronous: bool = False,
+                        beam_size: int = 2, patience: float = 1, num_hypotheses: int = 1, length_penalty: float = 1,
+                        coverage_penalty: float = 0, repetition_penalty: float = 1, no_repeat_ngram_size: int = 0,
+                        disable_unk: bool = False, suppress_sequences: Optional[List[_Tokens]] = None,
+                        end_token: Optional[Union[str, List[str]]] = None, return_end_token: bool = False,
+                        prefix_bias_beta: float = 0, max_input_length: int = 1024, max_decoding_length: int = 256,
+                        min_decoding_length: int = 1, use_vmap: bool = False, return_scores: bool = False,
+                        return_logits_vocab: bool = False, return_attention: bool = False,
+                        return_alternatives: bool = False, min_alternative_expansion_prob: float = 0,
+                        sampling_topk: int = 1, sampling_topp: float = 1, sampling_temperature: float = 1,
+                        replace_unknowns: bool = False,
+                        callback: Optional[Callable[[GenerationStepResult], bool]] = None
+                        ) -> List[TranslationResult]: ...
+    def translate_iterable(self, source: Iterable[_Tokens], target_prefix: Optional[Iterable[_Tokens]] = None,
+                           max_batch_size: int = 32, batch_type: str = "examples",
+                           **kwargs: Any) -> Iterator[TranslationResult]: ...
+    def score_batch(self, source: List[_Tokens], target: List[_Tokens], max_batch_size: int = 0,
+                    batch_type: str = "examples", max_input_length: int = 1024, offset: int = 0,
+                    asynchronous: bool = False) -> List[ScoringResult]: ...
+    def translate_text(self, text: List[str], **kwargs: Any) -> List[str]: ...
+
+class Generator:
+    def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",
+                 inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,
+                 flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None) -> None: ...
+    def generate_batch(self, start_tokens: List[_Tokens], **kwargs: Any) -> List[GenerationResult]: ...
+    def generate_tokens(self, prompt: _Tokens, max_length: int = 512, sampling_topk: int = 1,
+                        sampling_topp: float = 1, sampling_temperature: float = 1, repetition_penalty: float = 1,
+                        no_repeat_ngram_size: int = 0, disable_unk: bool = False,
+                        suppress_sequences: Optional[List[_Tokens]] = None,
+                        end_token: Optional[Union[str, List[str]]] = None, static_prompt: Any = None,
+                        cache_static_prompt: bool = True, callback: Any = None) -> Iterator[GenerationStepResult]: ...
+    def generate_text(self, prompt: str, max_length: int = 256, **kwargs: Any) -> str: ...
+    def score_batch(self, tokens: List[_Tokens], **kwargs: Any) -> Any: ...
+
+class Embedder:
+    dimension: int
+    def __init__(self, model_path: _Path, device: str = "cpu", intra_threads: int = 1, max_batch_size: int = 32,
+                 compute_type: str = "default") -> None: ...
+    def encode(self, texts: List[str], pooling: Optional[str] = None,
+               normalize: Optional[bool] = None) -> numpy.ndarray: ...
+
+def convert(source: _Path, output: _Path, source_format: Optional[str] = None, quantize: str = "int8",
+            group_size: Optional[int] = None, activation_block: Optional[int] = None) -> Dict[str, Any]: ...
+def inspect(path: _Path) -> Dict[str, Any]: ...
+def contains_model(path: _Path) -> bool: ...
+
+__version__: str
