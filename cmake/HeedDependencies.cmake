@@ -31,6 +31,10 @@ pkg_check_modules(MINIZIP REQUIRED IMPORTED_TARGET minizip)
 # utf8proc: Unicode normalization, case folding and categories for the WordPiece (BERT) tokenizer.
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 find_package(nlohmann_json 3 REQUIRED)
+# cpp-httplib (Debian's libcpp-httplib-dev, a compiled library): `heed serve`'s HTTP/1.1 server. Its
+# .pc file carries the CPPHTTPLIB_* definitions the library was built with, which the header's
+# class layouts depend on.
+pkg_check_modules(CPPHTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 
 if(HEED_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)

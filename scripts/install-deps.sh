@@ -37,6 +37,7 @@ host_pkgs+=(python3-venv python3-dev)
 # libabigail's abidw/abidiff check libheed.so.1's ABI against tests/abi/; debootstrap makes the clean
 # Debian root the packages are installed into (scripts/clean-root-install.sh).
 host_pkgs+=(abigail-tools debootstrap)
+host_pkgs+=(libcpp-httplib-dev)  # `heed serve`: HTTP/1.1 server (a compiled library with its header)
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 
@@ -80,6 +81,9 @@ sysroot_libs=(libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev libc
 # (zlib1g unpacks libz.so.1 into <sysroot>/lib/<triple>, not usr/lib: targets/cross-common.cmake
 # adds that folder to the linker's and qemu's library paths.)
 sysroot_libs+=(libutf8proc2 libutf8proc-dev)  # WordPiece (BERT) tokenizer
+# `heed serve`'s HTTP library; Debian builds it with TLS and compression, so linking it needs
+# OpenSSL's and Brotli's libraries (and their .pc files, named by cpp-httplib.pc) too.
+sysroot_libs+=(libcpp-httplib0.11 libcpp-httplib-dev libssl3 libssl-dev libbrotli1 libbrotli-dev)
 sysroot_all=(nlohmann-json3-dev)  # architecture-independent headers
 for arch in arm64 armhf; do
   root="$here/build-deps/sysroot-$arch"

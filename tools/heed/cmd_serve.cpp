@@ -1,0 +1,127 @@
+// `heed serve`: an HTTP server over one or more models, with LibreTranslate's API for translation
+// models and OpenAI's for embeddings and completions (tools/heed/serve/, docs/serve.md).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "serve/api_keys.h"
+#include "serve/model_set.h"
+#include "serve/server.h"
+
+namespace heed::cli {
+namespace {
+
+constexpr const char* kDescription =
+    "Serves the models over HTTP/1.1 until SIGTERM or SIGINT (then it stops accepting, finishes the\n"
+    "requests it has and exits 0). Endpoints (docs/serve.md has examples and every error):\n"
+    "  translation models (encoder-decoder, RNN): LibreTranslate's POST /translate, GET /languages\n"
+    "    (POST /detect answers 501); the languages come from the file (Argos packages and Marian\n"
+    "    folders record them) or from --lang SRC-TGT, given once per translation model in -m order;\n"
+    "  encoder-only models: OpenAI's POST /v1/embeddings; decoder-only models: POST /v1/completions\n"
+    "    (stream: true sends server-sent events); GET /v1/models lists every model by its id, the\n"
+    "    file name without .heed;\n"
+    "  GET /health.\n"
+    "Translations are those `heed translate` prints with its defaults (beam 2, paragraphs split into\n"
+    "sentences).\n"
+    "\n"
+    "Each model gets --max-concurrent sessions, created at start with their memory planned then; a\n"
+    "request borrows one, waiting in line (first come, first served) when all are busy. More than\n"
+    "--max-queue waiting requests: 429; no session within --timeout-ms: 503. A generation stops at\n"
+    "--timeout-ms too. A client must send its request (headers and body) within --read-timeout-ms,\n"
+    "else its connection is closed.\n"
+    "\n"
+    "Keys: with --api-key or --api-keys, /translate needs the key as its api_key field (403\n"
+    "otherwise) and the /v1 endpoints as 'Authorization: Bearer KEY' (401 otherwise).\n"
+    "Every request writes one JSON line to stderr: time, endpoint, status, tokens, milliseconds and\n"
+    "model; the request's text only with --log-text. The server listens on 127.0.0.1 unless --host\n"
+    "says otherwise; --port 0 picks a free port (the 'listening' line on stderr names it).";
+
+std::vector<OptionSpec> specs() {
+  return {
+      model_option("a model to serve (repeatable; at least one)"),
+      {"lang", 0, true, "SRC-TGT", "languages of a translation model without them in the file (repeatable)"},
+      {"host", 0, true, "ADDRESS", "address to listen on (default 127.0.0.1)"},
+      {"port", 0, true, "N", "port to listen on (default 5000; 0: a free one)"},
+      {"api-key", 0, true, "KEY", "the key clients must send (repeatable)"},
+      {"api-keys", 0, true, "FILE", "a file of accepted keys, one a line ('#' starts a comment line)"},
+      threads_option(),
+      {"max-concurrent", 0, true, "N", "sessions per model: requests computed at once (default 1)"},
+      {"max-queue", 0, true, "N", "requests waiting per model before 429 (default 32)"},
+      {"max-request-bytes", 0, true, "N", "largest request body (default 1048576; larger: 413)"},
+      {"max-texts", 0, true, "N", "texts per request: q items, embedding inputs (default 64)"},
+      {"max-text-bytes", 0, true, "N", "bytes per text, prompt or input (default 20000)"},
+      {"max-tokens", 0, true, "N", "tokens generated per request, per sentence for translations (default 256)"},
+      {"timeout-ms", 0, true, "N", "waiting for a session plus generating, per request (default 30000)"},
+      {"read-timeout-ms", 0, true, "N", "receiving one request, headers and body (default 10000)"},
+      {"log-text", 0, false, "", "log each request's text too"},
+      backend_option(),
+      no_mmap_option(),
+  };
+}
+
+// The command line as options; returns the exit code to leave with, or nullopt to go on.
+std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve::ServeOptions* o) {
+  if (const auto exit_code = parse_model_command(args, argv)) return exit_code;
+  const auto port = args.get_int("port", 5000, 0, 65535);
+  const auto threads = args.get_int("threads", 1, 0, 256);
+  const auto sessions = args.get_int("max-concurrent", 1, 1, 64);
+  const auto queue = args.get_int("max-queue", 32, 0, 4096);
+  const auto body = args.get_int("max-request-bytes", 1 << 20, 1, int64_t{1} << 31);
+  const auto texts = args.get_int("max-texts", 64, 1, 1 << 16);
+  const auto text_bytes = args.get_int("max-text-bytes", 20000, 1, int64_t{1} << 31);
+  const auto tokens = args.get_int("max-tokens", 256, 1, 1 << 16);
+  const auto timeout = args.get_int("timeout-ms", 30000, 1, int64_t{1} << 40);
+  const auto read_timeout = args.get_int("read-timeout-ms", 10000, 100, int64_t{1} << 40);
+  const auto backend = get_backend(args);
+  if (!port || !threads || !sessions || !queue || !body || !texts || !text_bytes || !tokens || !timeout ||
+      !read_timeout || !backend) {
+    return kExitUsage;
+  }
+  o->model_paths = args.get_all("model");
+  o->languages = args.get_all("lang");
+  o->host = args.get("host", "127.0.0.1");
+  o->port = static_cast<int>(*port);
+  o->api_keys = args.get_all("api-key");
+  o->threads = static_cast<size_t>(*threads);
+  o->sessions = static_cast<size_t>(*sessions);
+  o->max_queue = static_cast<size_t>(*queue);
+  o->max_request_bytes = static_cast<size_t>(*body);
+  o->max_texts = static_cast<size_t>(*texts);
+  o->max_text_bytes = static_cast<size_t>(*text_bytes);
+  o->max_tokens = static_cast<size_t>(*tokens);
+  o->timeout_ms = *timeout;
+  o->read_timeout_ms = *read_timeout;
+  o->log_text = args.has("log-text");
+  o->backend = *backend;
+  o->load = load_options(args);
+  return std::nullopt;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "heed serve: %s\n", message.c_str());
+  return kExitError;
+}
+
+int run_serve(const std::vector<std::string>& argv) {
+  Args args("serve", "-m MODEL.heed [-m MODEL2.heed ...] [--host 127.0.0.1] [--port 5000] [options]", kDescription,
+            specs());
+  serve::ServeOptions options;
+  if (const auto exit_code = parse(args, argv, &options)) return *exit_code;
+  if (args.has("api-keys")) {
+    const Status st = serve::ApiKeys::read_file(args.get("api-keys"), &options.api_keys);
+    if (!st) return fail("--api-keys: " + st.message());
+  }
+  std::unique_ptr<serve::ModelSet> models;
+  const Status st = serve::ModelSet::load(options, &models);
+  if (!st) return fail(st.message());
+  return serve::run_server(options, *models, serve::ApiKeys(options.api_keys));
+}
+
+}  // namespace
+
+HEED_REGISTER_COMMAND(serve, "serve", "serve models over HTTP (LibreTranslate and OpenAI APIs)", 80, run_serve);
+
+}  // namespace heed::cli

@@ -1,0 +1,143 @@
+#include "libretranslate.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "http_json.h"
+#include "request_log.h"
+
+namespace heed::cli::serve {
+
+namespace {
+
+// A /translate request, checked.
+struct TranslateRequest {
+  std::vector<std::string> texts;
+  bool list = false;  // `q` was a list: so is the answer
+  ServedModel* model = nullptr;
+  size_t alternatives = 0;
+};
+
+std::optional<std::string> string_field(const json& body, const char* key) {
+  const auto it = body.find(key);
+  if (it == body.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+// `q`: a string or a list of strings, within the count and length limits. Empty: fine.
+std::string read_texts(const json& body, const ServeOptions& options, TranslateRequest* r) {
+  const auto q = body.find("q");
+  if (q == body.end() || q->is_null()) return "Invalid request: missing q parameter";
+  if (q->is_string()) {
+    r->texts.push_back(q->get<std::string>());
+  } else if (q->is_array()) {
+    r->list = true;
+    if (q->size() > options.max_texts) {
+      return "Invalid request: " + std::to_string(q->size()) + " texts, more than the limit of " +
+             std::to_string(options.max_texts);
+    }
+    for (const json& item : *q) {
+      if (!item.is_string()) return "Invalid request: q must be a string or a list of strings";
+      r->texts.push_back(item.get<std::string>());
+    }
+  } else {
+    return "Invalid request: q must be a string or a list of strings";
+  }
+  for (const std::string& text : r->texts) {
+    if (text.size() > options.max_text_bytes) {
+      return "Invalid request: request (" + std::to_string(text.size()) + ") exceeds text limit (" +
+             std::to_string(options.max_text_bytes) + ")";
+    }
+  }
+  return "";
+}
+
+// The request's fields; an empty string, or the message of a 400.
+std::string read_request(const json& body, const ServerContext& context, TranslateRequest* r) {
+  if (std::string error = read_texts(body, context.options, r); !error.empty()) return error;
+  const auto source = string_field(body, "source");
+  const auto target = string_field(body, "target");
+  if (!source) return "Invalid request: missing source parameter";
+  if (!target) return "Invalid request: missing target parameter";
+  const std::string format = string_field(body, "format").value_or("text");
+  if (format != "text") return "Invalid request: format '" + format + "' is not supported (only text)";
+  if (*source == "auto") return "Invalid request: source 'auto' needs language detection, which heed does not do";
+  r->model = context.models.translation(*source, *target);
+  if (r->model == nullptr) return "Invalid request: no model translates from '" + *source + "' to '" + *target + "'";
+  std::optional<long long> alternatives;
+  if (!get_integer(body, "alternatives", 0, static_cast<long long>(context.options.max_alternatives), &alternatives)) {
+    return "Invalid request: alternatives must be a whole number from 0 to " +
+           std::to_string(context.options.max_alternatives);
+  }
+  r->alternatives = static_cast<size_t>(alternatives.value_or(0));
+  return "";
+}
+
+// LibreTranslate's answer: translatedText (and alternatives) as a string or a list, as q was.
+json answer(const TranslateRequest& r, const std::vector<std::vector<std::string>>& out) {
+  json texts = json::array(), alternatives = json::array();
+  for (const auto& hypotheses : out) {
+    texts.push_back(hypotheses.front());
+    alternatives.push_back(json(std::vector<std::string>(hypotheses.begin() + 1, hypotheses.end())));
+  }
+  json result{{"translatedText", r.list ? texts : texts.front()}};
+  if (r.alternatives > 0) result["alternatives"] = r.list ? alternatives : alternatives.front();
+  return result;
+}
+
+void translate(const ServerContext& context, const httplib::Request& req, httplib::Response& res) {
+  const std::optional<json> body = parse_body(req, res);
+  if (!body) return;
+  if (context.keys.required() && !context.keys.accepts(string_field(*body, "api_key").value_or(""))) {
+    return send_error(res, 403, "Invalid API key");
+  }
+  TranslateRequest r;
+  if (std::string error = read_request(*body, context, &r); !error.empty()) return send_error(res, 400, error);
+  RequestRecord& record = current_request();
+  record.model = r.model->id;
+  if (context.options.log_text) record.text = req.body;
+  // `heed translate`'s defaults: beam 2 (wider for alternatives: each is one hypothesis of the beam).
+  DecodeOptions decode;
+  decode.n_best = r.alternatives + 1;
+  decode.beam_size = std::max<size_t>(2, decode.n_best);
+  decode.min_length = 1;
+  std::unique_ptr<SessionPool<TranslationSession>::Lease> lease;
+  std::string message;
+  if (int status = borrow(*r.model->translators, context, &lease, &message)) return send_error(res, status, message);
+  std::vector<std::vector<std::string>> out;
+  const Status st = (*lease)->translate(r.texts, decode, &out, &record.tokens);
+  if (!st) return send_error(res, st.code() == StatusCode::kInternal ? 500 : 400, "Translation failed: " + st.message());
+  send_json(res, answer(r, out));
+}
+
+// [{"code", "name", "targets"}] per source language, from the models' languages.
+json languages(const ModelSet& models) {
+  json list = json::array();
+  for (const auto& m : models.models()) {
+    if (m->task != Task::kTranslation) continue;
+    auto entry = std::find_if(list.begin(), list.end(), [&](const json& l) { return l["code"] == m->source_language; });
+    if (entry == list.end()) {
+      list.push_back({{"code", m->source_language}, {"name", m->source_name}, {"targets", json::array()}});
+      entry = list.end() - 1;
+    }
+    (*entry)["targets"].push_back(m->target_language);
+  }
+  return list;
+}
+
+}  // namespace
+
+void add_libretranslate_routes(httplib::Server& server, const ServerContext& context) {
+  server.Post("/translate", [&context](const httplib::Request& req, httplib::Response& res) {
+    translate(context, req, res);
+  });
+  server.Get("/languages", [&context](const httplib::Request&, httplib::Response& res) {
+    send_json(res, languages(context.models));
+  });
+  server.Post("/detect", [](const httplib::Request&, httplib::Response& res) {
+    send_error(res, 501, "heed does not detect languages: give the source language");
+  });
+}
+
+}  // namespace heed::cli::serve

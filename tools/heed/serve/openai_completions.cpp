@@ -1,0 +1,125 @@
+// POST /v1/completions: one prompt, one choice; with `stream: true` each piece of text as a
+// server-sent event ("data: {...}" lines, then "data: [DONE]") while it is generated.
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "completion.h"
+#include "openai_common.h"
+#include "request_log.h"
+
+namespace heed::cli::serve {
+
+namespace {
+
+using Lease = SessionPool<Generator>::Lease;
+
+// The request's fields into *r; an error message otherwise.
+std::string read_completion(const json& body, const ServeOptions& limits, CompletionRequest* r, bool* stream) {
+  const auto prompt = body.find("prompt");
+  if (prompt != body.end() && prompt->is_array() && prompt->size() == 1) {
+    if (!(*prompt)[0].is_string()) return "'prompt' must be a string";
+    r->prompt = (*prompt)[0].get<std::string>();
+  } else if (prompt != body.end() && prompt->is_string()) {
+    r->prompt = prompt->get<std::string>();
+  } else {
+    return "'prompt' must be a string (one prompt per request)";
+  }
+  if (r->prompt.size() > limits.max_text_bytes) return "'prompt' is longer than " + std::to_string(limits.max_text_bytes) + " bytes";
+  std::optional<long long> max_tokens, seed, n;
+  if (!get_integer(body, "max_tokens", 1, static_cast<long long>(limits.max_tokens), &max_tokens)) {
+    return "'max_tokens' must be a whole number from 1 to " + std::to_string(limits.max_tokens);
+  }
+  if (!get_integer(body, "seed", 0, INT64_MAX, &seed)) return "'seed' must be a non-negative whole number";
+  if (!get_integer(body, "n", 1, 1, &n)) return "'n' must be 1";
+  const json temperature = body.value("temperature", json(1.0)), top_p = body.value("top_p", json(1.0));
+  if (!temperature.is_number() || !(temperature.get<double>() >= 0 && temperature.get<double>() <= 2)) {
+    return "'temperature' must be a number from 0 to 2";
+  }
+  if (!top_p.is_number() || !(top_p.get<double>() > 0 && top_p.get<double>() <= 1)) return "'top_p' must be in (0, 1]";
+  const json stop = body.value("stop", json(nullptr)), stream_field = body.value("stream", json(false));
+  if (stop.is_string()) r->stop = {stop.get<std::string>()};
+  if (stop.is_array() && stop.size() <= 4 && std::all_of(stop.begin(), stop.end(), [](const json& s) { return s.is_string(); })) {
+    r->stop = stop.get<std::vector<std::string>>();
+  } else if (!stop.is_null() && !stop.is_string()) {
+    return "'stop' must be a string or a list of up to 4 strings";
+  }
+  if (!stream_field.is_boolean()) return "'stream' must be true or false";
+  *stream = stream_field.get<bool>();
+  r->options.max_new_tokens = static_cast<size_t>(max_tokens.value_or(16));
+  r->options.temperature = temperature.get<float>();
+  r->options.top_p = top_p.get<float>();
+  r->options.seed = static_cast<uint64_t>(seed.value_or(0));
+  return "";
+}
+
+json completion_object(const std::string& id, const std::string& model, const std::string& text, const json& finish) {
+  return {{"id", id}, {"object", "text_completion"}, {"created", static_cast<long long>(std::time(nullptr))},
+          {"model", model}, {"choices", json::array({{{"text", text}, {"index", 0}, {"logprobs", nullptr},
+                                                     {"finish_reason", finish}}})}};
+}
+
+// Streams the generation as events; runs when httplib writes the answer, on the request's thread.
+void stream_answer(const ServerContext& context, std::shared_ptr<Lease> lease, CompletionRequest r, std::string id,
+                   std::string model, httplib::Response& res) {
+  const auto deadline = context.deadline();
+  res.set_chunked_content_provider("text/event-stream", [lease, r, id, model, deadline](size_t, httplib::DataSink& sink) {
+    const auto send = [&](const json& event) {
+      const std::string line = "data: " + dump(event) + "\n\n";
+      return sink.is_writable() && sink.write(line.data(), line.size());
+    };
+    CompletionResult result;
+    const Status st = run_completion(**lease, r, deadline,
+                                     [&](std::string_view text) { return send(completion_object(id, model, std::string(text), nullptr)); },
+                                     &result);
+    current_request().tokens = result.prompt_tokens + result.completion_tokens;
+    if (!st) {
+      send(json{{"error", {{"message", st.message()}, {"type", "invalid_request_error"}}}});
+    } else {
+      send(completion_object(id, model, "", result.finish_reason));
+    }
+    static const std::string done = "data: [DONE]\n\n";
+    if (sink.is_writable()) sink.write(done.data(), done.size());
+    sink.done();
+    return true;
+  });
+}
+
+void completions(const ServerContext& context, const httplib::Request& req, httplib::Response& res) {
+  json body;
+  ServedModel* m = open_request(context, Task::kGeneration, req, res, &body);
+  if (m == nullptr) return;
+  CompletionRequest r;
+  bool stream = false;
+  if (std::string error = read_completion(body, context.options, &r, &stream); !error.empty()) {
+    return send_openai_error(res, 400, error);
+  }
+  if (context.options.log_text) current_request().text = r.prompt;
+  std::unique_ptr<Lease> lease;
+  std::string message;
+  if (int status = borrow(*m->generators, context, &lease, &message)) return send_openai_error(res, status, message);
+  static std::atomic<unsigned long long> counter{0};
+  const std::string id = "cmpl-heed-" + std::to_string(++counter);
+  if (stream) return stream_answer(context, std::shared_ptr<Lease>(std::move(lease)), std::move(r), id, m->id, res);
+  std::string text;
+  CompletionResult result;
+  const Status st = run_completion(**lease, r, context.deadline(), [&](std::string_view t) { return text.append(t), true; }, &result);
+  if (!st) return send_openai_error(res, 400, st.message());
+  current_request().tokens = result.prompt_tokens + result.completion_tokens;
+  json answer = completion_object(id, m->id, text, result.finish_reason);
+  answer["usage"] = {{"prompt_tokens", result.prompt_tokens}, {"completion_tokens", result.completion_tokens},
+                     {"total_tokens", result.prompt_tokens + result.completion_tokens}};
+  send_json(res, answer);
+}
+
+}  // namespace
+
+void add_completion_route(httplib::Server& server, const ServerContext& context) {
+  server.Post("/v1/completions", [&context](const httplib::Request& req, httplib::Response& res) {
+    completions(context, req, res);
+  });
+}
+
+}  // namespace heed::cli::serve

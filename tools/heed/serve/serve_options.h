@@ -1,0 +1,35 @@
+// `heed serve`'s settings, from its command line (cmd_serve.cpp; `heed serve --help` explains each).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "heed/model.h"
+#include "heed/step_model.h"
+
+namespace heed::cli::serve {
+
+struct ServeOptions {
+  std::vector<std::string> model_paths;
+  std::vector<std::string> languages;  // --lang SRC-TGT, one per translation model in -m order
+  std::string host = "127.0.0.1";
+  int port = 5000;
+  std::vector<std::string> api_keys;  // empty: no key needed
+  size_t threads = 1;                 // threads of each session
+  size_t sessions = 1;                // --max-concurrent: sessions per model
+  size_t max_queue = 32;              // requests waiting for a session, per model
+  size_t max_request_bytes = size_t{1} << 20;
+  size_t max_texts = 64;              // `q` items (or embedding inputs) per request
+  size_t max_text_bytes = 20000;      // bytes per `q` item / prompt / input
+  size_t max_tokens = 256;            // generated tokens per request (translation: per sentence)
+  size_t max_alternatives = 3;        // LibreTranslate's `alternatives`
+  int64_t timeout_ms = 30000;         // queue wait and generation of one request
+  int64_t read_timeout_ms = 10000;    // reading one request, headers and body
+  bool log_text = false;
+  LoadOptions load;
+  Backend backend = Backend::kAuto;
+};
+
+}  // namespace heed::cli::serve
