@@ -29,3 +29,8 @@ set(CMAKE_SHARED_LINKER_FLAGS_INIT "-Wl,-rpath-link,${HEED_SYSROOT_LIBS}")
 # /usr/<triple>/lib first: a glibc from another package version makes pthread_create hang.
 set(CMAKE_CROSSCOMPILING_EMULATOR
     "${HEED_QEMU};-L;/usr/${HEED_TRIPLE};-E;LD_LIBRARY_PATH=/usr/${HEED_TRIPLE}/lib:${HEED_SYSROOT_LIBS}")
+
+# Multiarch headers (OpenSSL's opensslconf.h, which cpp-httplib's header reaches) live in
+# <sysroot>/usr/include/<triple>, a folder the cross compiler does not search on its own.
+set(CMAKE_C_STANDARD_INCLUDE_DIRECTORIES "${HEED_SYSROOT}/usr/include/${HEED_TRIPLE}")
+set(CMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES "${HEED_SYSROOT}/usr/include/${HEED_TRIPLE}")

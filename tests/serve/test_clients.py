@@ -1,0 +1,75 @@
+"""Clients heed did not write against `heed serve`: libretranslatepy and requests on LibreTranslate's
+endpoints (answers equal to `heed translate`'s output), the openai package on /v1/embeddings (equal
+to `heed embed`) and /v1/completions, streamed and not (equal to `heed generate`)."""
+import json
+
+import numpy as np
+import openai
+import requests
+from libretranslatepy import LibreTranslateAPI
+
+SENTENCES = ["Hello world.", "The weather is nice today. I like it.", "How are you?"]
+
+
+def cli_translations(run, model, lines, *flags):
+    return run("translate", "-m", model, *flags, stdin="".join(l + "\n" for l in lines)).splitlines()
+
+
+def test_libretranslatepy_translates_as_heed_translate(server, models, run):
+    api = LibreTranslateAPI(server.url + "/")
+    expected = cli_translations(run, models["argos"], SENTENCES)
+    assert [api.translate(s, "en", "de") for s in SENTENCES] == expected
+    assert api.languages() == [{"code": "en", "name": "English", "targets": ["de"]}]
+
+
+def test_requests_json_list_and_form(server, models, run):
+    expected = cli_translations(run, models["argos"], SENTENCES)
+    r = requests.post(server.url + "/translate", json={"q": SENTENCES, "source": "en", "target": "de", "format": "text"})
+    assert r.status_code == 200 and r.json() == {"translatedText": expected}
+    r = requests.post(server.url + "/translate", data={"q": SENTENCES[1], "source": "en", "target": "de"})
+    assert r.status_code == 200 and r.json() == {"translatedText": expected[1]}
+    assert requests.get(server.url + "/languages").json()[0]["targets"] == ["de"]
+    assert requests.post(server.url + "/detect", data={"q": "Hello"}).status_code == 501
+
+
+def test_alternatives_are_the_n_best(server, models, run):
+    # One sentence: heed translate's n-best lines 'I ||| HYPOTHESIS ||| SCORE' with the beam the server uses.
+    lines = cli_translations(run, models["argos"], ["Hello world."], "--beam", "3", "--n-best", "3")
+    hypotheses = [l.split(" ||| ")[1] for l in lines]
+    r = requests.post(server.url + "/translate", json={"q": "Hello world.", "source": "en", "target": "de", "alternatives": 2})
+    assert r.json() == {"translatedText": hypotheses[0], "alternatives": hypotheses[1:]}
+    r = requests.post(server.url + "/translate", json={"q": ["Hello world."], "source": "en", "target": "de", "alternatives": 2})
+    assert r.json() == {"translatedText": hypotheses[:1], "alternatives": [hypotheses[1:]]}
+
+
+def test_openai_embeddings_equal_heed_embed(server, models, run):
+    texts = ["A cat sat on the mat.", "Ein Satz."]
+    expected = [json.loads(l)["embedding"] for l in run("embed", "-m", models["bert"], stdin="\n".join(texts) + "\n").splitlines()]
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused")
+    got = client.embeddings.create(model="bert", input=texts)  # the client asks for base64 floats
+    # heed embed prints 9 significant digits, which read back as the same float32.
+    expected = np.array(expected, dtype=np.float32)
+    assert np.array_equal(np.array([d.embedding for d in got.data], dtype=np.float32), expected)
+    got = client.embeddings.create(model="bert", input=texts[0], encoding_format="float")
+    assert np.array_equal(np.array(got.data[0].embedding, dtype=np.float32), expected[0]) and got.usage.prompt_tokens > 0
+    assert sorted(m.id for m in client.models.list()) == ["argos", "bert", "stories"]
+
+
+def test_openai_completions_streamed_equal_heed_generate(server, models, run):
+    prompt = "Once upon a time"
+    expected = run("generate", "-m", models["stories"], "--prompt", prompt, "--max-len", "24").rstrip("\n")
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused")
+    stream = client.completions.create(model="stories", prompt=prompt, max_tokens=24, temperature=0, stream=True)
+    chunks = list(stream)
+    assert len(chunks) > 2 and "".join(c.choices[0].text for c in chunks) == expected
+    assert chunks[-1].choices[0].finish_reason in ("stop", "length")
+    whole = client.completions.create(model="stories", prompt=prompt, max_tokens=24, temperature=0)
+    assert whole.choices[0].text == expected and whole.usage.completion_tokens > 0
+
+
+def test_request_log_has_one_line_per_request(server):
+    requests.get(server.url + "/health")
+    lines = [l for l in server.log_lines() if "endpoint" in l]
+    assert lines and all(set(l) >= {"time", "endpoint", "status", "tokens", "ms"} for l in lines)
+    assert not any("text" in l for l in lines)  # no --log-text
+    assert any(l["endpoint"] == "POST /translate" and l["tokens"] > 0 and l["model"] == "argos" for l in lines)
