@@ -154,9 +154,11 @@ if command -v ccache >/dev/null 2>&1; then
 fi
 
 build() {
-  local preset=$1
+  local preset=$1 python=()
   echo "=== build: $preset ==="
-  cmake --preset "$preset" -DHEED_SHARED_DIR="$HEED_SHARED_DIR" "${launcher[@]}" >/dev/null
+  # The host's `heed serve` tests run real clients from the tests' Python environment.
+  if [ "$preset" = host ]; then python=(-DHEED_TEST_PYTHON="$(bash scripts/python-venv.sh)"); fi
+  cmake --preset "$preset" -DHEED_SHARED_DIR="$HEED_SHARED_DIR" "${launcher[@]}" "${python[@]}" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
 }
 
