@@ -53,7 +53,7 @@ std::vector<OptionSpec> specs() {
       {"max-request-bytes", 0, true, "N", "largest request body (default 1048576; larger: 413)"},
       {"max-texts", 0, true, "N", "texts per request: q items, embedding inputs (default 64)"},
       {"max-text-bytes", 0, true, "N", "bytes per text, prompt or input (default 20000)"},
-      {"max-tokens", 0, true, "N", "tokens generated per request, per sentence for translations (default 256)"},
+      {"max-len", 0, true, "N", "tokens generated per request, per sentence for translations (default 256)"},
       {"timeout-ms", 0, true, "N", "waiting for a session plus generating, per request (default 30000)"},
       {"read-timeout-ms", 0, true, "N", "receiving one request, headers and body (default 10000)"},
       {"log-text", 0, false, "", "log each request's text too"},
@@ -72,7 +72,7 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   const auto body = args.get_int("max-request-bytes", 1 << 20, 1, int64_t{1} << 31);
   const auto texts = args.get_int("max-texts", 64, 1, 1 << 16);
   const auto text_bytes = args.get_int("max-text-bytes", 20000, 1, int64_t{1} << 31);
-  const auto tokens = args.get_int("max-tokens", 256, 1, 1 << 16);
+  const auto tokens = args.get_int("max-len", 256, 1, 1 << 16);
   const auto timeout = args.get_int("timeout-ms", 30000, 1, int64_t{1} << 40);
   const auto read_timeout = args.get_int("read-timeout-ms", 10000, 100, int64_t{1} << 40);
   const auto backend = get_backend(args);
