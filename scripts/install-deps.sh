@@ -37,7 +37,7 @@ host_pkgs+=(python3-venv python3-dev)
 # libabigail's abidw/abidiff check libheed.so.1's ABI against tests/abi/; debootstrap makes the clean
 # Debian root the packages are installed into (scripts/clean-root-install.sh).
 host_pkgs+=(abigail-tools debootstrap)
-host_pkgs+=(libcpp-httplib-dev)  # `heed serve`: HTTP/1.1 server (a compiled library with its header)
+host_pkgs+=(libcpp-httplib-dev curl)  # `heed serve`: HTTP/1.1 server library; curl for its shell test
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 

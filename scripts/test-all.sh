@@ -156,8 +156,8 @@ fi
 build() {
   local preset=$1 python=()
   echo "=== build: $preset ==="
-  # The host's `heed serve` tests run real clients from the tests' Python environment.
-  if [ "$preset" = host ]; then python=(-DHEED_TEST_PYTHON="$(bash scripts/python-venv.sh)"); fi
+  # The host builds' `heed serve` tests run real clients from the tests' Python environment.
+  case "$preset" in host*) python=(-DHEED_TEST_PYTHON="$(bash scripts/python-venv.sh)") ;; esac
   cmake --preset "$preset" -DHEED_SHARED_DIR="$HEED_SHARED_DIR" "${launcher[@]}" "${python[@]}" >/dev/null
   cmake --build --preset "$preset" -j "$jobs"
 }
