@@ -1,6 +1,7 @@
 """16 clients at once for a bounded time on loopback: no errors and memory flat; then SIGTERM while
 requests run: they finish, and the server exits 0."""
 import concurrent.futures
+import os
 import threading
 import time
 
@@ -36,7 +37,10 @@ def test_sixteen_clients_no_errors_memory_flat(start, models):
             f.result()
     statuses = [s for s, _ in results]
     assert len(statuses) > CLIENTS and set(statuses) == {200}, {s: statuses.count(s) for s in set(statuses)}
-    assert end <= warm * 1.1 + 4096, "resident memory grew from %d to %d KiB" % (warm, end)
+    # Under AddressSanitizer freed memory waits in its quarantine (up to 256 MB), so the resident
+    # size grows whatever the server does: the bound is checked on the other builds.
+    if not os.environ.get("HEED_SANITIZED"):
+        assert end <= warm * 1.1 + 4096, "resident memory grew from %d to %d KiB" % (warm, end)
     latencies = sorted(t for _, t in results)
     print("requests/s %.1f p50 %.1f ms p99 %.1f ms rss %d -> %d KiB" % (
         len(results) / SECONDS, 1000 * latencies[len(latencies) // 2], 1000 * latencies[len(latencies) * 99 // 100],
