@@ -1,6 +1,8 @@
 #include "convert.h"
 
 #include "heed_writer.h"
+#include "loader/model_index.h"
+#include "sentencepiece_model.h"
 
 namespace heed::convert {
 
@@ -19,6 +21,9 @@ Status check_convert_options(const ConvertOptions& o) {
       return invalid_argument("--activation-block needs packed int8 weights with one scale per row (--quantize int8, "
                               "no --group-size, --layout auto or packed16x4)");
     }
+  }
+  if (o.source_spm.empty() != o.target_spm.empty()) {
+    return invalid_argument("--source-spm and --target-spm go together (a translation model needs both)");
   }
   return Status::success();
 }
@@ -72,6 +77,12 @@ Status convert_file(const SourceFormat& format, const std::string& source, const
   HEED_RETURN_IF_ERROR(check_convert_options(options));
   NeutralModel model;
   HEED_RETURN_IF_ERROR(format.read(source, &model));
+  if (!options.source_spm.empty()) {
+    if (model.tokenizer.kind == fb::TokenizerKind::SentencePiece) {  // the folder's own: replaced
+      model.tokenizer.kind = fb::TokenizerKind::Whitespace;
+    }
+    HEED_RETURN_IF_ERROR(embed_sentencepiece_models(options.source_spm, options.target_spm, &model));
+  }
   HEED_RETURN_IF_ERROR(quantize_and_pack(&model, options, summary));
   return write_heed(model, output);
 }

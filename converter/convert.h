@@ -25,6 +25,9 @@ struct ConvertOptions {
   // multiple of 16; unset: the model's default (kEncoderActivationBlock for encoder-only models,
   // per row for the others; docs/quantization.md has the measurements).
   std::optional<uint32_t> activation_block;
+  // SentencePiece models to embed in a translation model read with whitespace vocabularies (a
+  // CTranslate2 folder): both or neither; they replace source.spm / target.spm found in the folder.
+  std::string source_spm, target_spm;
   std::vector<TensorReport>* report = nullptr;  // each tensor's quantization error, when set
   // Called as work advances: stage "quantizing" or "packing", done of total.
   std::function<void(const char* stage, size_t done, size_t total)> progress;

@@ -30,9 +30,12 @@ esac
 command -v clang++ >/dev/null || { echo "scripts/fuzz.sh: clang++ is not installed" >&2; exit 2; }
 [ -d "$shared/models" ] || { echo "scripts/fuzz.sh: no shared data at $shared (set HEED_SHARED_DIR)" >&2; exit 2; }
 
-# Configure once (HEED_BUILD_FUZZ adds fuzz/).
+# Configure once (HEED_BUILD_FUZZ adds fuzz/); through ccache when the machine has it.
+launcher=""
+command -v ccache >/dev/null && launcher="-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache"
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+  # shellcheck disable=SC2086  # $launcher is empty or two words
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug $launcher \
     -DHEED_SANITIZE=ON -DHEED_BUILD_TESTS=OFF -DHEED_BUILD_FUZZ=ON \
     "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -O1" "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -O1" >/dev/null
 fi

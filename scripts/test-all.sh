@@ -147,10 +147,15 @@ run_clean_root() {
   fi
 }
 
-# ccache, when the machine has it, makes a rebuild of unchanged sources nearly free.
+# ccache makes a rebuild of unchanged sources nearly free: its cache lives beside the clean root's
+# (HEED_CACHE_DIR, kept between runs), and paths are taken relative to the clone's parent folder so
+# that a fresh clone anywhere hits what an earlier one compiled.
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_DIR=${CCACHE_DIR:-${HEED_CACHE_DIR:-/var/cache/heed}/ccache}
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")} CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+  mkdir -p "$CCACHE_DIR" 2>/dev/null || unset CCACHE_DIR
 fi
 
 build() {

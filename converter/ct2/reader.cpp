@@ -13,6 +13,7 @@
 #include "heed/kernels.h"
 #include "heed_format/tensor_names.h"
 #include "quantize.h"
+#include "sentencepiece_model.h"
 #include "source_files.h"
 #include "tensor_mapper.h"
 #include "loader/model_index.h"
@@ -597,6 +598,20 @@ Status read_tokenizer(const std::string& dir, const Config& config, bool encoder
   return Status::success();
 }
 
+// source.spm and target.spm beside a translation model's files (CTranslate2's OPUS-MT guide keeps
+// them there): embedded, so that the file translates plain text. One without the other is refused.
+Status read_sentencepiece_beside(const std::string& dir, bool encoder_decoder, NeutralModel* model) {
+  const std::string source = dir + "/source.spm", target = dir + "/target.spm";
+  const bool has_source = is_file(source), has_target = is_file(target);
+  if (!has_source && !has_target) return Status::success();
+  if (has_source != has_target) {
+    return invalid_file(dir + ": " + (has_source ? "source.spm" : "target.spm") + " is there but " +
+                        (has_source ? "target.spm" : "source.spm") + " is not (a translation model needs both)");
+  }
+  if (!encoder_decoder) return unsupported_model(dir + ": source.spm and target.spm go with translation models");
+  return embed_sentencepiece_models(source, target, model);
+}
+
 void add_metadata(const std::string& dir, const ModelBin& bin, bool encoder_decoder, NeutralModel* model) {
   const std::string& spec = bin.spec_name();
   model->set_producer("ct2", base_name(dir));
@@ -651,6 +666,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
                         vocab.target_file + " has " + std::to_string(vocab.target.size()) + " tokens");
   }
   HEED_RETURN_IF_ERROR(read_tokenizer(dir, config, encoder_decoder, &vocab, &model));
+  HEED_RETURN_IF_ERROR(read_sentencepiece_beside(dir, encoder_decoder, &model));
   add_metadata(dir, bin, encoder_decoder, &model);
   *out = std::move(model);
   return Status::success();

@@ -6,7 +6,9 @@ import weakref
 
 from . import _checks, _heed
 from ._model_file import ModelFile
-from .results import GenerationResult, GenerationStepResult
+from .results import GenerationResult, GenerationStepResult, ScoringResult
+
+_SCORE_BATCH = 4  # sequences per session call in score_batch (each session plans its own memory)
 
 
 class Generator:
@@ -37,17 +39,20 @@ class Generator:
         self._sessions[batch] = session
         return session
 
+    @staticmethod
+    def _id(session, token):
+        """A token's id; a token outside the vocabulary is the unknown token, as in CTranslate2."""
+        i = session.token_id(token)
+        if i < 0:
+            i = session.unk_id()
+        if i < 0:
+            raise ValueError("token %r is not in the model's vocabulary (which has no unknown token)" % (token,))
+        return i
+
     def _prompt(self, session, tokens):
         """Prompt tokens as ids, without the start token heed feeds itself (CTranslate2's start_tokens
-        begin with it); a token outside the vocabulary is the unknown token, as in CTranslate2."""
-        ids = []
-        for t in tokens:
-            i = session.token_id(t)
-            if i < 0:
-                i = session.unk_id()
-            if i < 0:
-                raise ValueError("start token %r is not in the model's vocabulary (which has no unknown token)" % (t,))
-            ids.append(i)
+        begin with it)."""
+        ids = [self._id(session, t) for t in tokens]
         if ids and ids[0] == session.bos_id():
             ids = ids[1:]
         return ids
@@ -167,5 +172,27 @@ class Generator:
             previous = step.token_id
         return "".join(pieces)
 
-    def score_batch(self, tokens, **kwargs):
-        raise NotImplementedError("heed's Generator does not score token sequences yet (docs/python.md)")
+    def score_batch(self, tokens, max_batch_size=0, batch_type="examples", max_input_length=1024, offset=0,
+                    asynchronous=False):
+        """The log-probability of each token given the ones before it: one ScoringResult per
+        sequence, whose tokens are the sequence without its first token (the one the others are
+        predicted from, usually the start token). No end token is added, as in CTranslate2."""
+        _checks.unsupported(batch_type=(batch_type, "examples"), offset=(offset, 0), asynchronous=(asynchronous, False))
+        max_batch_size = _checks.integer("max_batch_size", max_batch_size)
+        max_input_length = _checks.integer("max_input_length", max_input_length)
+        sequences = _checks.token_lists("tokens", tokens)
+        if max_input_length > 0:
+            sequences = [s[:max_input_length] for s in sequences]
+        for i, s in enumerate(sequences):
+            if not s:
+                raise ValueError("tokens[%d] is empty: a sequence starts with the token the others are predicted from" % i)
+        chunk = min(max_batch_size or _SCORE_BATCH, _SCORE_BATCH)
+        results = []
+        with self._lock:
+            session = self._session(chunk)
+            for start in range(0, len(sequences), chunk):
+                ids = [[self._id(session, t) for t in s] for s in sequences[start:start + chunk]]
+                for sequence, log_probs in zip(ids, session.score(ids)):
+                    # Tokens outside the vocabulary come back as the unknown token, as in CTranslate2.
+                    results.append(ScoringResult([session.token(i) for i in sequence[1:]], log_probs))
+        return results

@@ -52,6 +52,21 @@ bool forward(void* user, int32_t id, std::string_view text) {
   }
 }
 
+// Sequences of ids as one TokenBatch (the storage it views).
+struct Flat {
+  explicit Flat(const std::vector<Ids>& sequences) : size(sequences.size()) {
+    offsets.push_back(0);
+    for (const Ids& s : sequences) {
+      ids.insert(ids.end(), s.begin(), s.end());
+      offsets.push_back(ids.size());
+    }
+  }
+  TokenBatch batch() const { return TokenBatch{ids.data(), offsets.data(), size}; }
+  Ids ids;
+  std::vector<size_t> offsets;
+  size_t size;
+};
+
 class PyGenerator {
  public:
   PyGenerator(const std::string& path, size_t threads, size_t max_batch, size_t max_context, bool use_mmap) {
@@ -92,21 +107,32 @@ class PyGenerator {
     GenerateOptions o;
     ControlTokenIds ids;
     options(a, &o, &ids);
-    Ids flat;
-    std::vector<size_t> offsets{0};
-    for (const Ids& p : prompts) {
-      flat.insert(flat.end(), p.begin(), p.end());
-      offsets.push_back(flat.size());
-    }
+    const Flat flat(prompts);
     std::vector<Generation> out(prompts.size());
     Status s;
     {
       nb::gil_scoped_release release;
-      s = generator_->generate_batch(TokenBatch{flat.data(), offsets.data(), prompts.size()}, o, out.data());
+      s = generator_->generate_batch(flat.batch(), o, out.data());
     }
     check(s);
     std::vector<std::tuple<Ids, float>> result;
     for (const Generation& g : out) result.emplace_back(Ids(g.ids, g.ids + g.length), g.log_prob);
+    return result;
+  }
+
+  // The log-prob of every token after each sequence's first (CTranslate2's score_batch: the end
+  // token's, which heed's score() adds last, is left out).
+  std::vector<std::vector<float>> score(const std::vector<Ids>& sequences) {
+    const Flat flat(sequences);
+    ScoreOutput out;
+    Status s;
+    {
+      nb::gil_scoped_release release;
+      s = generator_->score(flat.batch(), &out);
+    }
+    check(s);
+    std::vector<std::vector<float>> result;
+    for (size_t i = 0; i < out.batch; ++i) result.emplace_back(out.sentence(i), out.sentence(i) + out.length(i) - 1);
     return result;
   }
 
@@ -171,6 +197,7 @@ void bind_generator(nb::module_& m) {
            nb::arg("max_batch"), nb::arg("max_context"), nb::arg("use_mmap"))
       .def("generate", &PyGenerator::generate, nb::arg("prompt"), nb::arg("args"), nb::arg("callback").none())
       .def("generate_batch", &PyGenerator::generate_batch)
+      .def("score", &PyGenerator::score, nb::arg("sequences"))
       .def("encode", &PyGenerator::encode)
       .def("token", &PyGenerator::token)
       .def("token_id", &PyGenerator::token_id)

@@ -42,16 +42,10 @@ struct TranslateArgs {
 // Attention rows of a hypothesis: per target token (EOS left out), the last layer's heads averaged
 // over the source positions.
 std::vector<std::vector<float>> attention_rows(const TranslationHypothesis& h) {
+  const std::vector<float> flat = last_layer_attention(h);
   std::vector<std::vector<float>> rows;
-  if (h.attention.empty() || h.attention_heads == 0) return rows;
-  const size_t panels = h.attention_panels, len = h.attention_source_len, heads = h.attention_heads;
-  const size_t first = panels - heads;  // the last layer's panels
-  for (size_t t = 0; t < h.tokens.size(); ++t) {
-    std::vector<float> row(len, 0.0f);
-    for (size_t p = first; p < panels; ++p)
-      for (size_t s = 0; s < len; ++s) row[s] += h.attention[(t * panels + p) * len + s] / heads;
-    rows.push_back(std::move(row));
-  }
+  const size_t len = h.attention_source_len;
+  for (size_t t = 0; len > 0 && t < flat.size() / len; ++t) rows.emplace_back(flat.begin() + t * len, flat.begin() + (t + 1) * len);
   return rows;
 }
 

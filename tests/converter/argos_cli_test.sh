@@ -26,6 +26,33 @@ echo "Hello world." | $emu "$heed" translate -m "$dir/argos.heed" >"$dir/text" 2
 [ -s "$dir/text" ] || fail "int8 translate printed nothing"
 $emu "$heed" inspect "$dir/argos.heed" | grep -q "source_language *en" || fail "inspect: no source_language en"
 
+# The package's CTranslate2 folder with its SentencePiece model beside it as source.spm and
+# target.spm (CTranslate2's OPUS-MT layout): `--from ct2` embeds them and translates the same text;
+# --source-spm/--target-spm do the same from anywhere; one .spm without the other is refused.
+python3 -m zipfile -e "$package" "$dir/unzipped" || fail "unzip"
+ct2=$dir/unzipped/translate-en_de-1_0/model
+spm=$dir/unzipped/translate-en_de-1_0/sentencepiece.model
+$emu "$heed" convert --from ct2 "$ct2" -o "$dir/plain.heed" --quantize float32 --quiet 2>"$dir/err" || fail "ct2: $(cat "$dir/err")"
+$emu "$heed" convert "$ct2" -o "$dir/flags.heed" --quantize float32 --source-spm "$spm" --target-spm "$spm" --quiet \
+  2>"$dir/err" || fail "ct2 --source-spm: $(cat "$dir/err")"
+cp "$spm" "$ct2/source.spm" && cp "$spm" "$ct2/target.spm"
+$emu "$heed" convert "$ct2" -o "$dir/spm.heed" --quantize float32 --quiet 2>"$dir/err" || fail "ct2 + spm: $(cat "$dir/err")"
+for m in spm flags; do
+  got=$(echo "The weather is nice today." | $emu "$heed" translate -m "$dir/$m.heed" --beam 1 --max-len 12 2>"$dir/err")
+  [ "$got" = "qCananan daCan da1Can" ] || fail "ct2 folder ($m): got '$got' ($(cat "$dir/err"))"
+done
+$emu "$heed" inspect "$dir/plain.heed" | grep -q "SentencePiece" && fail "ct2 without .spm files: SentencePiece inside"
+$emu "$heed" inspect "$dir/spm.heed" | grep -q "SentencePiece" || fail "ct2 + spm: no SentencePiece inside"
+rm "$ct2/target.spm"
+$emu "$heed" convert "$ct2" -o "$dir/half.heed" --quiet 2>"$dir/err" && fail "source.spm alone was accepted"
+grep -q "target.spm is not" "$dir/err" || fail "source.spm alone: message: $(cat "$dir/err")"
+$emu "$heed" convert "$ct2" -o "$dir/half.heed" --source-spm "$spm" --quiet 2>"$dir/err"
+[ $? -eq 2 ] || fail "--source-spm alone: not a usage error: $(cat "$dir/err")"
+rm "$ct2/source.spm"
+head -c 300 "$spm" >"$dir/cut.spm"
+$emu "$heed" convert "$ct2" -o "$dir/half.heed" --source-spm "$dir/cut.spm" --target-spm "$spm" --quiet 2>"$dir/err"
+[ $? -eq 1 ] && grep -q "cut.spm" "$dir/err" || fail "truncated --source-spm: $(cat "$dir/err")"
+
 # Broken packages: exit 1, one line, no output, nothing left in TMPDIR.
 printf 'not a zip\n' >"$dir/text.argosmodel"
 head -c 20000 "$package" >"$dir/cut.argosmodel"

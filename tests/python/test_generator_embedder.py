@@ -48,8 +48,26 @@ def test_generator_bad_arguments(stories):
         generator.generate_batch([["\n<s>\n"]], max_length=0)
     with pytest.raises(TypeError):
         generator.generate_text(42)
-    with pytest.raises(NotImplementedError):
-        generator.score_batch([["\n<s>\n"]])
+    with pytest.raises(ValueError, match="empty"):
+        generator.score_batch([[]])
+    with pytest.raises(ValueError, match="offset"):
+        generator.score_batch([["\n<s>\n"]], offset=1)
+
+
+def test_score_batch_equals_ctranslate2(shared):
+    """Generator.score_batch on the OpenNMT LM against CTranslate2's own, in float32: sequences
+    with and without the start token, an end token inside, one of a single token, more sequences
+    than heed scores per call."""
+    model = os.path.join(shared, "models/ct2/onmt-lm")
+    with open(os.path.join(shared, "data/lm-prompts/src-gen.txt"), encoding="utf-8") as f:
+        prompts = [line.split() for line in f.read().split("\n")[:6]]
+    sequences = [["<s>"] + p for p in prompts] + [prompts[0], ["<s>", "the", "</s>", "cat"], ["<s>"]]
+    want = ctranslate2.Generator(model, compute_type="float32").score_batch(sequences)
+    got = heed.Generator(model, compute_type="float32").score_batch(sequences)
+    assert len(got) == len(want)
+    for w, g in zip(want, got):
+        assert g.tokens == w.tokens
+        assert np.allclose(g.log_probs, w.log_probs, atol=1e-4)
 
 
 @pytest.fixture(scope="module")

@@ -1,21 +1,22 @@
 #!/bin/sh
 # curl on every endpoint of `heed serve` (Argos, BERT and stories260K models converted here): the
-# statuses, and /translate's text equal to `heed translate`'s.
-# usage: serve_curl_test.sh HEED SOURCE_DIR SHARED_DIR FOLDER
+# statuses, and /translate's text equal to `heed translate`'s. On ARM builds heed runs under the
+# emulator (qemu-user) and curl on the host talks to it over loopback.
+# usage: serve_curl_test.sh EMULATOR HEED SOURCE_DIR SHARED_DIR FOLDER   (EMULATOR may be "")
 set -u
-heed=$1 src=$2 shared=$3 dir=$4
+emu=$1 heed=$2 src=$3 shared=$4 dir=$5
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-"$heed" convert "$src/tests/fixtures/argos/tiny-en-de.argosmodel" -o "$dir/argos.heed" --quiet || exit 1
-"$heed" convert "$src/tests/fixtures/hf-bert/model" -o "$dir/bert.heed" --quiet || exit 1
-"$heed" convert "$shared/models/llama2c/stories260k" -o "$dir/stories.heed" --quiet || exit 1
-"$heed" serve -m "$dir/argos.heed" -m "$dir/bert.heed" -m "$dir/stories.heed" --port 0 2>"$dir/log" &
+$emu "$heed" convert "$src/tests/fixtures/argos/tiny-en-de.argosmodel" -o "$dir/argos.heed" --quiet || exit 1
+$emu "$heed" convert "$src/tests/fixtures/hf-bert/model" -o "$dir/bert.heed" --quiet || exit 1
+$emu "$heed" convert "$shared/models/llama2c/stories260k" -o "$dir/stories.heed" --quiet || exit 1
+$emu "$heed" serve -m "$dir/argos.heed" -m "$dir/bert.heed" -m "$dir/stories.heed" --port 0 2>"$dir/log" &
 pid=$!
 trap 'kill $pid 2>/dev/null' EXIT
 port=
-for _ in $(seq 100); do
+for _ in $(seq 600); do  # up to 60 s: qemu starts slowly
   port=$(sed -n 's/.*"event":"listening".*"port":\([0-9]*\).*/\1/p' "$dir/log")
   [ -n "$port" ] && break
   sleep 0.1
@@ -36,7 +37,7 @@ grep -q '"status":"ok"' "$dir/body" || fail "/health: $(cat "$dir/body")"
 status GET /languages 200
 grep -q '"code":"en"' "$dir/body" || fail "/languages: $(cat "$dir/body")"
 status POST /translate 200 -H "$json" -d '{"q":"Hello world.","source":"en","target":"de"}'
-expected=$(echo "Hello world." | "$heed" translate -m "$dir/argos.heed")
+expected=$(echo "Hello world." | $emu "$heed" translate -m "$dir/argos.heed")
 got=$(sed -n 's/^{"translatedText":"\(.*\)"}$/\1/p' "$dir/body")
 [ "$got" = "$expected" ] || fail "/translate: got '$got', heed translate printed '$expected'"
 status POST /translate 200 --data-urlencode "q=Hello world." -d source=en -d target=de

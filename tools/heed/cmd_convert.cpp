@@ -24,7 +24,9 @@ constexpr const char* kDescription =
     "  ct2      CTranslate2 model folder: model.bin (binary versions 1-6; specs TransformerBase,\n"
     "           TransformerBig, TransformerSpec, TransformerDecoderSpec), the vocabularies\n"
     "           (shared_/source_/target_vocabulary or vocabulary, .json or .txt) and config.json.\n"
-    "           Detected automatically when SOURCE holds a model.bin.\n"
+    "           Detected automatically when SOURCE holds a model.bin. A translation model's\n"
+    "           source.spm and target.spm beside them (as CTranslate2's OPUS-MT guide keeps\n"
+    "           them), or --source-spm/--target-spm, go into the file: plain text in and out.\n"
     "  hf-marian  Hugging Face Marian (OPUS-MT) folder: config.json, model.safetensors,\n"
     "           source.spm, target.spm, vocab.json. The SentencePiece models go into the file,\n"
     "           so `heed translate` reads and writes plain text.\n"
@@ -82,6 +84,9 @@ std::vector<OptionSpec> specs() {
       {"activation-block", 0, true, "N", "int8 linear layers in blocks of N values of K (multiple of 16), each with its "
                                          "own scale for the weights and for the activations; 0: per row; default: 64 "
                                          "for encoders (hf-bert), 0 otherwise"},
+      {"source-spm", 0, true, "FILE", "SentencePiece model that splits the source text, embedded (with --target-spm; "
+                                      "for CTranslate2 folders, whose source.spm/target.spm are taken by default)"},
+      {"target-spm", 0, true, "FILE", "SentencePiece model that joins the target pieces, embedded (with --source-spm)"},
       {"report", 0, false, "", "print each weight's quantization error (max |error|, SNR) to stderr"},
       {"quiet", 0, false, "", "no progress bar and no summary line"},
   };
@@ -129,6 +134,8 @@ std::optional<int> parse_options(const Args& args, convert::ConvertOptions* opti
     if (!block) return kExitUsage;
     options->activation_block = static_cast<uint32_t>(*block);
   }
+  options->source_spm = args.get("source-spm", "");
+  options->target_spm = args.get("target-spm", "");
   status = convert::check_convert_options(*options);
   if (!status) return args.usage_error(status.message());
   return std::nullopt;

@@ -117,6 +117,13 @@ class Generator {
   // No streaming. out[i]: prompt i's continuation, views valid until the next call.
   Status generate_batch(const TokenBatch& prompts, const GenerateOptions& options, Generation* out);
 
+  // Teacher forcing (CTranslate2's Generator.score_batch): each sequence's first token is the
+  // input the rest is predicted from (the start token, where the model has one, is not added).
+  // out->sentence(i) holds the log-prob of each token after the first, then of the end token
+  // (ScoreOutput's convention). At most max_batch sequences of at least one token, within the
+  // context; no allocation. Views valid until the next call.
+  Status score(const TokenBatch& sequences, ScoreOutput* out);
+
   // Text layer. encode(): the prompt's ids (no start token). generate_text(): the continuation,
   // streamed piece by piece to `on_text` (optional) and returned in *out; generation stops at the
   // first of `stop` that appears in the text, which is left out (StopStrings).

@@ -102,6 +102,9 @@ typedef struct heed_translator_options {
    * with HEED_INVALID_ARGUMENT instead of being undefined behaviour to read in C++.
    * Fields are only ever added at the end. */
   int backend;
+  /* Nonzero: the session records the decoder's cross-attention, for heed_translate_attention
+   * (it costs memory and a little time; 0 after heed_translator_options_init). */
+  int capture_attention;
 } heed_translator_options;
 
 /* Fills *options with the defaults (struct_size, threads 1, backend HEED_BACKEND_AUTO, every other
@@ -193,6 +196,17 @@ typedef int (*heed_hypothesis_callback)(void* user, size_t rank, const char* tex
 heed_status heed_translate_hypotheses(heed_translator* translator, const char* text,
                                       const heed_decode_options* options, heed_hypothesis_callback on_hypothesis,
                                       void* user);
+
+/* Attention weights (CTranslate2's return_attention): translates `text` as one sentence with
+ * `options` (required, as for heed_translate_hypotheses) and writes the best hypothesis's attention over the source into
+ * weights, row-major: one row per target token (the end token excluded) of *cols weights, one per
+ * source token as the model reads it (an end token the model adds included), each row the last
+ * decoder layer's cross-attention averaged over its heads. *rows and *cols are set on success and
+ * on HEED_BUFFER_TOO_SMALL (capacity < rows x cols). The translator must have been created with
+ * capture_attention set (else HEED_INVALID_ARGUMENT); models without cross-attention (RNNs without
+ * attention) are HEED_UNSUPPORTED_MODEL. */
+heed_status heed_translate_attention(heed_translator* translator, const char* text, const heed_decode_options* options,
+                                     float* weights, size_t capacity, size_t* rows, size_t* cols);
 
 /* Streaming: translates `text` as one sentence with greedy search or sampling (options' beam_size
  * must be 1; NULL options: greedy) and calls `on_token` (heed_token_callback, below) for each

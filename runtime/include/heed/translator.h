@@ -96,6 +96,11 @@ struct TranslationHypothesis {
   size_t attention_source_len = 0;
 };
 
+// CTranslate2's return_attention for one hypothesis: one row per target token (the end token
+// excluded) over the attention_source_len source positions, the last decoder layer's heads
+// averaged; [tokens.size() * attention_source_len]. Empty when the attention was not captured.
+std::vector<float> last_layer_attention(const TranslationHypothesis& h);
+
 class Translator {
  public:
   // Builds the StepModel of `model` (which must outlive the Translator) with create_step_model and

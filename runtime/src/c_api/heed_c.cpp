@@ -52,6 +52,7 @@ heed_status translator_options(const heed_translator_options* given, heed::Trans
   t->threads = o.threads;
   // An unknown value is passed on as is: session creation refuses it with a clear message.
   t->limits.backend = static_cast<heed::Backend>(o.backend);
+  t->limits.capture_attention = o.capture_attention != 0;
   t->max_n_best = 0;  // up to max_beam hypotheses (heed_translate_hypotheses)
   *split = o.no_sentence_split == 0;
   return HEED_OK;
@@ -234,7 +235,7 @@ void heed_model_free(heed_model* model) { delete model; }
 
 void heed_translator_options_init(heed_translator_options* options) {
   if (options) *options = heed_translator_options{sizeof(heed_translator_options), 0, 0, 0, 0, nullptr, 0, 1, 0,
-                                                  HEED_BACKEND_AUTO};
+                                                  HEED_BACKEND_AUTO, 0};
 }
 
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size) {

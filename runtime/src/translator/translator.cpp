@@ -175,6 +175,20 @@ Status Translator::target_ids(const std::vector<std::string>& tokens, std::vecto
   return to_ids(target_, conventions_.unk_id, "target", tokens, ids);
 }
 
+std::vector<float> last_layer_attention(const TranslationHypothesis& h) {
+  std::vector<float> rows;
+  if (h.attention.empty() || h.attention_heads == 0 || h.attention_panels < h.attention_heads) return rows;
+  const size_t panels = h.attention_panels, len = h.attention_source_len, heads = h.attention_heads;
+  const size_t first = panels - heads;  // the last layer's panels
+  rows.assign(h.tokens.size() * len, 0.0f);
+  for (size_t t = 0; t < h.tokens.size(); ++t) {
+    for (size_t p = first; p < panels; ++p) {
+      for (size_t s = 0; s < len; ++s) rows[t * len + s] += h.attention[(t * panels + p) * len + s] / static_cast<float>(heads);
+    }
+  }
+  return rows;
+}
+
 std::vector<std::string> Translator::split_tokens(std::string_view line) {
   std::vector<std::string> tokens;
   size_t i = 0;
