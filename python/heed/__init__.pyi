@@ -63,8 +63,10 @@ class Generator:
                  inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,
                  flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None) -> None: ...
     def generate_batch(self, start_tokens: List[_Tokens], **kwargs: Any) -> List[GenerationResult]: ...
-    def generate_tokens(self, prompt: _Tokens, max_length: int = 512, sampling_topk: int = 1,
-                        sampling_topp: float = 1, sampling_temperature: float = 1, repetition_penalty: float = 1,
+    def generate_tokens(self, prompt: Union[_Tokens, List[_Tokens]], max_batch_size: int = 0,
+                        batch_type: str = "examples", *, max_length: int = 512, min_length: int = 0,
+                        sampling_topk: int = 1, sampling_topp: float = 1, sampling_temperature: float = 1,
+                        return_log_prob: bool = False, repetition_penalty: float = 1,
                         no_repeat_ngram_size: int = 0, disable_unk: bool = False,
                         suppress_sequences: Optional[List[_Tokens]] = None,
                         end_token: Optional[Union[str, List[str]]] = None, static_prompt: Any = None,

@@ -97,7 +97,7 @@ class Generator:
         with self._lock:
             session = self._session(1)
             for tokens in prompts:  # one at a time: the results of one prompt alone, as documented
-                ids, log_prob, _ = session.generate(self._prompt(session, tokens), args, None)
+                ids, log_prob, _, _ = session.generate(self._prompt(session, tokens), args, None)
                 sequence = [session.token(i) for i in ids]
                 prefix = tokens if include_prompt_in_result else []
                 prefix_ids = [session.token_id(t) for t in prefix]
@@ -105,28 +105,45 @@ class Generator:
                                                 [log_prob] if return_scores else []))
         return results
 
-    def generate_tokens(self, prompt, max_length=512, sampling_topk=1, sampling_topp=1, sampling_temperature=1,
+    def generate_tokens(self, prompt, max_batch_size=0, batch_type="examples", *, max_length=512, min_length=0,
+                        sampling_topk=1, sampling_topp=1, sampling_temperature=1, return_log_prob=False,
                         repetition_penalty=1, no_repeat_ngram_size=0, disable_unk=False, suppress_sequences=None,
-                        end_token=None, static_prompt=None, cache_static_prompt=True, callback=None):
+                        end_token=None, static_prompt=None, cache_static_prompt=True, callback=None,
+                        _end_step=True):
         """Yields a GenerationStepResult per generated token as soon as it is there (the generation
-        runs on another thread; closing the iterator stops it)."""
-        _checks.unsupported(static_prompt=(static_prompt, None), callback=(callback, None))
-        tokens = _checks.token_lists("prompt", [prompt])[0]
+        runs on another thread; closing the iterator stops it), the end token included as the last
+        step when one ended the generation, as in CTranslate2. `prompt` is one token list or a
+        batch of them; a batch is generated one prompt after another, each step carrying its
+        prompt's batch_id (CTranslate2 interleaves the prompts' steps). With return_log_prob each
+        step has the token's log-probability."""
+        _checks.unsupported(batch_type=(batch_type, "examples"), min_length=(min_length, 0),
+                            static_prompt=(static_prompt, None), callback=(callback, None))
+        _checks.integer("max_batch_size", max_batch_size)
+        with_log_prob = _checks.boolean("return_log_prob", return_log_prob)
+        batch = isinstance(prompt, (list, tuple)) and len(prompt) > 0 and isinstance(prompt[0], (list, tuple))
+        prompts = _checks.token_lists("prompt", prompt if batch else [prompt])
         args = self._args(locals())
+        for batch_id, tokens in enumerate(prompts):
+            yield from self._stream(tokens, args, batch_id, with_log_prob, _end_step)
+
+    def _stream(self, tokens, args, batch_id, with_log_prob, end_step):
+        """One prompt's steps, generated on another thread."""
         items = queue.Queue()
         stop = threading.Event()
         with self._lock:
             session = self._session(1)
             ids = self._prompt(session, tokens)
 
-        def on_token(token_id, text):
-            items.put(("token", token_id))
+        def on_token(token_id, text, log_prob):
+            items.put(("token", (token_id, log_prob)))
             return not stop.is_set()
 
         def run():
             try:
                 with self._lock:
-                    session.generate(ids, args, on_token)
+                    _, _, end_id, end_log_prob = session.generate(ids, args, on_token)
+                if end_step and end_id >= 0 and not stop.is_set():  # the end token is a step too
+                    items.put(("token", (end_id, end_log_prob)))
                 items.put(("end", None))
             except BaseException as e:  # raised in the caller's thread
                 items.put(("error", e))
@@ -134,13 +151,13 @@ class Generator:
         worker = threading.Thread(target=run, daemon=True)
         worker.start()
         try:
-            yield from self._steps(session, items)
+            yield from self._steps(session, items, batch_id, with_log_prob)
         finally:
             stop.set()
             worker.join()
 
     @staticmethod
-    def _steps(session, items):
+    def _steps(session, items, batch_id, with_log_prob):
         pending, step = None, 0
         while True:
             kind, value = items.get()
@@ -153,7 +170,9 @@ class Generator:
                 return
             if pending is not None:
                 yield pending
-            pending = GenerationStepResult(step, 0, value, session.token(value))
+            token_id, log_prob = value
+            pending = GenerationStepResult(step, batch_id, token_id, session.token(token_id),
+                                           log_prob if with_log_prob else None)
             step += 1
 
     def generate_text(self, prompt, max_length=256, **kwargs):
@@ -167,7 +186,7 @@ class Generator:
         pieces = []
         previous = -1 if not ids else ids[-1]
         for step in self.generate_tokens([session.token(i) for i in ids] if ids else [], max_length=max_length,
-                                         **kwargs):
+                                         _end_step=False, **kwargs):
             pieces.append(session.piece(previous, step.token_id))
             previous = step.token_id
         return "".join(pieces)

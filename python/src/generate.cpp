@@ -30,9 +30,11 @@ struct GenerateArgs {
   std::vector<std::string> end_token;
 };
 
-// The streaming callback's state: the Python callable and what it raised, if anything.
+// The streaming callback's state: the Python callable, the generator (for the token's log-prob)
+// and whether the callable raised.
 struct Stream {
   nb::callable* callback;
+  const Generator* generator;
   bool failed = false;
 };
 
@@ -40,7 +42,7 @@ bool forward(void* user, int32_t id, std::string_view text) {
   Stream& s = *static_cast<Stream*>(user);
   nb::gil_scoped_acquire acquire;
   try {
-    return nb::cast<bool>((*s.callback)(id, nb::str(text.data(), text.size())));
+    return nb::cast<bool>((*s.callback)(id, nb::str(text.data(), text.size()), s.generator->token_log_prob()));
   } catch (nb::python_error& e) {  // the callable raised: stop, and raise it after the generation
     e.restore();
     s.failed = true;
@@ -81,15 +83,16 @@ class PyGenerator {
     check_released(Generator::create(*model_, o, &generator_));
   }
 
-  // (ids, log_prob, finished_with_eos) of one prompt; `callback(id, text) -> bool` per token.
-  std::tuple<Ids, float, bool> generate(const Ids& prompt, const GenerateArgs& a, nb::object callback) {
+  // (ids, log_prob, end_id, end_log_prob) of one prompt (end_id -1 when no end token finished it);
+  // `callback(id, text, log_prob) -> bool` per token, the end token excluded.
+  std::tuple<Ids, float, int32_t, float> generate(const Ids& prompt, const GenerateArgs& a, nb::object callback) {
     GenerateOptions o;
     ControlTokenIds ids;
     options(a, &o, &ids);
     Generation g;
     Status s;
     nb::callable cb;
-    Stream stream{nullptr};
+    Stream stream{nullptr, generator_.get()};
     if (!callback.is_none()) {
       cb = nb::borrow<nb::callable>(callback);
       stream.callback = &cb;
@@ -100,7 +103,7 @@ class PyGenerator {
     }
     if (stream.failed) throw nb::python_error();
     check(s);
-    return {Ids(g.ids, g.ids + g.length), g.log_prob, g.finished_with_eos};
+    return {Ids(g.ids, g.ids + g.length), g.log_prob, g.end_id, g.end_log_prob};
   }
 
   std::vector<std::tuple<Ids, float>> generate_batch(const std::vector<Ids>& prompts, const GenerateArgs& a) {

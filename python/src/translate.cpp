@@ -56,7 +56,7 @@ struct Callback {
   bool failed = false;
 };
 
-bool forward_step(void* user, size_t sentence, size_t step, int32_t token) {
+bool forward_step(void* user, size_t sentence, size_t step, int32_t token, float) {
   Callback& c = *static_cast<Callback*>(user);
   nb::gil_scoped_acquire acquire;
   if (c.failed) return false;

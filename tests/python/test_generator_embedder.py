@@ -40,6 +40,25 @@ def test_generate_batch_equals_ctranslate2(shared):
         assert got.sequences[0] == [t for t in want.sequences[0] if t != "</s>"]
 
 
+def test_generate_tokens_equals_ctranslate2(shared):
+    """generate_tokens with return_log_prob, one prompt and a batch, against CTranslate2's own
+    (float32): the same tokens, log-probs within 1e-4, batch ids and is_last per prompt."""
+    model = os.path.join(shared, "models/ct2/onmt-lm")
+    with open(os.path.join(shared, "data/lm-prompts/src-gen.txt"), encoding="utf-8") as f:
+        prompts = [["<s>"] + line.split() for line in f.read().split("\n")[:2]]
+    kwargs = dict(max_length=8, disable_unk=True, return_log_prob=True)
+    ct2, ours = ctranslate2.Generator(model, compute_type="float32"), heed.Generator(model, compute_type="float32")
+    for batch in ([prompts[0]], prompts):
+        want = [s for b in batch for s in ct2.generate_tokens(b, **kwargs)]  # one prompt at a time
+        got = list(ours.generate_tokens(batch if len(batch) > 1 else batch[0], **kwargs))
+        want_ids = [(s.token_id, s.is_last) for s in want]
+        assert [(s.token_id, s.is_last) for s in got] == want_ids
+        assert np.allclose([s.log_prob for s in got], [s.log_prob for s in want], atol=1e-4)
+        assert [s.batch_id for s in got] == sorted(s.batch_id for s in got)
+        assert len({s.batch_id for s in got}) == len(batch)
+    assert all(s.log_prob is None for s in ours.generate_tokens(prompts[0], max_length=2))
+
+
 def test_generator_bad_arguments(stories):
     generator = heed.Generator(stories)
     with pytest.raises(ValueError, match="beam_size"):

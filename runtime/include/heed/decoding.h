@@ -145,10 +145,11 @@ struct DecodeOptions {
 
   // Streaming (beam_size 1 only; decode() refuses it with beam search): when set, called inside
   // decode() after every step with each running sentence's token, in step order: forced prefix
-  // tokens and the end token included (step = index in the hypothesis). It must not call the
-  // engine or the model. `on_token_user` is passed through.
+  // tokens and the end token included (step = index in the hypothesis), with the token's log-prob
+  // as the hypothesis records it (after the controls). It must not call the engine or the model.
+  // `on_token_user` is passed through.
   // Returning false stops that sentence after this token (it is kept; finished_with_eos false).
-  bool (*on_token)(void* user, size_t sentence, size_t step, int32_t token) = nullptr;
+  bool (*on_token)(void* user, size_t sentence, size_t step, int32_t token, float log_prob) = nullptr;
   void* on_token_user = nullptr;
 };
 

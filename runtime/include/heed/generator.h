@@ -77,6 +77,8 @@ struct Generation {
   size_t length = 0;
   bool finished_with_eos = false;  // ended with an end token (not the budget or the callback)
   float log_prob = 0;            // sum of the generated tokens' log-probs (end token included)
+  int32_t end_id = -1;           // generate(): the end token that finished it (finished_with_eos), else -1
+  float end_log_prob = 0;        // generate(): that end token's log-prob
 };
 
 // Text-level stop strings (llama.cpp's `stop`): feed the generated pieces in order; text that can
@@ -141,6 +143,9 @@ class Generator {
   int32_t eos_id() const { return step_model_->eos_id(); }
   int32_t unk_id() const { return unk_id_; }  // the unknown token's id, -1 when the model has none
   size_t max_context() const { return step_model_->limits().max_target_len; }
+  // Inside a TokenCallback of generate(): the reported token's log-prob (after the controls, as
+  // Generation::log_prob sums them).
+  float token_log_prob() const { return token_log_prob_; }
   TokenizerKind tokenizer_kind() const { return kind_; }
   const std::string& token(int32_t id) const;
   int32_t token_id(std::string_view token) const;  // the vocabulary entry's id; -1 when absent
@@ -148,7 +153,7 @@ class Generator {
 
  private:
   Generator() = default;
-  static bool forward_token(void* self, size_t sentence, size_t step, int32_t token);
+  static bool forward_token(void* self, size_t sentence, size_t step, int32_t token, float log_prob);
   // Checks one prompt and splits it into the first decoder input and the forced rest.
   Status split_prompt(const int32_t* prompt, size_t length, int32_t* first, const int32_t** rest,
                       size_t* rest_length) const;
@@ -173,6 +178,9 @@ class Generator {
   size_t prompt_length_ = 0;
   const DecodeControls* controls_ = nullptr;
   int32_t previous_ = -1;
+  float token_log_prob_ = 0;
+  int32_t end_id_ = -1;  // the end token the running generate() met, and its log-prob
+  float end_log_prob_ = 0;
   TokenCallback on_token_ = nullptr;
   void* user_ = nullptr;
   size_t prefix_offsets_[2] = {0, 0};

@@ -23,7 +23,7 @@ struct Stream {
   int32_t previous = -1;
 };
 
-bool forward(void* self, size_t, size_t, int32_t token) {
+bool forward(void* self, size_t, size_t, int32_t token, float) {
   Stream& s = *static_cast<Stream*>(self);
   const heed::DecodeControls& c = *s.controls;
   const bool end = c.num_end_ids == 0 ? token == s.translator->translator->conventions().eos_id

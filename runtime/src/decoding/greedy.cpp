@@ -99,7 +99,7 @@ class GreedySearch {
     ids[t] = token;
     s_.history_log_probs[0][i * stride + t] = row[token];
     s_.inputs[r] = token;
-    const bool stopped = o_.on_token != nullptr && !o_.on_token(o_.on_token_user, i, t, token);
+    const bool stopped = o_.on_token != nullptr && !o_.on_token(o_.on_token_user, i, t, token, row[token]);
     const bool end = t >= prefix_len && controls_.is_end(token);
     if (!end && !stopped && t + 1 != max_length_) return false;
     s_.done[i] = 1;

@@ -79,8 +79,9 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   return Status::success();
 }
 
-bool Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
+bool Generator::forward_token(void* self, size_t, size_t step, int32_t token, float log_prob) {
   Generator& g = *static_cast<Generator*>(self);
+  g.token_log_prob_ = log_prob;
   if (step < g.prompt_length_) {
     g.previous_ = token;  // a forced prompt token
     return true;
@@ -88,7 +89,11 @@ bool Generator::forward_token(void* self, size_t, size_t step, int32_t token) {
   const DecodeControls& c = *g.controls_;
   const bool end = c.num_end_ids == 0 ? token == g.eos_id()
                                       : std::find(c.end_ids, c.end_ids + c.num_end_ids, token) != c.end_ids + c.num_end_ids;
-  if (end) return true;  // the engine stops there; the end token is not reported
+  if (end) {  // the engine stops there; the end token is not reported, but kept for Generation
+    g.end_id_ = token;
+    g.end_log_prob_ = log_prob;
+    return true;
+  }
   // The continuation's first whitespace token gets no separating space.
   const int32_t previous = step == g.prompt_length_ && g.kind_ == TokenizerKind::Whitespace ? -1 : g.previous_;
   g.previous_ = token;
@@ -178,6 +183,7 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
   on_token_ = on_token;
   user_ = user;
   controls_ = &options.controls;
+  end_id_ = -1;
 
   DecodeOutput result;
   const Status status = engine_->decode(nullptr, 1, d, prompt_length > 0 ? &prefix : nullptr, &result);
@@ -185,6 +191,10 @@ Status Generator::generate(const int32_t* prompt, size_t prompt_length, const Ge
   user_ = nullptr;
   if (!status.is_ok()) return status;
   *out = continuation(result.at(0, 0), prompt_length, options.max_new_tokens);
+  if (out->finished_with_eos) {
+    out->end_id = end_id_;
+    out->end_log_prob = end_log_prob_;
+  }
   return Status::success();
 }
 
@@ -209,7 +219,7 @@ Status Generator::generate_batch(const TokenBatch& prompts, const GenerateOption
   HEED_RETURN_IF_ERROR(decode_options(options, longest, &d));
   // A sentence with a shorter prompt stops at its own budget of new tokens.
   batch_budget_ = options.max_new_tokens;
-  d.on_token = [](void* self, size_t sentence, size_t step, int32_t) {
+  d.on_token = [](void* self, size_t sentence, size_t step, int32_t, float) {
     const Generator& g = *static_cast<const Generator*>(self);
     const size_t rest = g.batch_prefix_offsets_[sentence + 1] - g.batch_prefix_offsets_[sentence];
     return step + 1 < rest + g.batch_budget_;
