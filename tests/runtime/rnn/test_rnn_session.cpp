@@ -150,9 +150,10 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-// A copy of luong_general with config.json edited by `edit`.
-std::string edited_copy(const std::string& name, void (*edit)(nlohmann::json&)) {
-  const std::string src = source_path("tests/fixtures/rnn/luong_general");
+// A copy of a fixture (luong_general by default) with config.json edited by `edit`.
+std::string edited_copy(const std::string& name, void (*edit)(nlohmann::json&),
+                        const std::string& fixture = "luong_general") {
+  const std::string src = source_path("tests/fixtures/rnn/" + fixture);
   const std::string out = temp_dir() + "/" + name;
   ::mkdir(out.c_str(), 0755);
   nlohmann::json config = nlohmann::json::parse(read_text(src + "/config.json"));
@@ -198,6 +199,45 @@ TEST_CASE("torch-seq2seq converter: every problem is one clear error") {
   CHECK(s.message().find("window") != std::string::npos);
   s = convert_dir(edited_copy("bad_layers", [](nlohmann::json& j) { j["layers"] = "two"; }));
   CHECK(s.message().find("'layers'") != std::string::npos);
+}
+
+TEST_CASE("torch-seq2seq converter: a config.json key heed does not know is an error naming it") {
+  // A key heed would ignore converts a model that computes something else: never silently.
+  Status s = convert_dir(edited_copy("unknown_relu", [](nlohmann::json& j) { j["relu"] = true; }));
+  CHECK(s.code() == StatusCode::kUnsupportedModel);
+  CHECK(s.message().find("unknown key 'relu'") != std::string::npos);
+  CHECK(s.message().find('\n') == std::string::npos);
+  s = convert_dir(edited_copy("unknown_dropout", [](nlohmann::json& j) { j["dropout"] = 0.1; }));
+  CHECK(s.message().find("unknown key 'dropout'") != std::string::npos);
+  s = convert_dir(edited_copy("not_object", [](nlohmann::json& j) { j = nlohmann::json::array({1, 2}); }));
+  CHECK(s.code() == StatusCode::kInvalidFile);
+  CHECK(s.message().find("JSON object") != std::string::npos);
+  // The keys train.py writes besides the variant's (vocabulary sizes) are known, and checked.
+  s = convert_dir(edited_copy("bad_size", [](nlohmann::json& j) { j["target_vocab_size"] = 7; }));
+  CHECK(s.message().find("'target_vocab_size' is 7") != std::string::npos);
+}
+
+TEST_CASE("torch-seq2seq converter: the tutorial's keys and the location score are checked") {
+  const auto bad = [](const char* name, void (*edit)(nlohmann::json&), const char* expected,
+                      const char* fixture = "luong_general") {
+    const Status s = convert_dir(edited_copy(name, edit, fixture));
+    INFO(name << ": " << s.message());
+    CHECK_FALSE(s.is_ok());
+    CHECK(s.message().find(expected) != std::string::npos);
+  };
+  bad("act", [](nlohmann::json& j) { j["decoder_input_activation"] = "tanh"; }, "'decoder_input_activation' is 'tanh'");
+  bad("append", [](nlohmann::json& j) { j["append_source_eos"] = "yes"; }, "'append_source_eos' must be true or false");
+  bad("src_eos", [](nlohmann::json& j) { j["source_eos_id"] = 100000; }, "below the source vocabulary size");
+  bad("none_feed", [](nlohmann::json& j) { j["score"] = "none"; }, "score 'none' (no attention) takes no input_feeding");
+  bad("loc_local", [](nlohmann::json& j) { j["score"] = "location"; j["alignment"] = "local_m"; j["window"] = 2; },
+      "the location score takes the global alignment only");
+  bad("loc_no_p", [](nlohmann::json& j) { j["score"] = "location"; }, "needs 'max_source_positions' > 0");
+  bad("p_general", [](nlohmann::json& j) { j["max_source_positions"] = 8; }, "applies to the location score only");
+  // luong_general's weights hold no W_a over positions.
+  bad("loc_weights", [](nlohmann::json& j) { j["score"] = "location"; j["max_source_positions"] = 8; },
+      "missing tensor 'attention.location.weight'");
+  bad("none_weights", [](nlohmann::json& j) { j["score"] = "none"; }, "is not part of the configured variant",
+      "luong_general_no_feeding");
 }
 
 }  // namespace heed::test
