@@ -38,6 +38,9 @@ Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   feeding_ = c->input_feeding() && luong_;
   attend_ = c->score() != fb::AttentionScore::NoAttention;
   relu_input_ = c->decoder_input_relu();
+  if (limits.capture_attention && !attend_) {
+    return invalid_argument("this model has no attention to capture (score NoAttention)");
+  }
   layers_ = c->decoder_layers();
   embed_ = c->embedding_dim();
   hidden_ = c->hidden_dim();

@@ -47,10 +47,9 @@ class RnnSeq2Seq final : public models::StepSession {
   // The last step's attention weights of row r over its source (valid until the next step).
   const float* attention(size_t row) const;
   // Capture costs nothing here: the alignment vectors already live in the arena ([rows, S]).
-  size_t attention_panels() const override { return limits_.capture_attention && attend_ ? 1 : 0; }
-  const float* last_attention() const override {
-    return limits_.capture_attention && attend_ ? weights_.ptr : nullptr;
-  }
+  // (A model without attention refuses capture_attention when the session is created.)
+  size_t attention_panels() const override { return limits_.capture_attention ? 1 : 0; }
+  const float* last_attention() const override { return limits_.capture_attention ? weights_.ptr : nullptr; }
 
  private:
   friend class models::Session;
