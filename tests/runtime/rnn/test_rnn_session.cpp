@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "heed/translator.h"
 #include "models/step_model_factory.h"
 #include "zoo_fixture.h"
 
@@ -91,6 +92,40 @@ TEST_CASE("RNN sessions: an empty source decodes from zero states") {
   auto m = open_session(*z.model);
   const auto lp = run(*m, {{}}, {{1, 5}});
   for (float v : lp) REQUIRE(std::isfinite(v));
+}
+
+TEST_CASE("RNN sessions: the location score's fixed positions are the model's source positions") {
+  const ZooModel z = load_zoo("luong_location");
+  REQUIRE(z.model->position_limits().source == 32);
+  std::unique_ptr<StepModel> session;
+  const Status s = create_step_model(*z.model, {4, 3, 33, 12}, {}, &session);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == "max_source_len 33 exceeds the location attention's 32 source positions");
+  // Every position filled: a source of 32 tokens decodes (finite log-probs).
+  const std::vector<int32_t> longest(32, 10);
+  const std::unique_ptr<StepModel> full = open_session(*z.model, {4, 3, 32, 12});
+  const std::vector<float> lp = run(*full, {longest}, {{full->bos_id()}});
+  for (float v : lp) REQUIRE(std::isfinite(v));
+  // A Translator left at the default source length plans for the 32 positions, 31 typed tokens + EOS.
+  std::unique_ptr<Translator> t;
+  REQUIRE(Translator::create(*z.model, TranslatorOptions{}, &t).is_ok());
+  CHECK(t->limits().max_source_len == 32);
+  CHECK(t->max_source_tokens() == 31);
+  std::vector<int32_t> ids;
+  REQUIRE(t->source_ids({"a", "b"}, &ids).is_ok());
+  CHECK(ids.size() == 3);
+  CHECK(ids.back() == 2);  // </s>, appended by heed
+}
+
+TEST_CASE("RNN sessions: a model without attention refuses attention capture") {
+  const ZooModel z = load_zoo("tutorial_gru_none_relu");
+  StepModelLimits limits = kLimits;
+  limits.capture_attention = true;
+  std::unique_ptr<StepModel> session;
+  const Status s = create_step_model(*z.model, limits, {}, &session);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == "this model has no attention to capture (score NoAttention)");
+  CHECK(open_session(*z.model)->attention_panels() == 0);
 }
 
 TEST_CASE("RNN sessions: bad input is an error or NaN, never a crash") {
