@@ -291,8 +291,9 @@ def rnn_shrink(d):
 
 def shrunk_rnn_folder(folder):
     config = json.loads(read(os.path.join(folder, "config.json")))
-    for key in ("embedding_dim", "hidden_dim", "attention_dim"):
-        config[key] = rnn_shrink(config[key])
+    for key in ("embedding_dim", "hidden_dim", "attention_dim", "max_source_positions"):
+        if key in config:
+            config[key] = rnn_shrink(config[key])
     header, _ = safetensors_header(read(os.path.join(folder, "model.safetensors")))
     rng = random.Random(len(header))
     tensors = []
@@ -605,7 +606,7 @@ def later_round_seeds(args, out):
     # RNN seq2seq: a few fixtures shrunk to a few KB; Marian with small SentencePiece models (the
     # reader only copies those bytes; fuzz_sentencepiece_model fuzzes them).
     for variant in ("luong_general_no_feeding", "bahdanau_gru_additive", "bilstm_2layer_general", "luong_local_p",
-                    "luong_mlp"):
+                    "luong_mlp", "tutorial_gru_none_relu", "luong_location"):
         files = shrunk_rnn_folder(os.path.join(fixtures, "rnn", variant))
         seeds["fuzz_safetensors"]["rnn-%s.safetensors" % variant] = files["model.safetensors"]
         seeds["fuzz_torch_seq2seq_convert"]["rnn-%s.bundle" % variant] = bundle_named(files, SEQ2SEQ_FILE_NAMES)

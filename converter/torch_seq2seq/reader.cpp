@@ -71,7 +71,8 @@ class Config {
     }
     return Status::success();
   }
-  Status id(const char* key, size_t vocab, bool required, int32_t* out) const {
+  // A token id of the target vocabulary (`side` names another); -1 when absent and not required.
+  Status id(const char* key, size_t vocab, bool required, int32_t* out, const char* side = "target") const {
     const auto it = j_.find(key);
     if (it == j_.end() || it->is_null()) {
       if (required) return invalid_file(where_ + ": missing '" + key + "'");
@@ -79,7 +80,7 @@ class Config {
       return Status::success();
     }
     if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() >= static_cast<int64_t>(vocab)) {
-      return invalid_file(where_ + ": '" + key + "' must be a token id below the target vocabulary size " +
+      return invalid_file(where_ + ": '" + key + "' must be a token id below the " + side + " vocabulary size " +
                           std::to_string(vocab));
     }
     *out = static_cast<int32_t>(it->get<int64_t>());
@@ -90,6 +91,28 @@ class Config {
   const json& j_;
   std::string where_;
 };
+
+// Every key config.json may hold (docs/torch-seq2seq.md): any other is an error, so that a variant
+// heed does not implement is never converted into a model that computes something else.
+const std::set<std::string>& known_keys() {
+  static const std::set<std::string> keys = {
+      "cell", "layers", "embedding_dim", "hidden_dim", "attention_dim", "score", "alignment", "placement", "window",
+      "hard", "input_feeding", "bidirectional_encoder", "decoder_input_activation", "max_source_positions",
+      "append_source_eos", "source_eos_id", "source_vocabulary", "target_vocabulary", "source_vocab_size",
+      "target_vocab_size", "bos_id", "eos_id", "unk_id", "pad_id"};
+  return keys;
+}
+
+Status check_keys(const json& j, const std::string& config_path) {
+  if (!j.is_object()) return invalid_file(config_path + ": expected a JSON object");
+  for (const auto& item : j.items()) {
+    if (known_keys().count(item.key()) == 0) {
+      return unsupported_model(config_path + ": unknown key '" + item.key() +
+                               "' (heed would ignore it and compute another model; docs/torch-seq2seq.md lists the keys)");
+    }
+  }
+  return Status::success();
+}
 
 // Moves state_dict entries into heed names, checking shapes and that nothing is left over.
 
@@ -114,14 +137,36 @@ bool looks_like_model(const std::string& dir) {
 
 namespace {
 
+// The rules of the scores outside score(q, h_s): "none" and "location".
+Status check_score(const fb::RnnSeq2SeqT& r, const std::string& config_path) {
+  const bool location = r.score == fb::AttentionScore::Location;
+  if (r.score == fb::AttentionScore::NoAttention &&
+      (r.input_feeding || r.hard || r.alignment != fb::AttentionAlignment::Global ||
+       r.placement != fb::AttentionPlacement::Luong)) {
+    return unsupported_model(config_path + ": score 'none' (no attention) takes no input_feeding, hard, local "
+                             "alignment or bahdanau placement");
+  }
+  if (location && r.alignment != fb::AttentionAlignment::Global) {
+    return unsupported_model(config_path + ": the location score takes the global alignment only");
+  }
+  if (location && r.max_source_positions == 0) {
+    return invalid_file(config_path + ": the location score needs 'max_source_positions' > 0 (its fixed positions)");
+  }
+  if (!location && r.max_source_positions != 0) {
+    return invalid_file(config_path + ": 'max_source_positions' applies to the location score only");
+  }
+  return Status::success();
+}
+
 // config.json's hyperparameters of the variant; `layers` of encoder and decoder alike.
 Status read_hyperparameters(const Config& c, const std::string& config_path, fb::RnnSeq2SeqT* out, uint32_t* layers_out) {
   fb::RnnSeq2SeqT& r = *out;
   uint32_t& layers = *layers_out;
   size_t cell = 0, score = 0, alignment = 0, placement = 0;
   HEED_RETURN_IF_ERROR(c.choice("cell", {"lstm", "gru"}, "lstm", &cell));
-  HEED_RETURN_IF_ERROR(c.choice("score", {"dot", "scaled_dot", "general", "concat", "additive", "cosine", "mlp"},
-                                "general", &score));
+  HEED_RETURN_IF_ERROR(c.choice(
+      "score", {"dot", "scaled_dot", "general", "concat", "additive", "cosine", "mlp", "none", "location"}, "general",
+      &score));
   HEED_RETURN_IF_ERROR(c.choice("alignment", {"global", "local_m", "local_p"}, "global", &alignment));
   HEED_RETURN_IF_ERROR(c.choice("placement", {"bahdanau", "luong"}, "luong", &placement));
   r.cell = static_cast<fb::RnnCell>(cell);
@@ -137,6 +182,10 @@ Status read_hyperparameters(const Config& c, const std::string& config_path, fb:
   HEED_RETURN_IF_ERROR(c.flag("hard", &r.hard));
   HEED_RETURN_IF_ERROR(c.flag("input_feeding", &r.input_feeding));
   HEED_RETURN_IF_ERROR(c.flag("bidirectional_encoder", &r.bidirectional_encoder));
+  HEED_RETURN_IF_ERROR(c.count("max_source_positions", false, 0, &r.max_source_positions));
+  size_t input_activation = 0;
+  HEED_RETURN_IF_ERROR(c.choice("decoder_input_activation", {"none", "relu"}, "none", &input_activation));
+  r.decoder_input_relu = input_activation == 1;
   if (layers == 0 || r.embedding_dim == 0 || r.hidden_dim == 0) {
     return invalid_file(config_path + ": layers, embedding_dim and hidden_dim must be > 0");
   }
@@ -151,7 +200,7 @@ Status read_hyperparameters(const Config& c, const std::string& config_path, fb:
   if (r.alignment != fb::AttentionAlignment::Global && r.window == 0) {
     return invalid_file(config_path + ": local alignments need 'window' (D) > 0");
   }
-  return Status::success();
+  return check_score(r, config_path);
 }
 
 // The encoder's (per direction) and the decoder's recurrent cells, layer by layer.
@@ -216,6 +265,13 @@ Status map_attention(TensorMapper& m, const fb::RnnSeq2SeqT& r, const std::strin
     case fb::AttentionScore::Cosine:
       HEED_RETURN_IF_ERROR(m.take("attention.cosine_scale", n::kAttentionCosineScale, {1}, false));
       break;
+    case fb::AttentionScore::Location: {
+      const uint64_t P = r.max_source_positions;
+      const std::string location = n::kAttentionLocation;
+      HEED_RETURN_IF_ERROR(m.take("attention.location.weight", location + ".weight", {P, H}, true));
+      HEED_RETURN_IF_ERROR(m.take_optional("attention.location.bias", location + ".bias", {P}));
+      break;
+    }
     default:
       break;
   }
@@ -229,50 +285,89 @@ Status map_attention(TensorMapper& m, const fb::RnnSeq2SeqT& r, const std::strin
 
 }  // namespace
 
-Status read_model(const std::string& dir, NeutralModel* out) {
-  const std::string config_path = dir + "/config.json";
-  json j;
-  HEED_RETURN_IF_ERROR(read_json(config_path, &j));
-  const Config c(j, config_path);
-  fb::RnnSeq2SeqT r;
-  uint32_t layers = 1;
-  HEED_RETURN_IF_ERROR(read_hyperparameters(c, config_path, &r, &layers));
+namespace {
 
+// A declared vocabulary size (optional: PyTorch's nn.Embedding sizes) must match the list.
+Status check_size(const Config& c, const char* key, size_t actual, const std::string& config_path) {
+  uint32_t declared = 0;
+  HEED_RETURN_IF_ERROR(c.count(key, false, 0, &declared));
+  if (declared != 0 && declared != actual) {
+    return invalid_file(config_path + ": '" + key + "' is " + std::to_string(declared) + " but the vocabulary lists " +
+                        std::to_string(actual) + " tokens");
+  }
+  return Status::success();
+}
+
+// The vocabularies, the special ids and the source conventions (metadata the Translator reads).
+Status read_tokens(const Config& c, const json& j, const std::string& config_path, fb::RnnSeq2SeqT* r,
+                   NeutralModel* model) {
   fb::TokenizerT tok;
   std::vector<std::string> source_vocab, target_vocab;
   HEED_RETURN_IF_ERROR(c.vocabulary("source_vocabulary", &source_vocab));
   HEED_RETURN_IF_ERROR(c.vocabulary("target_vocabulary", &target_vocab));
-  r.source_vocab_size = static_cast<uint32_t>(source_vocab.size());
-  r.target_vocab_size = static_cast<uint32_t>(target_vocab.size());
+  HEED_RETURN_IF_ERROR(check_size(c, "source_vocab_size", source_vocab.size(), config_path));
+  HEED_RETURN_IF_ERROR(check_size(c, "target_vocab_size", target_vocab.size(), config_path));
+  r->source_vocab_size = static_cast<uint32_t>(source_vocab.size());
+  r->target_vocab_size = static_cast<uint32_t>(target_vocab.size());
   HEED_RETURN_IF_ERROR(c.id("bos_id", target_vocab.size(), true, &tok.bos_id));
   HEED_RETURN_IF_ERROR(c.id("eos_id", target_vocab.size(), true, &tok.eos_id));
   HEED_RETURN_IF_ERROR(c.id("unk_id", target_vocab.size(), false, &tok.unk_id));
   HEED_RETURN_IF_ERROR(c.id("pad_id", target_vocab.size(), false, &tok.pad_id));
-
-  SafetensorsFile file;
-  HEED_RETURN_IF_ERROR(SafetensorsFile::read(dir + "/model.safetensors", &file));
-  NeutralModel model;
-  TensorMapper m(file, &model);
-  const uint64_t E = r.embedding_dim, H = r.hidden_dim;
-  HEED_RETURN_IF_ERROR(m.take("source_embeddings.weight", n::kEncoderEmbeddings, {source_vocab.size(), E}, true));
-  HEED_RETURN_IF_ERROR(m.take("target_embeddings.weight", n::kDecoderEmbeddings, {target_vocab.size(), E}, true));
-  HEED_RETURN_IF_ERROR(map_cells(m, r, layers));
-  HEED_RETURN_IF_ERROR(map_attention(m, r, config_path));
-  HEED_RETURN_IF_ERROR(m.take("combine.weight", std::string(n::kCombine) + ".weight", {H, 2 * H}, true));
-  HEED_RETURN_IF_ERROR(m.take("output.weight", std::string(n::kOutput) + ".weight", {target_vocab.size(), H}, true));
-  HEED_RETURN_IF_ERROR(m.take_optional("output.bias", std::string(n::kOutput) + ".bias", {target_vocab.size()}));
-  HEED_RETURN_IF_ERROR(m.check_all_used("the configured variant (see docs/torch-seq2seq.md)"));
-
-  model.config.Set(std::move(r));
+  bool append_eos = false;
+  int32_t source_eos = -1;
+  HEED_RETURN_IF_ERROR(c.flag("append_source_eos", &append_eos));
+  HEED_RETURN_IF_ERROR(c.id("source_eos_id", source_vocab.size(), false, &source_eos, "source"));
+  if (source_eos < 0) source_eos = tok.eos_id;
+  if (append_eos && static_cast<size_t>(source_eos) >= source_vocab.size()) {
+    return invalid_file(config_path + ": append_source_eos needs 'source_eos_id' (eos_id " +
+                        std::to_string(tok.eos_id) + " is outside the source vocabulary)");
+  }
+  int32_t source_unk = -1;
+  if (j.contains("unk_id") && j["unk_id"].is_number_integer()) source_unk = j["unk_id"].get<int32_t>();
+  model->metadata.emplace_back("source_unk_id", std::to_string(source_unk));
+  if (append_eos) {
+    model->metadata.emplace_back("add_source_eos", "true");
+    model->metadata.emplace_back("source_eos_id", std::to_string(source_eos));
+  }
   tok.kind = fb::TokenizerKind::Whitespace;
   tok.source_vocabulary = std::make_unique<fb::VocabularyT>();
   tok.source_vocabulary->tokens = std::move(source_vocab);
   tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
   tok.target_vocabulary->tokens = std::move(target_vocab);
-  model.tokenizer = std::move(tok);
-  int32_t source_unk = -1;
-  if (j.contains("unk_id") && j["unk_id"].is_number_integer()) source_unk = j["unk_id"].get<int32_t>();
-  model.metadata.emplace_back("source_unk_id", std::to_string(source_unk));
+  model->tokenizer = std::move(tok);
+  return Status::success();
+}
+
+}  // namespace
+
+Status read_model(const std::string& dir, NeutralModel* out) {
+  const std::string config_path = dir + "/config.json";
+  json j;
+  HEED_RETURN_IF_ERROR(read_json(config_path, &j));
+  HEED_RETURN_IF_ERROR(check_keys(j, config_path));
+  const Config c(j, config_path);
+  fb::RnnSeq2SeqT r;
+  uint32_t layers = 1;
+  HEED_RETURN_IF_ERROR(read_hyperparameters(c, config_path, &r, &layers));
+  NeutralModel model;
+  HEED_RETURN_IF_ERROR(read_tokens(c, j, config_path, &r, &model));
+
+  SafetensorsFile file;
+  HEED_RETURN_IF_ERROR(SafetensorsFile::read(dir + "/model.safetensors", &file));
+  TensorMapper m(file, &model);
+  const uint64_t E = r.embedding_dim, H = r.hidden_dim, Vs = r.source_vocab_size, Vt = r.target_vocab_size;
+  HEED_RETURN_IF_ERROR(m.take("source_embeddings.weight", n::kEncoderEmbeddings, {Vs, E}, true));
+  HEED_RETURN_IF_ERROR(m.take("target_embeddings.weight", n::kDecoderEmbeddings, {Vt, E}, true));
+  HEED_RETURN_IF_ERROR(map_cells(m, r, layers));
+  HEED_RETURN_IF_ERROR(map_attention(m, r, config_path));
+  if (r.score != fb::AttentionScore::NoAttention) {  // without attention the output layer reads h_t
+    HEED_RETURN_IF_ERROR(m.take("combine.weight", std::string(n::kCombine) + ".weight", {H, 2 * H}, true));
+  }
+  HEED_RETURN_IF_ERROR(m.take("output.weight", std::string(n::kOutput) + ".weight", {Vt, H}, true));
+  HEED_RETURN_IF_ERROR(m.take_optional("output.bias", std::string(n::kOutput) + ".bias", {Vt}));
+  HEED_RETURN_IF_ERROR(m.check_all_used("the configured variant (see docs/torch-seq2seq.md)"));
+
+  model.config.Set(std::move(r));
   model.set_producer("torch-seq2seq", base_name(dir));
   *out = std::move(model);
   return Status::success();

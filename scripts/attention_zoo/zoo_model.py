@@ -11,6 +11,10 @@ placement "bahdanau" (attention before the cell, from s_{t-1}):
     a_t  = align(score(s_{t-1}, h_s)) c_t = sum_s a_t[s] h_s
     s_t  = cell stack([emb(y_t); c_t])
     htilde_t = tanh(W_c [c_t; s_t])   log p = log_softmax(W_out htilde_t + b_out)
+score "none" (no attention, no combine layer): log p = log_softmax(W_out h_t + b_out).
+score "location" (Luong's location-based score): a_t = softmax(W_a q + b) over max_source_positions
+fixed positions; positions at or beyond the source have zero memory (zero-padded encoder outputs).
+decoder_input_activation "relu": emb(y_t) is replaced by ReLU(emb(y_t)) (PyTorch's seq2seq tutorial).
 """
 import math
 
@@ -20,7 +24,7 @@ import torch.nn.functional as F
 
 SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
 PAD, BOS, EOS, UNK = 0, 1, 2, 3
-SCORES = ["dot", "scaled_dot", "general", "concat", "additive", "cosine", "mlp"]
+SCORES = ["dot", "scaled_dot", "general", "concat", "additive", "cosine", "mlp", "none", "location"]
 ALIGNMENTS = ["global", "local_m", "local_p"]
 
 
@@ -43,6 +47,8 @@ class Attention(nn.Module):
                 self.hidden = nn.Linear(a, a, bias=True)       # second layer of the MLP
         elif self.score == "cosine":
             self.cosine_scale = nn.Parameter(torch.tensor([5.0]))  # key strength (learned)
+        elif self.score == "location":
+            self.location = nn.Linear(h, cfg["max_source_positions"])  # W_a q + b over fixed positions
         if self.alignment == "local_p":
             self.position = nn.Linear(h, a, bias=False)        # W_p
             self.position_v = nn.Linear(a, 1, bias=False)      # v_p
@@ -80,6 +86,12 @@ class Attention(nn.Module):
     def forward(self, q, memory, keys, lengths, step, hard=False):
         """Returns the weights a_t [B, S] and the context c_t [B, H]."""
         b, s = memory.shape[0], memory.shape[1]
+        if self.score == "location":
+            a = torch.softmax(self.location(q), dim=1)  # [B, P], whatever the source's length
+            if hard:
+                a = F.one_hot(a.argmax(dim=1), a.shape[1]).float()
+            a = a[:, :s]  # memory rows at or beyond each length are zeros (pad_packed_sequence)
+            return a, torch.bmm(a.unsqueeze(1), memory).squeeze(1)
         positions = torch.arange(s, dtype=torch.float32).unsqueeze(0).expand(b, s)
         valid = positions < lengths.unsqueeze(1).float()
         e = self.scores(q, memory, keys)
@@ -114,6 +126,8 @@ class Seq2Seq(nn.Module):
         self.layers = cfg["layers"]
         self.luong = cfg["placement"] == "luong"
         self.feed = cfg.get("input_feeding", False)
+        self.attend = cfg["score"] != "none"
+        self.relu = cfg.get("decoder_input_activation", "none") == "relu"
         rnn = nn.LSTM if self.lstm else nn.GRU
         cell = nn.LSTMCell if self.lstm else nn.GRUCell
         self.source_embeddings = nn.Embedding(cfg["source_vocab_size"], e)
@@ -122,8 +136,9 @@ class Seq2Seq(nn.Module):
                            batch_first=True)
         first_in = e + (h if (self.feed or not self.luong) else 0)
         self.decoder = nn.ModuleList([cell(first_in if i == 0 else h, h) for i in range(self.layers)])
-        self.attention = Attention(cfg)
-        self.combine = nn.Linear(2 * h, h, bias=False)  # W_c [c_t; h_t]
+        if self.attend:
+            self.attention = Attention(cfg)
+            self.combine = nn.Linear(2 * h, h, bias=False)  # W_c [c_t; h_t]
         self.output = nn.Linear(h, cfg["target_vocab_size"])
 
     def encode(self, src, lengths):
@@ -147,7 +162,8 @@ class Seq2Seq(nn.Module):
     def start(self, src, lengths):
         memory, state = self.encode(src, lengths)
         b = src.shape[0]
-        return {"memory": memory, "keys": self.attention.keys(memory), "lengths": lengths, "state": state,
+        keys = self.attention.keys(memory) if self.attend else memory
+        return {"memory": memory, "keys": keys, "lengths": lengths, "state": state,
                 "feed": torch.zeros(b, self.cfg["hidden_dim"])}
 
     def top(self, state):
@@ -156,6 +172,8 @@ class Seq2Seq(nn.Module):
     def step(self, st, y, t, hard=False):
         """One decoder step from tokens y [B]; returns (log-probs [B, V], attention [B, S], new st)."""
         x = self.target_embeddings(y)
+        if self.relu:
+            x = torch.relu(x)
         att = None
         if self.luong:
             if self.feed:
@@ -168,6 +186,8 @@ class Seq2Seq(nn.Module):
             s = cell(x, st["state"][i])
             new_state.append(s)
             x = s[0] if self.lstm else s
+        if not self.attend:
+            return torch.log_softmax(self.output(x), dim=1), None, dict(st, state=new_state)
         if self.luong:
             att, ctx = self.attention(x, st["memory"], st["keys"], st["lengths"], t, hard)
         htilde = torch.tanh(self.combine(torch.cat([ctx, x], dim=1)))

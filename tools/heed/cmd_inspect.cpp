@@ -105,6 +105,8 @@ void add_config(const fb::Model& index, std::vector<Section>* sections) {
       family.flag("hard", r->hard());
       family.flag("input_feeding", r->input_feeding());
       family.number("attention_dim", r->attention_dim());
+      family.flag("decoder_input_relu", r->decoder_input_relu());
+      family.number("max_source_positions", r->max_source_positions());
       break;
     }
     case fb::ModelConfig::NONE: break;

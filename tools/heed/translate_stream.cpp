@@ -257,7 +257,12 @@ Status TranslateStream::record_attention(size_t line, const std::vector<std::str
   // The columns are what the model read: the source tokens with the BOS/EOS it adds.
   if (conventions.add_source_bos) r.source.push_back(label(conventions.bos_id));
   r.source.insert(r.source.end(), source.begin(), source.end());
-  if (conventions.add_source_eos) r.source.push_back(label(conventions.eos_id));
+  if (conventions.add_source_eos) {  // the source vocabulary's end token when the model names it
+    const Vocabulary& source_vocabulary = translator_.source_vocabulary();
+    const int32_t eos = conventions.source_eos_id;
+    const bool named = eos >= 0 && static_cast<size_t>(eos) < source_vocabulary.size();
+    r.source.push_back(named ? source_vocabulary.token(eos) : label(conventions.eos_id));
+  }
   for (int32_t id : h.ids) r.target.push_back(label(id));
   if (h.token_log_probs.size() > h.ids.size()) r.target.push_back(label(conventions.eos_id));
   if (h.attention_panels == 0 || h.attention_heads == 0 || h.attention_source_len != r.source.size() ||

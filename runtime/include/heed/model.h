@@ -32,7 +32,7 @@ struct LoadOptions {
 // (sinusoidal positions, RNNs, a side the model does not have). Sessions longer than these are
 // refused, so callers size their limits from them.
 struct PositionLimits {
-  size_t source = 0;  // the encoder's positions
+  size_t source = 0;  // the encoder's positions (an RNN with the location score: its fixed source positions)
   size_t target = 0;  // the decoder's positions
 };
 

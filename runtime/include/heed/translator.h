@@ -12,7 +12,9 @@
 //
 // Source special tokens: when the model's metadata says add_source_bos / add_source_eos = "true"
 // (converters set them for models trained that way), the token layer adds BOS / EOS around each
-// source; the id layer takes sources exactly as given.
+// source; the id layer takes sources exactly as given. The source EOS is the metadata's
+// source_eos_id when recorded (torch-seq2seq's append_source_eos), else the target EOS's token
+// looked up in the source vocabulary.
 #pragma once
 
 #include <cstddef>
@@ -77,6 +79,7 @@ struct TokenConventions {
   int32_t eos_id = -1;
   bool add_source_bos = false;
   bool add_source_eos = false;
+  int32_t source_eos_id = -1;  // a source-vocabulary id; -1: eos_id's token looked up in the source vocabulary
   TokenizerKind kind = TokenizerKind::Whitespace;  // how plain text becomes tokens
 };
 

@@ -151,6 +151,8 @@ PositionLimits Model::position_limits() const {
     p.target = stack_positions(d->decoder());
   } else if (const auto* e = index_->config_as_TransformerEncoderOnly()) {
     p.source = stack_positions(e->encoder());
+  } else if (const auto* r = index_->config_as_RnnSeq2Seq()) {
+    p.source = r->max_source_positions();  // 0 (no limit) unless the location score fixes them
   }
   return p;
 }

@@ -55,6 +55,25 @@ Status check_stack(const fb::TransformerStack& s, const std::string& at) {
   return Status::success();
 }
 
+// The scores outside the family of score(q, h_s): no attention, and Luong's location score.
+Status check_rnn_score(const fb::RnnSeq2Seq& r, const std::string& at) {
+  const bool location = r.score() == fb::AttentionScore::Location;
+  if (r.score() == fb::AttentionScore::NoAttention &&
+      (r.input_feeding() || r.hard() || r.alignment() != fb::AttentionAlignment::Global ||
+       r.placement() != fb::AttentionPlacement::Luong)) {
+    return invalid_file(at + "score NoAttention takes Luong placement, global alignment, no hard attention and no "
+                             "input_feeding");
+  }
+  if (location && r.alignment() != fb::AttentionAlignment::Global) {
+    return invalid_file(at + "the Location score takes the global alignment only");
+  }
+  if (location != (r.max_source_positions() > 0) || r.max_source_positions() > kMaxDim) {
+    return invalid_file(at + "max_source_positions " + std::to_string(r.max_source_positions()) +
+                        " is invalid (> 0 with the Location score only)");
+  }
+  return Status::success();
+}
+
 Status check_rnn(const fb::RnnSeq2Seq& r, const std::string& at) {
   if (!known_enum(r.cell())) return invalid_file(at + "unknown cell " + std::to_string(int(r.cell())));
   if (!known_enum(r.score())) return invalid_file(at + "unknown attention score " + std::to_string(int(r.score())));
@@ -88,7 +107,7 @@ Status check_rnn(const fb::RnnSeq2Seq& r, const std::string& at) {
   if (r.placement() == fb::AttentionPlacement::Bahdanau && r.input_feeding()) {
     return invalid_file(at + "input_feeding applies to Luong placement only");
   }
-  return Status::success();
+  return check_rnn_score(r, at);
 }
 
 }  // namespace

@@ -36,6 +36,11 @@ Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   bidirectional_ = c->bidirectional_encoder();
   luong_ = c->placement() == fb::AttentionPlacement::Luong;
   feeding_ = c->input_feeding() && luong_;
+  attend_ = c->score() != fb::AttentionScore::NoAttention;
+  relu_input_ = c->decoder_input_relu();
+  if (limits.capture_attention && !attend_) {
+    return invalid_argument("this model has no attention to capture (score NoAttention)");
+  }
   layers_ = c->decoder_layers();
   embed_ = c->embedding_dim();
   hidden_ = c->hidden_dim();
@@ -73,8 +78,15 @@ Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   ac.hidden = hidden_;
   ac.attention_dim = c->attention_dim();
   ac.window = c->window();
+  ac.positions = c->max_source_positions();
+  if (ac.score == fb::AttentionScore::Location && limits.max_source_len > ac.positions) {
+    return invalid_argument("max_source_len " + std::to_string(limits.max_source_len) +
+                            " exceeds the location attention's " + std::to_string(ac.positions) + " source positions");
+  }
   HEED_RETURN_IF_ERROR(attention_.load(model, ac));
-  HEED_RETURN_IF_ERROR(combine_.load(model, std::string(n::kCombine) + ".weight", "", hidden_, 2 * hidden_));
+  if (attend_) {
+    HEED_RETURN_IF_ERROR(combine_.load(model, std::string(n::kCombine) + ".weight", "", hidden_, 2 * hidden_));
+  }
   HEED_RETURN_IF_ERROR(output_.load(model, n::kOutput, target_vocab_, hidden_));
 
   HEED_RETURN_IF_ERROR(models::read_start_and_end(model, target_vocab_, /*start_optional=*/false, &bos_id_, &eos_id_));
@@ -216,6 +228,9 @@ void RnnSeq2Seq::step(const int32_t* input_ids, size_t rows, size_t step, float*
   for (size_t r = 0; r < rows; ++r) {
     float* x = x0_.ptr + r * dec_input_;
     target_embeddings_.gather(static_cast<size_t>(input_ids[r]), 1.0f, false, x);
+    if (relu_input_) {
+      for (size_t j = 0; j < embed_; ++j) x[j] = x[j] > 0.0f ? x[j] : 0.0f;
+    }
     if (feeding_) std::memcpy(x + embed_, feed_.ptr + r * H, H * sizeof(float));
     if (!luong_) {  // Bahdanau: attend from s_{t-1}, the context joins the cell input
       attend(r, top + r * H);
@@ -229,14 +244,18 @@ void RnnSeq2Seq::step(const int32_t* input_ids, size_t rows, size_t step, float*
     cell.update(k, gx_.ptr, gh_.ptr, state_h_.ptr + l * max_rows_ * H, state_c_.ptr + l * max_rows_ * H, rows, q,
                 pool_.get());
   }
-  for (size_t r = 0; r < rows; ++r) {
-    if (luong_) attend(r, top + r * H);
-    std::memcpy(comb_.ptr + r * 2 * H + H, top + r * H, H * sizeof(float));
+  const float* head_input = top;  // without attention, the output layer reads h_t
+  if (attend_) {
+    for (size_t r = 0; r < rows; ++r) {
+      if (luong_) attend(r, top + r * H);
+      std::memcpy(comb_.ptr + r * 2 * H + H, top + r * H, H * sizeof(float));
+    }
+    combine_.forward(k, comb_.ptr, rows, 2 * H, htilde_.ptr, H, kernels::Activation::kNone, false, q, pool_.get());
+    k.tanh_f32(htilde_.ptr, rows * H);
+    if (feeding_) std::memcpy(feed_.ptr, htilde_.ptr, rows * H * sizeof(float));
+    head_input = htilde_.ptr;
   }
-  combine_.forward(k, comb_.ptr, rows, 2 * H, htilde_.ptr, H, kernels::Activation::kNone, false, q, pool_.get());
-  k.tanh_f32(htilde_.ptr, rows * H);
-  if (feeding_) std::memcpy(feed_.ptr, htilde_.ptr, rows * H * sizeof(float));
-  output_.forward(k, htilde_.ptr, rows, H, log_probs, V, kernels::Activation::kNone, false, q, pool_.get());
+  output_.forward(k, head_input, rows, H, log_probs, V, kernels::Activation::kNone, false, q, pool_.get());
   finish_step(log_probs, rows);
 }
 

@@ -7,6 +7,8 @@
 //   Luong:    h_t = cells([y_t; htilde_{t-1}] or y_t); c_t = attend(h_t)
 //   Bahdanau: c_t = attend(s_{t-1}); s_t = cells([y_t; c_t])
 //   htilde_t = tanh(W_c [c_t; h_t]); log p = log_softmax(W_out htilde_t + b)
+//   without attention (score NoAttention): log p = log_softmax(W_out h_t + b)
+// y_t is the target embedding, or its ReLU with decoder_input_relu.
 // reorder() permutes the rows' recurrent states for beam search. One arena holds every buffer;
 // nothing allocates after create().
 #pragma once
@@ -45,6 +47,7 @@ class RnnSeq2Seq final : public models::StepSession {
   // The last step's attention weights of row r over its source (valid until the next step).
   const float* attention(size_t row) const;
   // Capture costs nothing here: the alignment vectors already live in the arena ([rows, S]).
+  // (A model without attention refuses capture_attention when the session is created.)
   size_t attention_panels() const override { return limits_.capture_attention ? 1 : 0; }
   const float* last_attention() const override { return limits_.capture_attention ? weights_.ptr : nullptr; }
 
@@ -58,6 +61,8 @@ class RnnSeq2Seq final : public models::StepSession {
   layers::QuantScratch quant() const;
 
   bool lstm_ = true, bidirectional_ = false, luong_ = true, feeding_ = false;
+  bool attend_ = true;       // false: no attention, the output layer reads h_t
+  bool relu_input_ = false;  // y_t = ReLU(embedding)
   size_t layers_ = 1, embed_ = 0, hidden_ = 0, enc_hidden_ = 0, source_vocab_ = 0, target_vocab_ = 0;
   size_t dec_input_ = 0;    // decoder layer 0 input width
   size_t quant_rows_ = 0, quant_cols_ = 0;

@@ -31,6 +31,9 @@ Status RnnAttention::load(const Model& model, const AttentionConfig& c) {
     if (c.score == Score::MLP) HEED_RETURN_IF_ERROR(hidden_.load(model, std::string(n::kAttentionHidden), a, a));
   } else if (c.score == Score::Cosine) {
     HEED_RETURN_IF_ERROR(cosine_scale_.load(model, n::kAttentionCosineScale, 1, /*optional=*/false));
+  } else if (c.score == Score::Location) {
+    if (c.positions == 0) return invalid_file("rnn: the location score needs max_source_positions > 0");
+    HEED_RETURN_IF_ERROR(location_.load(model, std::string(n::kAttentionLocation), c.positions, h));
   }
   if (c.alignment == Alignment::LocalPredictive) {
     if (a == 0) return invalid_file("rnn: local-p alignment needs attention_dim > 0");
@@ -60,11 +63,31 @@ size_t RnnAttention::key_dim() const {
 
 size_t RnnAttention::scratch_floats(size_t max_source) const {
   const size_t a = config_.attention_dim;
-  return 2 * a + 2 * max_source * a + 1;
+  return 2 * a + 2 * max_source * a + 1 + config_.positions;
 }
 
 size_t RnnAttention::quant_cols() const {
   return config_.attention_dim > config_.hidden ? config_.attention_dim : config_.hidden;
+}
+
+void RnnAttention::attend_location(const kernels::KernelTable& k, const float* query, const float* memory,
+                                   size_t s_len, float* weights, float* context, float* scratch,
+                                   const layers::QuantScratch& q) const {
+  const size_t h = config_.hidden, p = config_.positions;
+  float* a = scratch;  // [P]
+  location_.forward(k, query, 1, h, a, p, kernels::Activation::kNone, false, q);
+  k.softmax(a, p);
+  if (config_.hard) {
+    size_t best = 0;
+    for (size_t s = 1; s < p; ++s) {
+      if (a[s] > a[best]) best = s;
+    }
+    for (size_t s = 0; s < p; ++s) a[s] = s == best ? 1.0f : 0.0f;
+  }
+  for (size_t s = 0; s < s_len; ++s) {
+    weights[s] = a[s];
+    if (a[s] != 0.0f) k.axpy_f32(a[s], memory + s * h, context, h);
+  }
 }
 
 void RnnAttention::precompute(const kernels::KernelTable& k, const float* memory, size_t s_len, float* keys,
@@ -134,6 +157,9 @@ void RnnAttention::scores(const kernels::KernelTable& k, const float* query, con
       for (size_t s = 0; s < s_len; ++s) e[s] = k.dot_f32(v_.data(), feats + s * a, a);
       break;
     }
+    case Score::NoAttention:
+    case Score::Location:  // attend_location()
+      break;
   }
 }
 
@@ -199,6 +225,7 @@ void RnnAttention::attend(const kernels::KernelTable& k, const float* query, con
   const size_t h = config_.hidden;
   std::memset(context, 0, h * sizeof(float));
   if (s_len == 0) return;
+  if (config_.score == Score::Location) return attend_location(k, query, memory, s_len, weights, context, scratch, q);
   scores(k, query, memory, keys, s_len, weights, scratch, q);
   align(k, query, s_len, step, weights, scratch, q);
   if (config_.hard) {

@@ -7,6 +7,12 @@
 // Alignment: global softmax over the source; local-m: softmax over |s - p| <= D with
 // p = min(t, S - 1); local-p: p = S sigmoid(v_p.tanh(W_p q)), softmax over |s - p| <= D times
 // exp(-(s - p)^2 / (2 sigma^2)), sigma = D / 2. Hard: the argmax of those weights, one-hot.
+// Location (Luong 2015's location-based score, global alignment only): a = softmax(W_a q + b) over
+// P = max_source_positions fixed positions, whatever the source holds; the positions at or beyond
+// the source's length have zero memory (as PyTorch's tutorial pads its encoder outputs with zeros):
+// they take weight but add nothing to c_t, so the weights over the source may sum below 1. Hard:
+// the one-hot of the argmax over the P positions (c_t = 0 when it lies beyond the source).
+// NoAttention loads nothing: the RNN family skips attention altogether.
 // The per-source part of each score (W_k h_s, norms) is computed once per sentence by precompute().
 #pragma once
 
@@ -28,6 +34,7 @@ struct AttentionConfig {
   size_t hidden = 0;         // H: query and memory width
   size_t attention_dim = 0;  // A: concat / additive / MLP / local-p hidden size
   size_t window = 0;         // D: local alignments
+  size_t positions = 0;      // P: the location score's fixed source positions
 };
 
 class RnnAttention {
@@ -57,12 +64,15 @@ class RnnAttention {
  private:
   void scores(const kernels::KernelTable& k, const float* query, const float* memory, const float* keys,
               size_t source_len, float* e, float* scratch, const layers::QuantScratch& q) const;
+  // The location score's weights and context (its own path: its softmax spans P positions, not S).
+  void attend_location(const kernels::KernelTable& k, const float* query, const float* memory, size_t source_len,
+                       float* weights, float* context, float* scratch, const layers::QuantScratch& q) const;
   // Writes the alignment weights over e[S] in place.
   void align(const kernels::KernelTable& k, const float* query, size_t source_len, size_t step, float* e,
              float* scratch, const layers::QuantScratch& q) const;
 
   AttentionConfig config_;
-  layers::Linear key_, query_, hidden_, position_;
+  layers::Linear key_, query_, hidden_, position_, location_;
   layers::F32Vector v_, position_v_, cosine_scale_;
 };
 

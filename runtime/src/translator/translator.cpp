@@ -2,6 +2,8 @@
 #include "heed/translator.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -28,6 +30,15 @@ struct FlatBatch {
   TokenBatch view() const { return TokenBatch{ids.data(), offsets.data(), offsets.size() - 1}; }
 };
 
+// A non-negative id recorded as metadata; -1 when absent or not a number.
+int32_t metadata_id(const Model& model, const char* key) {
+  const char* value = model.metadata(key);
+  if (value == nullptr || *value < '0' || *value > '9') return -1;
+  char* end = nullptr;
+  const long id = std::strtol(value, &end, 10);
+  return *end == '\0' && id <= INT32_MAX ? static_cast<int32_t>(id) : -1;
+}
+
 }  // namespace
 
 Translator::~Translator() = default;
@@ -50,6 +61,7 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
   c.eos_id = tok->eos_id();
   c.add_source_bos = metadata_true(model, "add_source_bos");
   c.add_source_eos = metadata_true(model, "add_source_eos");
+  c.source_eos_id = metadata_id(model, "source_eos_id");
   c.kind = api_tokenizer_kind(tok->kind());
   return create(std::move(step_model), Vocabulary::from_index(source), Vocabulary::from_index(tok->target_vocabulary()),
                 c, options.max_n_best, out);
@@ -89,7 +101,9 @@ Status Translator::create(std::unique_ptr<StepModel> step_model, Vocabulary sour
     return source.id(target.token(target_id));
   };
   const int32_t source_unk = source_id(conventions.unk_id);
-  const int32_t source_bos = source_id(conventions.bos_id), source_eos = source_id(conventions.eos_id);
+  const int32_t source_bos = source_id(conventions.bos_id);
+  const bool eos_given = conventions.source_eos_id >= 0 && static_cast<size_t>(conventions.source_eos_id) < source.size();
+  const int32_t source_eos = eos_given ? conventions.source_eos_id : source_id(conventions.eos_id);
   if ((conventions.add_source_bos && source_bos < 0) || (conventions.add_source_eos && source_eos < 0)) {
     return invalid_argument("translator: the model adds BOS/EOS to sources but the source vocabulary lacks them");
   }

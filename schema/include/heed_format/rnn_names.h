@@ -18,7 +18,9 @@
 //   decoder.attention.cosine_scale        cosine only: [1], the learned key strength
 //   decoder.attention.position.weight     local-p only: W_p [A, H]
 //   decoder.attention.position_v          local-p only: v_p [A]
-//   decoder.combine.weight                [H, 2 H]   W_c over [c_t; h_t] (context columns first)
+//   decoder.attention.location.{weight,bias}  location only: W_a [P, H], b [P], P = max_source_positions
+//   decoder.combine.weight                [H, 2 H]   W_c over [c_t; h_t] (context columns first; absent
+//                                         without attention: the output layer reads h_t)
 //   decoder.output.{weight,bias}          [Vt, H]
 // Biases are optional (absent = zero). A quantized tensor NAME has its f32 scales in NAME.scales.
 #pragma once
@@ -41,6 +43,7 @@ inline constexpr const char* kAttentionV = "decoder.attention.v";
 inline constexpr const char* kAttentionCosineScale = "decoder.attention.cosine_scale";
 inline constexpr const char* kAttentionPosition = "decoder.attention.position";
 inline constexpr const char* kAttentionPositionV = "decoder.attention.position_v";
+inline constexpr const char* kAttentionLocation = "decoder.attention.location";
 inline constexpr const char* kCombine = "decoder.combine";
 inline constexpr const char* kOutput = "decoder.output";
 

@@ -1,5 +1,6 @@
 // Every score function and alignment of the RNN attention against a plain double-precision
 // implementation of the formulas written here, on random weights stored in a real .heed file.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -23,10 +24,10 @@ using heed::fb::AttentionAlignment;
 using heed::fb::AttentionScore;
 namespace n = heed::names::rnn;
 
-constexpr size_t H = 12, A = 10;
+constexpr size_t H = 12, A = 10, P = 7;  // P: the location score's fixed source positions
 
 struct Weights {
-  std::vector<float> key, key_bias, query, hidden, hidden_bias, v, position, position_v;
+  std::vector<float> key, key_bias, query, hidden, hidden_bias, v, position, position_v, location, location_bias;
   float cosine_scale = 3.5f;
 };
 
@@ -53,6 +54,7 @@ Built build(AttentionScore score, AttentionAlignment alignment, const Weights& w
   r.score = score;
   r.alignment = alignment;
   r.window = 2;
+  if (score == AttentionScore::Location) r.max_source_positions = P;
   m.config.Set(std::move(r));
   const std::string key = n::kAttentionKey, query = n::kAttentionQuery, hidden = n::kAttentionHidden;
   if (score == AttentionScore::General) m.add_f32(key + ".weight", {H, H}, w.key.data()).quantizable = true;
@@ -67,6 +69,11 @@ Built build(AttentionScore score, AttentionAlignment alignment, const Weights& w
     m.add_f32(hidden + ".bias", {A}, w.hidden_bias.data());
   }
   if (score == AttentionScore::Cosine) m.add_f32(n::kAttentionCosineScale, {1}, &w.cosine_scale);
+  if (score == AttentionScore::Location) {
+    const std::string location = n::kAttentionLocation;
+    m.add_f32(location + ".weight", {P, H}, w.location.data()).quantizable = true;
+    m.add_f32(location + ".bias", {P}, w.location_bias.data());
+  }
   if (alignment == AttentionAlignment::LocalPredictive) {
     m.add_f32(std::string(n::kAttentionPosition) + ".weight", {A, H}, w.position.data()).quantizable = true;
     m.add_f32(n::kAttentionPositionV, {A}, w.position_v.data());
@@ -83,6 +90,23 @@ Built build(AttentionScore score, AttentionAlignment alignment, const Weights& w
   REQUIRE(l.is_ok());
   return b;
 }
+
+void load_attention(heed::rnn::RnnAttention* att, const Built& b, const heed::rnn::AttentionConfig& c) {
+  const heed::Status s = att->load(*b.model, c);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+}
+
+// attend()'s buffers for a source of S positions.
+struct AttendBuffers {
+  std::vector<float> scratch;
+  std::vector<int8_t> qbuf;
+  std::vector<float> qscales;
+  heed::layers::QuantScratch qs;
+  AttendBuffers(const heed::rnn::RnnAttention& att, size_t S)
+      : scratch(att.scratch_floats(S)), qbuf(att.quant_rows(S) * att.quant_cols()), qscales(att.quant_rows(S)),
+        qs{qbuf.data(), qscales.data(), att.quant_rows(S), att.quant_cols()} {}
+};
 
 // y = W x (+ b), W [rows, cols] row-major, in double.
 std::vector<double> matvec(const std::vector<float>& w, const std::vector<float>* b, const double* x, size_t rows,
@@ -200,20 +224,18 @@ TEST_CASE("each score and alignment, soft and hard, matches the formulas") {
         c.attention_dim = A;
         c.window = D;
         heed::rnn::RnnAttention att;
-        const heed::Status s = att.load(*b.model, c);
-        INFO(s.message());
-        REQUIRE(s.is_ok());
+        load_attention(&att, b, c);
         for (size_t S : {1u, 5u, 9u}) {
           const auto mem = random_values(S * H, 1.0f, rng);
-          std::vector<float> keys(S * std::max<size_t>(att.key_dim(), 1)), scratch(att.scratch_floats(S));
-          std::vector<int8_t> qbuf(att.quant_rows(S) * att.quant_cols());
-          std::vector<float> qscales(att.quant_rows(S));
-          const heed::layers::QuantScratch qs{qbuf.data(), qscales.data(), att.quant_rows(S), att.quant_cols()};
+          std::vector<float> keys(S * std::max<size_t>(att.key_dim(), 1));
+          AttendBuffers buffers(att, S);
+          float* scratch = buffers.scratch.data();
+          const heed::layers::QuantScratch& qs = buffers.qs;
           att.precompute(k, mem.data(), S, keys.data(), qs);
           for (size_t step : {0u, 3u, 12u}) {
             const auto q = random_values(H, 1.0f, rng);
             std::vector<float> weights(S), context(H);
-            att.attend(k, q.data(), mem.data(), keys.data(), S, step, weights.data(), context.data(), scratch.data(), qs);
+            att.attend(k, q.data(), mem.data(), keys.data(), S, step, weights.data(), context.data(), scratch, qs);
             std::vector<double> want_w, want_c;
             reference(score, alignment, hard, w, q, mem, S, step, D, &want_w, &want_c);
             INFO("S " << S << ", step " << step);
@@ -224,6 +246,74 @@ TEST_CASE("each score and alignment, soft and hard, matches the formulas") {
       }
     }
   }
+}
+
+namespace {
+
+// Luong's location score as docs/torch-seq2seq.md defines it: softmax(W_a q + b) over P positions;
+// the positions at or beyond the source hold zero memory.
+void location_reference(bool hard, const Weights& w, const std::vector<float>& q, const std::vector<float>& mem,
+                        size_t S, std::vector<double>* weights, std::vector<double>* context) {
+  const std::vector<double> qd(q.begin(), q.end());
+  std::vector<double> a = matvec(w.location, &w.location_bias, qd.data(), P, H);
+  const double mx = *std::max_element(a.begin(), a.end());
+  double sum = 0;
+  for (double& x : a) sum += (x = std::exp(x - mx));
+  for (double& x : a) x /= sum;
+  if (hard) {
+    const size_t best = static_cast<size_t>(std::max_element(a.begin(), a.end()) - a.begin());
+    for (size_t s = 0; s < P; ++s) a[s] = s == best ? 1.0 : 0.0;
+  }
+  weights->assign(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(S));
+  context->assign(H, 0.0);
+  for (size_t s = 0; s < S; ++s)
+    for (size_t j = 0; j < H; ++j) (*context)[j] += a[s] * mem[s * H + j];
+}
+
+}  // namespace
+
+TEST_CASE("the location score: softmax over fixed positions, zero memory beyond the source") {
+  std::mt19937 rng(5);
+  Weights w;
+  w.location = random_values(P * H, 0.6f, rng);
+  w.location_bias = random_values(P, 0.5f, rng);
+  const Built b = build(AttentionScore::Location, AttentionAlignment::Global, w, false);
+  const heed::kernels::KernelTable& k = heed::kernels::best();
+  for (bool hard : {false, true}) {
+    heed::rnn::AttentionConfig c;
+    c.score = AttentionScore::Location;
+    c.hard = hard;
+    c.hidden = H;
+    c.positions = P;
+    heed::rnn::RnnAttention att;
+    load_attention(&att, b, c);
+    REQUIRE(att.key_dim() == 0);
+    for (size_t S : {size_t{1}, size_t{4}, P}) {
+      const auto mem = random_values(S * H, 1.0f, rng);
+      AttendBuffers buffers(att, S);
+      for (int trial = 0; trial < 4; ++trial) {
+        const auto q = random_values(H, 1.5f, rng);
+        std::vector<float> weights(S), context(H);
+        att.attend(k, q.data(), mem.data(), nullptr, S, 0, weights.data(), context.data(), buffers.scratch.data(),
+                   buffers.qs);
+        std::vector<double> want_w, want_c;
+        location_reference(hard, w, q, mem, S, &want_w, &want_c);
+        INFO((hard ? "hard" : "soft") << ", S " << S << ", trial " << trial);
+        double total = 0;
+        for (size_t s = 0; s < S; ++s) {
+          REQUIRE(weights[s] == Approx(want_w[s]).margin(2e-5));
+          total += weights[s];
+        }
+        if (S < P && !hard) CHECK(total < 1.0);  // the positions beyond the source kept their share
+        for (size_t j = 0; j < H; ++j) REQUIRE(context[j] == Approx(want_c[j]).margin(2e-5));
+      }
+    }
+  }
+  heed::rnn::AttentionConfig c;  // the location score without its positions
+  c.score = AttentionScore::Location;
+  c.hidden = H;
+  heed::rnn::RnnAttention att;
+  CHECK(att.load(*b.model, c).message().find("max_source_positions") != std::string::npos);
 }
 
 TEST_CASE("int8 attention weights stay close to the float ones") {
@@ -242,16 +332,15 @@ TEST_CASE("int8 attention weights stay close to the float ones") {
   c.hidden = H;
   c.attention_dim = A;
   heed::rnn::RnnAttention att;
-  REQUIRE(att.load(*b.model, c).is_ok());
+  load_attention(&att, b, c);
   const size_t S = 6;
   const auto mem = random_values(S * H, 1.0f, rng);
   const auto q = random_values(H, 1.0f, rng);
-  std::vector<float> keys(S * att.key_dim()), scratch(att.scratch_floats(S)), weights(S), context(H);
-  std::vector<int8_t> qbuf(att.quant_rows(S) * att.quant_cols());
-  std::vector<float> qscales(att.quant_rows(S));
-  const heed::layers::QuantScratch qs{qbuf.data(), qscales.data(), att.quant_rows(S), att.quant_cols()};
-  att.precompute(k, mem.data(), S, keys.data(), qs);
-  att.attend(k, q.data(), mem.data(), keys.data(), S, 0, weights.data(), context.data(), scratch.data(), qs);
+  std::vector<float> keys(S * att.key_dim()), weights(S), context(H);
+  AttendBuffers buffers(att, S);
+  att.precompute(k, mem.data(), S, keys.data(), buffers.qs);
+  att.attend(k, q.data(), mem.data(), keys.data(), S, 0, weights.data(), context.data(), buffers.scratch.data(),
+             buffers.qs);
   std::vector<double> want_w, want_c;
   reference(AttentionScore::MLP, AttentionAlignment::Global, false, w, q, mem, S, 0, 0, &want_w, &want_c);
   for (size_t s = 0; s < S; ++s) REQUIRE(weights[s] == Approx(want_w[s]).margin(2e-2));

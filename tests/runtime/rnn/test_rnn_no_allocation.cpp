@@ -17,7 +17,8 @@ TEST_CASE("RNN sessions: start, step and reorder perform no heap allocation") {
   REQUIRE(heed::test::allocation_counter_works());
   heed::threading::set_min_task_work(1);  // with threads, every GEMM of the small models is split
   for (size_t threads : {1, 2, 3}) {
-    for (const char* variant : {"luong_general", "bahdanau_gru_additive", "luong_local_p"}) {
+    for (const char* variant :
+         {"luong_general", "bahdanau_gru_additive", "luong_local_p", "luong_location", "tutorial_gru_none_relu"}) {
       for (auto type : {heed::convert::WeightType::kFloat32, heed::convert::WeightType::kInt8}) {
         INFO(variant << ", threads " << threads);
         const heed::test::ZooModel z = heed::test::load_zoo(variant, type);

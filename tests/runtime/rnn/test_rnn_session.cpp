@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "heed/translator.h"
 #include "models/step_model_factory.h"
 #include "zoo_fixture.h"
 
@@ -93,6 +94,40 @@ TEST_CASE("RNN sessions: an empty source decodes from zero states") {
   for (float v : lp) REQUIRE(std::isfinite(v));
 }
 
+TEST_CASE("RNN sessions: the location score's fixed positions are the model's source positions") {
+  const ZooModel z = load_zoo("luong_location");
+  REQUIRE(z.model->position_limits().source == 32);
+  std::unique_ptr<StepModel> session;
+  const Status s = create_step_model(*z.model, {4, 3, 33, 12}, {}, &session);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == "max_source_len 33 exceeds the location attention's 32 source positions");
+  // Every position filled: a source of 32 tokens decodes (finite log-probs).
+  const std::vector<int32_t> longest(32, 10);
+  const std::unique_ptr<StepModel> full = open_session(*z.model, {4, 3, 32, 12});
+  const std::vector<float> lp = run(*full, {longest}, {{full->bos_id()}});
+  for (float v : lp) REQUIRE(std::isfinite(v));
+  // A Translator left at the default source length plans for the 32 positions, 31 typed tokens + EOS.
+  std::unique_ptr<Translator> t;
+  REQUIRE(Translator::create(*z.model, TranslatorOptions{}, &t).is_ok());
+  CHECK(t->limits().max_source_len == 32);
+  CHECK(t->max_source_tokens() == 31);
+  std::vector<int32_t> ids;
+  REQUIRE(t->source_ids({"a", "b"}, &ids).is_ok());
+  CHECK(ids.size() == 3);
+  CHECK(ids.back() == 2);  // </s>, appended by heed
+}
+
+TEST_CASE("RNN sessions: a model without attention refuses attention capture") {
+  const ZooModel z = load_zoo("tutorial_gru_none_relu");
+  StepModelLimits limits = kLimits;
+  limits.capture_attention = true;
+  std::unique_ptr<StepModel> session;
+  const Status s = create_step_model(*z.model, limits, {}, &session);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK(s.message() == "this model has no attention to capture (score NoAttention)");
+  CHECK(open_session(*z.model)->attention_panels() == 0);
+}
+
 TEST_CASE("RNN sessions: bad input is an error or NaN, never a crash") {
   const ZooModel z = load_zoo("luong_general");
   auto m = open_session(*z.model);
@@ -150,9 +185,10 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-// A copy of luong_general with config.json edited by `edit`.
-std::string edited_copy(const std::string& name, void (*edit)(nlohmann::json&)) {
-  const std::string src = source_path("tests/fixtures/rnn/luong_general");
+// A copy of a fixture (luong_general by default) with config.json edited by `edit`.
+std::string edited_copy(const std::string& name, void (*edit)(nlohmann::json&),
+                        const std::string& fixture = "luong_general") {
+  const std::string src = source_path("tests/fixtures/rnn/" + fixture);
   const std::string out = temp_dir() + "/" + name;
   ::mkdir(out.c_str(), 0755);
   nlohmann::json config = nlohmann::json::parse(read_text(src + "/config.json"));
@@ -198,6 +234,45 @@ TEST_CASE("torch-seq2seq converter: every problem is one clear error") {
   CHECK(s.message().find("window") != std::string::npos);
   s = convert_dir(edited_copy("bad_layers", [](nlohmann::json& j) { j["layers"] = "two"; }));
   CHECK(s.message().find("'layers'") != std::string::npos);
+}
+
+TEST_CASE("torch-seq2seq converter: a config.json key heed does not know is an error naming it") {
+  // A key heed would ignore converts a model that computes something else: never silently.
+  Status s = convert_dir(edited_copy("unknown_relu", [](nlohmann::json& j) { j["relu"] = true; }));
+  CHECK(s.code() == StatusCode::kUnsupportedModel);
+  CHECK(s.message().find("unknown key 'relu'") != std::string::npos);
+  CHECK(s.message().find('\n') == std::string::npos);
+  s = convert_dir(edited_copy("unknown_dropout", [](nlohmann::json& j) { j["dropout"] = 0.1; }));
+  CHECK(s.message().find("unknown key 'dropout'") != std::string::npos);
+  s = convert_dir(edited_copy("not_object", [](nlohmann::json& j) { j = nlohmann::json::array({1, 2}); }));
+  CHECK(s.code() == StatusCode::kInvalidFile);
+  CHECK(s.message().find("JSON object") != std::string::npos);
+  // The keys train.py writes besides the variant's (vocabulary sizes) are known, and checked.
+  s = convert_dir(edited_copy("bad_size", [](nlohmann::json& j) { j["target_vocab_size"] = 7; }));
+  CHECK(s.message().find("'target_vocab_size' is 7") != std::string::npos);
+}
+
+TEST_CASE("torch-seq2seq converter: the tutorial's keys and the location score are checked") {
+  const auto bad = [](const char* name, void (*edit)(nlohmann::json&), const char* expected,
+                      const char* fixture = "luong_general") {
+    const Status s = convert_dir(edited_copy(name, edit, fixture));
+    INFO(name << ": " << s.message());
+    CHECK_FALSE(s.is_ok());
+    CHECK(s.message().find(expected) != std::string::npos);
+  };
+  bad("act", [](nlohmann::json& j) { j["decoder_input_activation"] = "tanh"; }, "'decoder_input_activation' is 'tanh'");
+  bad("append", [](nlohmann::json& j) { j["append_source_eos"] = "yes"; }, "'append_source_eos' must be true or false");
+  bad("src_eos", [](nlohmann::json& j) { j["source_eos_id"] = 100000; }, "below the source vocabulary size");
+  bad("none_feed", [](nlohmann::json& j) { j["score"] = "none"; }, "score 'none' (no attention) takes no input_feeding");
+  bad("loc_local", [](nlohmann::json& j) { j["score"] = "location"; j["alignment"] = "local_m"; j["window"] = 2; },
+      "the location score takes the global alignment only");
+  bad("loc_no_p", [](nlohmann::json& j) { j["score"] = "location"; }, "needs 'max_source_positions' > 0");
+  bad("p_general", [](nlohmann::json& j) { j["max_source_positions"] = 8; }, "applies to the location score only");
+  // luong_general's weights hold no W_a over positions.
+  bad("loc_weights", [](nlohmann::json& j) { j["score"] = "location"; j["max_source_positions"] = 8; },
+      "missing tensor 'attention.location.weight'");
+  bad("none_weights", [](nlohmann::json& j) { j["score"] = "none"; }, "is not part of the configured variant",
+      "luong_general_no_feeding");
 }
 
 }  // namespace heed::test
