@@ -13,13 +13,18 @@
 namespace heed::test {
 
 std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activation_block) {
+  return bert_folder_heed("model", type, activation_block);
+}
+
+std::string bert_folder_heed(const std::string& folder, convert::WeightType type,
+                             std::optional<uint32_t> activation_block) {
   static std::map<std::string, std::string> cache;
-  const std::string name = std::string("bert_") + convert::weight_type_name(type) +
+  const std::string name = "bert_" + folder + "_" + convert::weight_type_name(type) +
                            (activation_block ? "_blocks" + std::to_string(*activation_block) : "");
   const auto it = cache.find(name);
   if (it != cache.end()) return it->second;
   convert::NeutralModel model;
-  Status s = convert::hf_bert::read_model(source_path("tests/fixtures/hf-bert/model"), &model);
+  Status s = convert::hf_bert::read_model(source_path("tests/fixtures/hf-bert/" + folder), &model);
   INFO(s.message());
   REQUIRE(s.is_ok());
   convert::ConvertOptions options;
@@ -40,6 +45,15 @@ std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activati
 const nlohmann::json& bert_reference() {
   static const nlohmann::json j = [] {
     std::ifstream in(source_path("tests/fixtures/hf-bert/reference.json"));
+    REQUIRE(in.good());
+    return nlohmann::json::parse(in);
+  }();
+  return j;
+}
+
+const nlohmann::json& heads_reference() {
+  static const nlohmann::json j = [] {
+    std::ifstream in(source_path("tests/fixtures/hf-bert/heads.json"));
     REQUIRE(in.good());
     return nlohmann::json::parse(in);
   }();

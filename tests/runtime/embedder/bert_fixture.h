@@ -19,7 +19,12 @@ namespace heed::test {
 // The fixture converted by the converter's pipeline (quantize_and_pack, as `heed convert` does);
 // `activation_block` as --activation-block (unset: the converter's default for encoders).
 std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activation_block = std::nullopt);
+// Another folder of tests/fixtures/hf-bert ("classifier", "mlm": the task-head models) the same way.
+std::string bert_folder_heed(const std::string& folder, convert::WeightType type,
+                             std::optional<uint32_t> activation_block = std::nullopt);
 const nlohmann::json& bert_reference();
+// heads.json: transformers' logits and pipeline answers for the classifier and mlm folders.
+const nlohmann::json& heads_reference();
 std::unique_ptr<Embedder> open_embedder(const std::string& path, size_t max_batch = 8, size_t threads = 1);
 
 }  // namespace heed::test
