@@ -46,6 +46,7 @@ struct EmbedderOptions {
 
 class Embedder {
  public:
+  using Options = EmbedderOptions;
   // Builds a session over `model` (which must outlive the Embedder): encoder-only models only.
   static Status create(const Model& model, const EmbedderOptions& options, std::unique_ptr<Embedder>* out);
   // Opens the file and keeps the Model with the Embedder.

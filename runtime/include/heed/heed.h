@@ -320,23 +320,19 @@ heed_status heed_embed_ids(heed_embedder* embedder, const int32_t* ids, const si
 typedef struct heed_classifier heed_classifier;
 typedef struct heed_mask_filler heed_mask_filler;
 
-typedef struct heed_encoder_task_options {
-  size_t struct_size; /* sizeof(heed_encoder_task_options) of the caller (heed_encoder_task_options_init) */
-  size_t max_batch;   /* sentences per *_ids call (0: 8) */
-  size_t max_length;  /* tokens per sentence, [CLS] and [SEP] included (0: the model's position table) */
-  void* arena;        /* optional caller-provided session memory, as for translators */
-  size_t arena_size;
-  size_t threads;     /* 1 after heed_encoder_task_options_init; 0: one per core */
-} heed_encoder_task_options;
-
-void heed_encoder_task_options_init(heed_encoder_task_options* options);
-
-/* A classifier over `model` (which must outlive it); options may be NULL. A model without a
- * sequence classification head is HEED_UNSUPPORTED_MODEL (message in the model). */
-heed_status heed_classifier_create(heed_model* model, const heed_encoder_task_options* options,
+/* A classifier or a mask filler over `model` (which must outlive it), with the embedder's options
+ * (the same session limits: max_batch, max_length, arena, threads; NULL for the defaults). A model
+ * without a sequence classification / masked-LM head is HEED_UNSUPPORTED_MODEL (message in the
+ * model). Each handle keeps its last error; free with its _free function (NULL is accepted). */
+heed_status heed_classifier_create(heed_model* model, const heed_embedder_options* options,
                                    heed_classifier** out_classifier);
+heed_status heed_mask_filler_create(heed_model* model, const heed_embedder_options* options,
+                                    heed_mask_filler** out_filler);
 const char* heed_classifier_last_error(const heed_classifier* classifier);
+const char* heed_mask_filler_last_error(const heed_mask_filler* filler);
 void heed_classifier_free(heed_classifier* classifier);
+void heed_mask_filler_free(heed_mask_filler* filler);
+
 /* The number of labels (0 for NULL) and the name of label `id` (id2label; NULL when out of range),
  * valid while the classifier exists. */
 size_t heed_classifier_num_labels(const heed_classifier* classifier);
@@ -351,11 +347,6 @@ heed_status heed_classify_text(heed_classifier* classifier, const char* text, fl
 heed_status heed_classify_ids(heed_classifier* classifier, const int32_t* ids, const size_t* offsets, size_t batch,
                               int logits, float* out, size_t capacity);
 
-/* A mask filler over `model`; a model without a masked-LM head is HEED_UNSUPPORTED_MODEL. */
-heed_status heed_mask_filler_create(heed_model* model, const heed_encoder_task_options* options,
-                                    heed_mask_filler** out_filler);
-const char* heed_mask_filler_last_error(const heed_mask_filler* filler);
-void heed_mask_filler_free(heed_mask_filler* filler);
 /* The [MASK] token's id (-1 for NULL) and the vocabulary entry of an id (NULL when out of range). */
 int32_t heed_mask_filler_mask_id(const heed_mask_filler* filler);
 const char* heed_mask_filler_token(const heed_mask_filler* filler, int32_t id);

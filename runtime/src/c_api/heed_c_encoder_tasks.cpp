@@ -20,33 +20,7 @@ namespace {
 
 using heed::c_api::fail;
 using heed::c_api::guarded;
-using heed::c_api::model_call;
 using heed::c_api::record;
-
-// heed_X_create for a task handle H over T (Classifier, MaskFiller).
-template <typename H>
-heed_status create_task(heed_model* model, const heed_encoder_task_options* options, H** out, const char* what) {
-  if (!model) return HEED_INVALID_ARGUMENT;
-  return model_call(model, [&](std::string* err) -> heed_status {
-    if (!out) return fail(HEED_INVALID_ARGUMENT, (std::string(what) + ": the output handle is null").c_str(), err);
-    *out = nullptr;
-    heed_encoder_task_options given;
-    const heed_status read = heed::c_api::read_options(options, heed_encoder_task_options_init,
-                                                       "heed_encoder_task_options", &given, err);
-    if (read != HEED_OK) return read;
-    heed::EncoderTaskOptions o;
-    if (given.max_batch) o.max_batch = given.max_batch;
-    o.max_length = given.max_length;
-    o.arena.buffer = given.arena;
-    o.arena.size = given.arena_size;
-    o.threads = given.threads;
-    std::unique_ptr<H> h(new H());
-    const heed_status st = record(decltype(h->task)::element_type::create(*model->model, o, &h->task), err);
-    if (st != HEED_OK) return st;
-    *out = h.release();
-    return HEED_OK;
-  });
-}
 
 // The room check of the mask calls: too small is HEED_BUFFER_TOO_SMALL, with *masks set.
 heed_status fill_status(const heed::Status& s, size_t masks, size_t top_k, size_t capacity, std::string* err) {
@@ -59,20 +33,22 @@ heed_status fill_status(const heed::Status& s, size_t masks, size_t top_k, size_
 
 extern "C" {
 
-void heed_encoder_task_options_init(heed_encoder_task_options* options) {
-  if (!options) return;
-  *options = heed_encoder_task_options{};
-  options->struct_size = sizeof(heed_encoder_task_options);
-  options->threads = 1;
+heed_status heed_classifier_create(heed_model* model, const heed_embedder_options* options,
+                                   heed_classifier** out_classifier) {
+  return heed::c_api::create_encoder_handle(model, options, out_classifier, "heed_classifier_create",
+                                            &heed_classifier::task);
 }
 
-heed_status heed_classifier_create(heed_model* model, const heed_encoder_task_options* options,
-                                   heed_classifier** out_classifier) {
-  return create_task(model, options, out_classifier, "heed_classifier_create");
+heed_status heed_mask_filler_create(heed_model* model, const heed_embedder_options* options,
+                                    heed_mask_filler** out_filler) {
+  return heed::c_api::create_encoder_handle(model, options, out_filler, "heed_mask_filler_create",
+                                            &heed_mask_filler::task);
 }
 
 const char* heed_classifier_last_error(const heed_classifier* c) { return c ? c->last_error.c_str() : ""; }
+const char* heed_mask_filler_last_error(const heed_mask_filler* f) { return f ? f->last_error.c_str() : ""; }
 void heed_classifier_free(heed_classifier* c) { delete c; }
+void heed_mask_filler_free(heed_mask_filler* f) { delete f; }
 size_t heed_classifier_num_labels(const heed_classifier* c) { return c && c->task ? c->task->num_labels() : 0; }
 
 const char* heed_classifier_label(const heed_classifier* c, size_t id) {
@@ -113,13 +89,6 @@ heed_status heed_classify_ids(heed_classifier* c, const int32_t* ids, const size
   });
 }
 
-heed_status heed_mask_filler_create(heed_model* model, const heed_encoder_task_options* options,
-                                    heed_mask_filler** out_filler) {
-  return create_task(model, options, out_filler, "heed_mask_filler_create");
-}
-
-const char* heed_mask_filler_last_error(const heed_mask_filler* f) { return f ? f->last_error.c_str() : ""; }
-void heed_mask_filler_free(heed_mask_filler* f) { delete f; }
 int32_t heed_mask_filler_mask_id(const heed_mask_filler* f) { return f && f->task ? f->task->mask_id() : -1; }
 
 const char* heed_mask_filler_token(const heed_mask_filler* f, int32_t id) {

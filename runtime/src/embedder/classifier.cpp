@@ -5,16 +5,18 @@
 namespace heed {
 
 const char* score_function_name(ScoreFunction f) {
-  switch (f) {
-    case ScoreFunction::kSigmoid: return "sigmoid";
-    case ScoreFunction::kIdentity: return "none";
-    case ScoreFunction::kSoftmax: break;
-  }
-  return "softmax";
+  static const char* const kNames[] = {"softmax", "sigmoid", "none"};
+  return kNames[static_cast<size_t>(f)];
 }
 
-Classifier::Classifier() = default;
-Classifier::~Classifier() = default;
+EncoderTaskRunner::EncoderTaskRunner() = default;
+EncoderTaskRunner::~EncoderTaskRunner() = default;
+size_t EncoderTaskRunner::max_batch() const { return task_->session().max_batch(); }
+size_t EncoderTaskRunner::max_length() const { return task_->session().max_length(); }
+const ArenaReport& EncoderTaskRunner::arena_report() const { return task_->session().arena_report(); }
+Status EncoderTaskRunner::encode(std::string_view text, std::vector<int32_t>* ids) const {
+  return task_->encode(text, ids);
+}
 
 Status Classifier::create(const Model& model, const EncoderTaskOptions& options, std::unique_ptr<Classifier>* out) {
   std::unique_ptr<Classifier> c(new Classifier());
@@ -33,9 +35,6 @@ Status Classifier::plan(const Model& model, const EncoderTaskOptions& options, A
 
 size_t Classifier::num_labels() const { return task_->session().classifier().num_labels(); }
 const std::string& Classifier::label(size_t id) const { return task_->session().classifier().labels()[id]; }
-size_t Classifier::max_batch() const { return task_->session().max_batch(); }
-size_t Classifier::max_length() const { return task_->session().max_length(); }
-const ArenaReport& Classifier::arena_report() const { return task_->session().arena_report(); }
 
 ScoreFunction Classifier::function() const {
   switch (task_->session().classifier().function()) {
@@ -59,8 +58,6 @@ Status Classifier::classify_ids(const TokenBatch& batch, float* scores) {
   for (size_t s = 0; s < batch.size; ++s) apply_score_function(function(), scores + s * n, n);
   return Status::success();
 }
-
-Status Classifier::encode(std::string_view text, std::vector<int32_t>* ids) const { return task_->encode(text, ids); }
 
 Status Classifier::classify_text(const std::vector<std::string>& texts, std::vector<float>* scores) {
   scores->assign(texts.size() * num_labels(), 0.0f);

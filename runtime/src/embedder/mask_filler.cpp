@@ -28,9 +28,6 @@ size_t count_masks(const int32_t* ids, size_t n, int32_t mask_id) {
 
 }  // namespace
 
-MaskFiller::MaskFiller() = default;
-MaskFiller::~MaskFiller() = default;
-
 Status MaskFiller::create(const Model& model, const EncoderTaskOptions& options, std::unique_ptr<MaskFiller>* out) {
   std::unique_ptr<MaskFiller> f(new MaskFiller());
   HEED_RETURN_IF_ERROR(EncoderTask::create(model, models::EncoderTask::kFillMask, options, &f->task_));
@@ -53,9 +50,6 @@ Status MaskFiller::plan(const Model& model, const EncoderTaskOptions& options, A
 
 int32_t MaskFiller::mask_id() const { return mask_id_; }
 size_t MaskFiller::vocab_size() const { return task_->session().masked_lm().vocab_size(); }
-size_t MaskFiller::max_batch() const { return task_->session().max_batch(); }
-size_t MaskFiller::max_length() const { return task_->session().max_length(); }
-const ArenaReport& MaskFiller::arena_report() const { return task_->session().arena_report(); }
 const std::string& MaskFiller::token(int32_t id) const { return task_->tokenizer()->token(id); }
 
 // Encodes the batch, then calls each(m, logits) for its masks m = 0, 1, .. in order with the
@@ -107,8 +101,6 @@ Status MaskFiller::mask_logits(const TokenBatch& batch, float* out, size_t capac
     std::memcpy(out + m * vocab_size(), logits, vocab_size() * sizeof(float));
   });
 }
-
-Status MaskFiller::encode(std::string_view text, std::vector<int32_t>* ids) const { return task_->encode(text, ids); }
 
 Status MaskFiller::fill_text(const std::vector<std::string>& texts, size_t top_k_count,
                              std::vector<std::vector<std::vector<MaskCandidate>>>* out) {

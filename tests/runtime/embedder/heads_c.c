@@ -8,16 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_check.h"
 #include "heed/heed.h"
-
-static int failures = 0;
-#define CHECK(cond, what)                                                       \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #cond, what); \
-      ++failures;                                                               \
-    }                                                                           \
-  } while (0)
 
 static void chomp(char* line) {
   size_t len = strlen(line);
@@ -27,11 +19,11 @@ static void chomp(char* line) {
 static int classify(heed_model* model) {
   heed_classifier* c = NULL;
   heed_mask_filler* wrong = NULL;
-  heed_encoder_task_options options;
+  heed_embedder_options options;
   char line[4096];
   float scores[64], again[64];
   size_t n, i, best;
-  heed_encoder_task_options_init(&options);
+  heed_embedder_options_init(&options);
   options.max_batch = 2;
   CHECK(heed_mask_filler_create(model, &options, &wrong) == HEED_UNSUPPORTED_MODEL, heed_model_last_error(model));
   if (heed_classifier_create(model, &options, &c) != HEED_OK) {

@@ -14,7 +14,6 @@
 namespace heed::test {
 namespace {
 
-#if HEED_COUNT_ALLOCATIONS
 void embed_without_allocating(const std::string& path, size_t threads) {
   auto e = open_embedder(path, 4, threads);
   const auto& ref = bert_reference();
@@ -51,13 +50,8 @@ struct HeadBatch {
 };
 
 void heads_without_allocating(convert::WeightType type, size_t threads) {
-  EncoderTaskOptions options;
-  options.max_batch = 4;
-  options.threads = threads;
-  std::unique_ptr<Classifier> c;
-  std::unique_ptr<MaskFiller> f;
-  REQUIRE(Classifier::open(bert_folder_heed("classifier", type), options, &c).is_ok());
-  REQUIRE(MaskFiller::open(bert_folder_heed("mlm", type), options, &f).is_ok());
+  auto c = open_task<Classifier>(bert_folder_heed("classifier", type), 4, threads);
+  auto f = open_task<MaskFiller>(bert_folder_heed("mlm", type), 4, threads);
   const HeadBatch classify(heads_reference()["classify"]["ids"], 4), fill(heads_reference()["fill_mask"]["ids"], 4);
   std::vector<float> scores(4 * c->num_labels()), logits(5 * f->vocab_size());
   std::vector<MaskCandidate> top(5 * 5);
@@ -73,34 +67,29 @@ void heads_without_allocating(convert::WeightType type, size_t threads) {
   CHECK(masks == 4);
   CHECK(after - before == 0);
 }
-#endif
 
-TEST_CASE("classifying and filling masks perform no heap allocation per call") {
+// run(path-maker type, threads) for float32 and int8 weights on 1 and 3 threads, tasks split finely.
+template <typename Run>
+void for_weights_and_threads(Run run) {
 #if !HEED_COUNT_ALLOCATIONS
+  (void)run;
   WARN("allocation counting is unavailable in this build (sanitizer or non-glibc): skipped");
 #else
   REQUIRE(heed::test::allocation_counter_works());
   threading::set_min_task_work(1);
   for (size_t threads : {1, 3}) {
-    heads_without_allocating(convert::WeightType::kFloat32, threads);
-    heads_without_allocating(convert::WeightType::kInt8, threads);
+    for (auto type : {convert::WeightType::kFloat32, convert::WeightType::kInt8}) run(type, threads);
   }
   threading::set_min_task_work(threading::kMinTaskWork);
 #endif
 }
 
+TEST_CASE("classifying and filling masks perform no heap allocation per call") {
+  for_weights_and_threads(heads_without_allocating);
+}
+
 TEST_CASE("embedding performs no heap allocation per call") {
-#if !HEED_COUNT_ALLOCATIONS
-  WARN("allocation counting is unavailable in this build (sanitizer or non-glibc): skipped");
-#else
-  REQUIRE(heed::test::allocation_counter_works());
-  threading::set_min_task_work(1);
-  for (size_t threads : {1, 3}) {
-    embed_without_allocating(bert_heed(convert::WeightType::kFloat32), threads);
-    embed_without_allocating(bert_heed(convert::WeightType::kInt8), threads);
-  }
-  threading::set_min_task_work(threading::kMinTaskWork);
-#endif
+  for_weights_and_threads([](convert::WeightType type, size_t threads) { embed_without_allocating(bert_heed(type), threads); });
 }
 
 }  // namespace

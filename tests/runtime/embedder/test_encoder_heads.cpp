@@ -2,7 +2,7 @@
 // written by scripts/fixtures/make_bert_fixture.py --part heads): BertForSequenceClassification's
 // logits and BertForMaskedLM's vocabulary logits at every [MASK] within 1e-4 in float32, with the
 // pipelines' answers (label scores, top-5 tokens); int8 weights keep the top label and the top-1
-// token of every fixture sentence (the documented int8 tolerance, docs/bert-heads.md); batches give
+// token of every fixture sentence (the documented int8 tolerance, README); batches give
 // what single sentences give; models without the head and bad calls are one-line errors.
 #include <cmath>
 #include <string>
@@ -17,17 +17,6 @@ namespace heed::test {
 namespace {
 
 using convert::WeightType;
-
-template <typename T>
-std::unique_ptr<T> open_task(const std::string& path, size_t max_batch = 4) {
-  EncoderTaskOptions options;
-  options.max_batch = max_batch;
-  std::unique_ptr<T> t;
-  const Status s = T::open(path, options, &t);
-  INFO(s.message());
-  REQUIRE(s.is_ok());
-  return t;
-}
 
 std::vector<int32_t> ids_of(const nlohmann::json& j) { return j.get<std::vector<int32_t>>(); }
 
