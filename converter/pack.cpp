@@ -31,8 +31,8 @@ const char* weight_layout_name(WeightLayout layout) {
 }
 
 std::string tied_output_table(const NeutralModel& model) {
-  // The tables the runtime reuses as the projection (transformer_encoder_decoder.cpp,
-  // transformer_decoder_only.cpp): the decoder's, or the encoder's when one table is shared and
+  // The tables the runtime reuses as the projection (encoder_decoder.cpp, decoder_only.cpp,
+  // encoder_heads.cpp): the decoder's, or the encoder's when one table is shared and
   // only that one is stored.
   if (const auto* c = model.config.AsTransformerEncoderDecoder(); c != nullptr && c->tied_output) {
     if (c->shared_embeddings && model.find("decoder.embeddings") == nullptr && model.find("encoder.embeddings") != nullptr) {
@@ -41,6 +41,11 @@ std::string tied_output_table(const NeutralModel& model) {
     return "decoder.embeddings";
   }
   if (const auto* c = model.config.AsTransformerDecoderOnly(); c != nullptr && c->tied_output) return "decoder.embeddings";
+  // A masked-LM head without its own output weight projects onto the word embeddings.
+  if (const auto* c = model.config.AsTransformerEncoderOnly();
+      c != nullptr && c->head == fb::EncoderHead::MaskedLM && model.find("encoder.mlm.output.weight") == nullptr) {
+    return "encoder.embeddings";
+  }
   return "";
 }
 

@@ -25,6 +25,10 @@ class TensorMapper {
   // Source names are `prefix` + the names given below (BERT checkpoints may nest them in "bert.").
   TensorMapper(const SafetensorsFile& file, NeutralModel* out, std::string prefix = "");
 
+  // Source names from here on are `prefix` + name (task heads sit outside a model's "bert." prefix).
+  void set_prefix(std::string prefix) { prefix_ = std::move(prefix); }
+  const std::string& prefix() const { return prefix_; }
+
   bool has(const std::string& name) const;
   // The tensor, marked used; null when absent.
   const SafetensorsTensor* find(const std::string& name);

@@ -33,7 +33,59 @@ struct BertConfig {
   float layer_norm_eps = 1e-12f;
   fb::Activation activation = fb::Activation::GELU;
   std::string hidden_act = "gelu";
+  // The task head config.json's "architectures" names (BertForSequenceClassification,
+  // BertForMaskedLM); any other BERT keeps the encoder alone.
+  fb::EncoderHead head = fb::EncoderHead::None;
+  std::vector<std::string> labels;  // id2label, by id ("" where none: LABEL_<id>, as transformers names them)
+  fb::ClassifierFunction function = fb::ClassifierFunction::Softmax;
 };
+
+// id2label ({"0": "negative", ...}) as names by id; an absent id2label leaves the count to the
+// classifier's weight.
+Status read_labels(const nlohmann::json& j, const std::string& path, std::vector<std::string>* labels) {
+  const auto it = j.find("id2label");
+  if (it == j.end() || it->is_null()) return Status::success();
+  if (!it->is_object() || it->empty() || it->size() > (size_t{1} << 16)) {
+    return invalid_file(path + ": 'id2label' must be an object of 1 to 65536 labels");
+  }
+  labels->assign(it->size(), "");
+  for (const auto& [key, value] : it->items()) {
+    size_t used = 0;
+    unsigned long id = 0;
+    try {
+      id = std::stoul(key, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != key.size() || id >= labels->size() || !value.is_string() || !(*labels)[id].empty()) {
+      return invalid_file(path + ": 'id2label' must map each id 0.." + std::to_string(labels->size() - 1) +
+                          " to one label name (entry '" + key + "')");
+    }
+    (*labels)[id] = value.get<std::string>();
+  }
+  return Status::success();
+}
+
+// The head and, for classifiers, labels and the function transformers' pipeline applies
+// (regression: none; multi-label or one label: sigmoid; otherwise softmax).
+Status read_head_config(const nlohmann::json& j, const std::string& path, BertConfig* c) {
+  const auto arch = j.find("architectures");
+  if (arch == j.end() || !arch->is_array() || arch->empty() || !(*arch)[0].is_string()) return Status::success();
+  const std::string name = (*arch)[0].get<std::string>();
+  if (name == "BertForMaskedLM") c->head = fb::EncoderHead::MaskedLM;
+  if (name != "BertForSequenceClassification") return Status::success();
+  c->head = fb::EncoderHead::SequenceClassification;
+  HEED_RETURN_IF_ERROR(read_labels(j, path, &c->labels));
+  const std::string problem = get_string(j, "problem_type", "");
+  if (problem == "regression") {
+    c->function = fb::ClassifierFunction::Identity;
+  } else if (problem == "multi_label_classification" || c->labels.size() == 1) {
+    c->function = fb::ClassifierFunction::Sigmoid;
+  } else if (!problem.empty() && problem != "single_label_classification") {
+    return unsupported_model(path + ": problem_type '" + problem + "' is not supported");
+  }
+  return Status::success();
+}
 
 Status read_config(const std::string& dir, BertConfig* c) {
   const std::string path = dir + "/config.json";
@@ -77,7 +129,7 @@ Status read_config(const std::string& dir, BertConfig* c) {
   } else {
     return unsupported_model(path + ": hidden_act '" + c->hidden_act + "' is not supported (gelu, gelu_new, relu, silu)");
   }
-  return Status::success();
+  return read_head_config(j, path, c);
 }
 
 // vocab.txt: line i is the entry of id i (BertTokenizer strips only the newline).
@@ -209,6 +261,52 @@ Status map_tensors(TensorMapper& m, BertConfig* c) {
   return Status::success();
 }
 
+// BertForSequenceClassification: the pooler (under the model's prefix) and the classifier (outside
+// it); labels from the classifier's rows when config.json names none.
+Status map_classifier(TensorMapper& m, BertConfig* c) {
+  const uint64_t d = c->hidden_size;
+  HEED_RETURN_IF_ERROR(m.take_linear("pooler.dense", "encoder.pooler", d, d));
+  m.set_prefix("");
+  const SafetensorsTensor* w = m.find("classifier.weight");
+  if (w == nullptr) return m.corrupt("BertForSequenceClassification without tensor 'classifier.weight'");
+  if (c->labels.empty()) {
+    if (w->shape.size() != 2 || w->shape[0] == 0 || w->shape[0] > (uint64_t{1} << 16)) {
+      return m.corrupt("tensor 'classifier.weight' has shape " + shape_string(w->shape) + ", not [labels, hidden_size]");
+    }
+    c->labels.assign(w->shape[0], "");
+  }
+  for (size_t i = 0; i < c->labels.size(); ++i) {
+    if (c->labels[i].empty()) c->labels[i] = "LABEL_" + std::to_string(i);
+  }
+  return m.take_linear("classifier", "encoder.classifier", c->labels.size(), d);
+}
+
+// BertForMaskedLM: cls.predictions' transform, LayerNorm and bias; its decoder weight is the word
+// embeddings (tied, and then usually not saved) unless the file holds a different one.
+Status map_masked_lm(TensorMapper& m, const BertConfig& c) {
+  const uint64_t d = c.hidden_size, v = c.vocab_size;
+  std::vector<float> embeddings, decoder;
+  HEED_RETURN_IF_ERROR(m.values("embeddings.word_embeddings.weight", {v, d}, &embeddings));
+  m.set_prefix("cls.predictions.");
+  HEED_RETURN_IF_ERROR(m.take_linear("transform.dense", "encoder.mlm.transform", d, d));
+  HEED_RETURN_IF_ERROR(m.take_norm("transform.LayerNorm", "encoder.mlm.norm", d));
+  // "bias" and "decoder.bias" are one parameter; a file may hold either or both.
+  HEED_RETURN_IF_ERROR(m.take(m.has("bias") ? "bias" : "decoder.bias", "encoder.mlm.output.bias", {v}, false));
+  m.find("decoder.bias");
+  if (!m.has("decoder.weight")) return Status::success();
+  HEED_RETURN_IF_ERROR(m.values("decoder.weight", {v, d}, &decoder));
+  if (decoder != embeddings) m.add("encoder.mlm.output.weight", {v, d}, decoder, true);
+  return Status::success();
+}
+
+Status map_head(TensorMapper& m, BertConfig* c) {
+  const std::string prefix = m.prefix();
+  if (c->head == fb::EncoderHead::SequenceClassification) HEED_RETURN_IF_ERROR(map_classifier(m, c));
+  if (c->head == fb::EncoderHead::MaskedLM) HEED_RETURN_IF_ERROR(map_masked_lm(m, *c));
+  m.set_prefix(prefix);
+  return Status::success();
+}
+
 void set_config(const BertConfig& c, NeutralModel* model) {
   fb::TransformerEncoderOnlyT config;
   config.encoder = std::make_unique<fb::TransformerStackT>();
@@ -228,6 +326,9 @@ void set_config(const BertConfig& c, NeutralModel* model) {
   s.embedding_scale = 1.0f;
   s.vocab_size = c.vocab_size;
   config.type_vocab_size = c.type_vocab_size;
+  config.head = c.head;
+  config.classifier_function = c.function;
+  config.labels = c.labels;
   model->config.Set(std::move(config));
 
 }
@@ -293,6 +394,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   NeutralModel model;
   TensorMapper m(file, &model, prefix);
   HEED_RETURN_IF_ERROR(map_tensors(m, &c));
+  HEED_RETURN_IF_ERROR(map_head(m, &c));
   HEED_RETURN_IF_ERROR(m.check_all_used("a BERT encoder heed understands",
                                         [&](const std::string& n) { return unused_by_encoders(prefix, n); }));
   set_config(c, &model);
@@ -311,6 +413,13 @@ Status read_model(const std::string& dir, NeutralModel* out) {
     model.metadata.emplace_back("tokenizer.strip_accents", tc["strip_accents"].get<bool>() ? "true" : "false");
   }
   if (!settings.never_split.empty()) model.metadata.emplace_back("tokenizer.never_split", settings.never_split);
+  if (c.head == fb::EncoderHead::MaskedLM) {
+    const std::string mask = get_string(tc, "mask_token", "[MASK]");
+    if (find_token(model.tokenizer.target_vocabulary->tokens, mask) < 0) {
+      return invalid_file(dir + "/vocab.txt: the mask token '" + mask + "' is missing (BertForMaskedLM fills it)");
+    }
+    model.metadata.emplace_back("tokenizer.mask_token", mask);
+  }
   if (!pooling.empty()) model.metadata.emplace_back("embedding.pooling", pooling);
   HEED_RETURN_IF_ERROR(read_sentence_transformers(dir, &model));
   model.metadata.emplace_back("hf.hidden_act", c.hidden_act);

@@ -11,8 +11,10 @@
 //
 // modeling_bert in heed's terms: word + learned position + token type embeddings, an embedding
 // LayerNorm, post-norm layers (LayerNorm after each residual, eps layer_norm_eps), no final norm,
-// GELU (erf) feed-forward. The pooler (dense + tanh over [CLS]) and task heads (MLM "cls.*",
-// classifiers) are not part of the sentence embeddings and are left out, by name.
+// GELU (erf) feed-forward. config.json's "architectures" chooses the head: BertForSequenceClassification
+// keeps the pooler (dense + tanh over [CLS]), the classifier and id2label (`heed classify`),
+// BertForMaskedLM the MLM head "cls.predictions.*" (`heed fill-mask`); for any other model the
+// pooler and task heads are not part of the sentence embeddings and are left out, by name.
 #pragma once
 
 #include <string>

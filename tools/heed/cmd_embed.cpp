@@ -4,11 +4,9 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "args.h"
 #include "command.h"
-#include "line_reader.h"
+#include "encoder_command.h"
 #include "heed/embedder.h"
 
 namespace heed::cli {
@@ -36,17 +34,14 @@ constexpr const char* kDescription =
     "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
 
 std::vector<OptionSpec> specs() {
-  return {
+  std::vector<OptionSpec> own = {
       model_option(),
       {"pooling", 0, true, "MODE", "mean or cls (default: the model's, else mean)"},
       {"normalize", 0, false, "", "L2-normalize each embedding (default: the model's pipeline)"},
       {"no-normalize", 0, false, "", "do not normalize, even when the model's pipeline does"},
-      {"batch", 0, true, "N", "sentences per encoder call (default 8)"},
-      {"max-source-len", 0, true, "N", "tokens per sentence, [CLS] and [SEP] included (default: the model's limit)",
-       {"max-length"}, true},
-      threads_option(),
-      no_mmap_option(),
   };
+  for (auto& spec : encoder_session_specs()) own.push_back(std::move(spec));
+  return own;
 }
 
 int fail(const std::string& message) {
@@ -63,21 +58,13 @@ void print_embedding(const float* v, size_t n) {
 int run_embed(const std::vector<std::string>& argv) {
   Args args("embed", "-m MODEL.heed [--pooling mean|cls] [--normalize] < sentences.txt", kDescription, specs());
   if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
-  const auto batch = args.get_int("batch", 8, 1, 4096);
-  const auto max_length = args.get_int("max-source-len", 0, 0, 1 << 20);
-  const auto threads = args.get_int("threads", 1, 0, 256);
-  if (!batch || !max_length || !threads) return kExitUsage;
-  if (*max_length == 1) return args.usage_error("--max-source-len must be at least 2 ([CLS] and [SEP])");
+  EmbedderOptions options;
+  if (const auto exit_code = read_encoder_session(args, &options)) return *exit_code;
   Pooling pooling = Pooling::kMean;
   if (args.has("pooling") && !parse_pooling(args.get("pooling"), &pooling)) {
     return args.usage_error("--pooling must be mean or cls, not '" + args.get("pooling") + "'");
   }
 
-  EmbedderOptions options;
-  options.max_batch = static_cast<size_t>(*batch);
-  options.max_length = static_cast<size_t>(*max_length);
-  options.threads = static_cast<size_t>(*threads);
-  options.load = load_options(args);
   if (args.has("normalize") && args.has("no-normalize")) return args.usage_error("give --normalize or --no-normalize, not both");
   std::unique_ptr<Embedder> embedder;
   Status st = Embedder::open(args.get("model"), options, &embedder);
@@ -85,38 +72,13 @@ int run_embed(const std::vector<std::string>& argv) {
   if (!args.has("pooling")) pooling = embedder->default_pooling();
   const bool normalize = args.has("normalize") || (embedder->default_normalize() && !args.has("no-normalize"));
 
-  std::vector<std::string> lines;
   std::vector<float> vectors;
-  std::string line;
   const size_t dim = embedder->dimension();
-  auto flush = [&]() -> Status {
-    if (lines.empty()) return Status::success();
+  return answer_stdin_lines("embed", embedder->max_batch(), [&](const std::vector<std::string>& lines, size_t) {
     HEED_RETURN_IF_ERROR(embedder->embed_text(lines, pooling, normalize, &vectors));
     for (size_t i = 0; i < lines.size(); ++i) print_embedding(vectors.data() + i * dim, dim);
-    std::fflush(stdout);
-    lines.clear();
     return Status::success();
-  };
-  size_t number = 0;
-  LineReader input(STDIN_FILENO);
-  for (;;) {
-    if (!lines.empty() && !input.ready()) {  // the next line is not there yet: answer these now
-      st = flush();
-      if (!st) return fail("input around line " + std::to_string(number) + ": " + st.message());
-    }
-    if (!input.next(&line)) break;
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    lines.push_back(line);
-    if (lines.size() == embedder->max_batch()) {
-      st = flush();
-      if (!st) return fail("input around line " + std::to_string(number) + ": " + st.message());
-    }
-  }
-  st = flush();
-  if (!st) return fail("input around line " + std::to_string(number) + ": " + st.message());
-  if (!input.error().empty()) return fail("reading the input: " + input.error());
-  return kExitOk;
+  });
 }
 
 }  // namespace

@@ -63,6 +63,19 @@ Section stack_section(const char* title, const fb::TransformerStack& s) {
   return out;
 }
 
+// An encoder-only model's task head (docs/format.md): its kind and, for classifiers, the scores'
+// function and the labels by id ("label.0" ..).
+void add_encoder_head(const fb::TransformerEncoderOnly& c, Section* family) {
+  family->text("head", fb::EnumNameEncoderHead(c.head()));
+  if (c.head() != fb::EncoderHead::SequenceClassification) return;
+  family->text("classifier_function", fb::EnumNameClassifierFunction(c.classifier_function()));
+  if (c.labels() == nullptr) return;
+  family->number("num_labels", c.labels()->size());
+  for (flatbuffers::uoffset_t i = 0; i < c.labels()->size(); ++i) {
+    family->entries.push_back({"label." + std::to_string(i), str(c.labels()->Get(i)), true});
+  }
+}
+
 void add_config(const fb::Model& index, std::vector<Section>* sections) {
   Section family{"family", {}};
   family.text("type", fb::EnumNameModelConfig(index.config_type()));
@@ -85,6 +98,7 @@ void add_config(const fb::Model& index, std::vector<Section>* sections) {
     case fb::ModelConfig::TransformerEncoderOnly: {
       const auto* c = index.config_as_TransformerEncoderOnly();
       family.number("type_vocab_size", c->type_vocab_size());
+      add_encoder_head(*c, &family);
       stacks.push_back(stack_section("encoder", *c->encoder()));
       break;
     }

@@ -27,10 +27,7 @@
 
 namespace heed {
 
-class Tokenizer;
-namespace models {
-class EncoderOnly;  // the session (runtime/src/models/)
-}
+class EncoderTask;  // the session and the text layer (runtime/src/embedder/encoder_task.h)
 
 enum class Pooling { kMean, kCls };
 
@@ -49,6 +46,7 @@ struct EmbedderOptions {
 
 class Embedder {
  public:
+  using Options = EmbedderOptions;
   // Builds a session over `model` (which must outlive the Embedder): encoder-only models only.
   static Status create(const Model& model, const EmbedderOptions& options, std::unique_ptr<Embedder>* out);
   // Opens the file and keeps the Model with the Embedder.
@@ -79,13 +77,11 @@ class Embedder {
   Status embed_text(const std::vector<std::string>& texts, Pooling pooling, bool normalize, std::vector<float>* out);
 
  private:
+  friend class EncoderTask;
   Embedder();
-  std::unique_ptr<Model> owned_model_;
-  std::unique_ptr<models::EncoderOnly> session_;
-  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<EncoderTask> task_;
   Pooling default_pooling_ = Pooling::kMean;
   bool default_normalize_ = false;
-  int32_t cls_id_ = -1, sep_id_ = -1;
 };
 
 }  // namespace heed

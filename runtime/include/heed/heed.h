@@ -1,5 +1,5 @@
 /* The heed C API: open a .heed translation model and translate text or token ids, or an
- * encoder-only model and embed sentences, from C (or any language with a C foreign-function
+ * encoder-only model and embed, classify or fill masks in sentences, from C (or any language with a C foreign-function
  * interface).
  *
  * - Handles are opaque; no C++ type crosses this boundary.
@@ -327,6 +327,58 @@ heed_status heed_embed_text(heed_embedder* embedder, const char* text, int pooli
  * smaller). */
 heed_status heed_embed_ids(heed_embedder* embedder, const int32_t* ids, const size_t* offsets, size_t batch,
                            int pooling, int normalize, float* out, size_t out_capacity);
+
+/* ---- BERT task heads (`heed convert --from hf-bert` of BertForSequenceClassification and
+ * BertForMaskedLM folders): text classification and fill-mask -------------------------------- */
+
+typedef struct heed_classifier heed_classifier;
+typedef struct heed_mask_filler heed_mask_filler;
+
+/* A classifier or a mask filler over `model` (which must outlive it), with the embedder's options
+ * (the same session limits: max_batch, max_length, arena, threads; NULL for the defaults). A model
+ * without a sequence classification / masked-LM head is HEED_UNSUPPORTED_MODEL (message in the
+ * model). Each handle keeps its last error; free with its _free function (NULL is accepted). */
+heed_status heed_classifier_create(heed_model* model, const heed_embedder_options* options,
+                                   heed_classifier** out_classifier);
+heed_status heed_mask_filler_create(heed_model* model, const heed_embedder_options* options,
+                                    heed_mask_filler** out_filler);
+const char* heed_classifier_last_error(const heed_classifier* classifier);
+const char* heed_mask_filler_last_error(const heed_mask_filler* filler);
+void heed_classifier_free(heed_classifier* classifier);
+void heed_mask_filler_free(heed_mask_filler* filler);
+
+/* The number of labels (0 for NULL) and the name of label `id` (id2label; NULL when out of range),
+ * valid while the classifier exists. */
+size_t heed_classifier_num_labels(const heed_classifier* classifier);
+const char* heed_classifier_label(const heed_classifier* classifier, size_t id);
+/* One text (UTF-8; BERT WordPiece, [CLS] ... [SEP], truncated to max_length): out[0 .. num_labels)
+ * gets each label's score (the logits through softmax, sigmoid or nothing, as the model's config
+ * chose, like transformers' text-classification pipeline). HEED_BUFFER_TOO_SMALL when capacity <
+ * num_labels. Tokenizing allocates; the session does not. */
+heed_status heed_classify_text(heed_classifier* classifier, const char* text, float* out, size_t capacity);
+/* Token-id level, no allocation: sentence i is ids[offsets[i] .. offsets[i+1]); batch x num_labels
+ * scores (raw logits when `logits` != 0) to out. */
+heed_status heed_classify_ids(heed_classifier* classifier, const int32_t* ids, const size_t* offsets, size_t batch,
+                              int logits, float* out, size_t capacity);
+
+/* The [MASK] token's id (-1 for NULL) and the vocabulary entry of an id (NULL when out of range). */
+int32_t heed_mask_filler_mask_id(const heed_mask_filler* filler);
+const char* heed_mask_filler_token(const heed_mask_filler* filler, int32_t id);
+
+typedef struct heed_mask_candidate {
+  int32_t id;  /* vocabulary id */
+  float score; /* probability: a softmax over the vocabulary at the masked position */
+} heed_mask_candidate;
+
+/* Every [MASK] of `text` (in order) gets its top_k candidates, most likely first, at
+ * out[m * top_k ..] (transformers' fill-mask pipeline). *masks is the number of masks (also on
+ * HEED_BUFFER_TOO_SMALL, when capacity < masks x top_k). top_k from 1 to the vocabulary size. */
+heed_status heed_fill_mask_text(heed_mask_filler* filler, const char* text, size_t top_k, heed_mask_candidate* out,
+                                size_t capacity, size_t* masks);
+/* Token-id level, no allocation: the masks of a batch (sentence i is ids[offsets[i] ..
+ * offsets[i+1])), sentence by sentence. */
+heed_status heed_fill_mask_ids(heed_mask_filler* filler, const int32_t* ids, const size_t* offsets, size_t batch,
+                               size_t top_k, heed_mask_candidate* out, size_t capacity, size_t* masks);
 
 #ifdef __cplusplus
 }

@@ -137,6 +137,32 @@ heed_status model_call(heed_model* model, Body body) noexcept {
   return s;
 }
 
+// heed_X_create for the encoder-only handles (heed_embedder, heed_classifier, heed_mask_filler):
+// heed_embedder_options as the C++ options of T, T::create over the model into (*out)->*member.
+template <typename H, typename T>
+heed_status create_encoder_handle(heed_model* model, const heed_embedder_options* options, H** out, const char* what,
+                                  std::unique_ptr<T> H::*member) {
+  if (!model) return HEED_INVALID_ARGUMENT;
+  return model_call(model, [&](std::string* err) -> heed_status {
+    if (!out) return fail(HEED_INVALID_ARGUMENT, (std::string(what) + ": the output handle is null").c_str(), err);
+    *out = nullptr;
+    heed_embedder_options given;
+    const heed_status read = read_options(options, heed_embedder_options_init, "heed_embedder_options", &given, err);
+    if (read != HEED_OK) return read;
+    typename T::Options o;
+    if (given.max_batch) o.max_batch = given.max_batch;
+    o.max_length = given.max_length;
+    o.arena.buffer = given.arena;
+    o.arena.size = given.arena_size;
+    o.threads = given.threads;
+    std::unique_ptr<H> h(new H());
+    const heed_status st = record(T::create(*model->model, o, &(h.get()->*member)), err);
+    if (st != HEED_OK) return st;
+    *out = h.release();
+    return HEED_OK;
+  });
+}
+
 inline void copy_message(const std::string& message, char* out, size_t capacity) {
   if (!out || capacity == 0) return;
   const size_t n = message.size() < capacity - 1 ? message.size() : capacity - 1;

@@ -459,26 +459,7 @@ void heed_embedder_options_init(heed_embedder_options* options) {
 
 heed_status heed_embedder_create(heed_model* model, const heed_embedder_options* options,
                                  heed_embedder** out_embedder) {
-  if (!model) return HEED_INVALID_ARGUMENT;
-  return model_call(model, [&](std::string* err) -> heed_status {
-    if (!out_embedder) return fail(HEED_INVALID_ARGUMENT, "heed_embedder_create: out_embedder is null", err);
-    *out_embedder = nullptr;
-    heed_embedder_options given;
-    const heed_status read =
-        heed::c_api::read_options(options, heed_embedder_options_init, "heed_embedder_options", &given, err);
-    if (read != HEED_OK) return read;
-    heed::EmbedderOptions o;
-    if (given.max_batch) o.max_batch = given.max_batch;
-    o.max_length = given.max_length;
-    o.arena.buffer = given.arena;
-    o.arena.size = given.arena_size;
-    o.threads = given.threads;
-    std::unique_ptr<heed_embedder> e(new heed_embedder());
-    const heed_status st = record(heed::Embedder::create(*model->model, o, &e->embedder), err);
-    if (st != HEED_OK) return st;
-    *out_embedder = e.release();
-    return HEED_OK;
-  });
+  return heed::c_api::create_encoder_handle(model, options, out_embedder, "heed_embedder_create", &heed_embedder::embedder);
 }
 
 const char* heed_embedder_last_error(const heed_embedder* embedder) {

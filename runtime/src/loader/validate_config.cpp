@@ -74,6 +74,23 @@ Status check_rnn_score(const fb::RnnSeq2Seq& r, const std::string& at) {
   return Status::success();
 }
 
+// The task head of an encoder-only model: values a newer converter may write are refused as a
+// model this heed cannot run, not as a corrupt file.
+Status check_encoder_only(const fb::TransformerEncoderOnly& e, const std::string& at) {
+  HEED_RETURN_IF_ERROR(check_stack(*e.encoder(), at + "encoder: "));
+  if (!known_enum(e.head())) {
+    return unsupported_model(at + "encoder head " + std::to_string(int(e.head())) + " is not one this heed runs");
+  }
+  if (!known_enum(e.classifier_function())) {
+    return unsupported_model(at + "classifier function " + std::to_string(int(e.classifier_function())) +
+                             " is not one this heed knows");
+  }
+  if (e.labels() && e.head() != fb::EncoderHead::SequenceClassification) {
+    return invalid_file(at + "labels are given but the head is not SequenceClassification");
+  }
+  return Status::success();
+}
+
 Status check_rnn(const fb::RnnSeq2Seq& r, const std::string& at) {
   if (!known_enum(r.cell())) return invalid_file(at + "unknown cell " + std::to_string(int(r.cell())));
   if (!known_enum(r.score())) return invalid_file(at + "unknown attention score " + std::to_string(int(r.score())));
@@ -132,7 +149,7 @@ Status validate_config(const fb::Model& index, const std::string& where) {
     case fb::ModelConfig::TransformerDecoderOnly:
       return check_stack(*index.config_as_TransformerDecoderOnly()->decoder(), at + "decoder: ");
     case fb::ModelConfig::TransformerEncoderOnly:
-      return check_stack(*index.config_as_TransformerEncoderOnly()->encoder(), at + "encoder: ");
+      return check_encoder_only(*index.config_as_TransformerEncoderOnly(), at);
     case fb::ModelConfig::RnnSeq2Seq:
       return check_rnn(*index.config_as_RnnSeq2Seq(), at + "rnn: ");
     case fb::ModelConfig::NONE:

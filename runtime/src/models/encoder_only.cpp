@@ -12,19 +12,29 @@ namespace heed::models {
 
 namespace {
 constexpr uint32_t kEncode = 0;  // the session has one phase: every buffer lives through encode()
+
+const char* task_verb(EncoderTask task) {
+  switch (task) {
+    case EncoderTask::kClassify: return "classify text";
+    case EncoderTask::kFillMask: return "fill masks";
+    case EncoderTask::kEmbed: break;
+  }
+  return "make embeddings";
+}
 }  // namespace
 
 Status EncoderOnly::create(const Model& model, size_t max_batch, size_t max_length, const ArenaOptions* arena,
-                           ArenaReport* report, std::unique_ptr<EncoderOnly>* out, size_t threads) {
-  return create_family(threads, arena, report, "embedder", out, model, max_batch, max_length);
+                           ArenaReport* report, std::unique_ptr<EncoderOnly>* out, size_t threads,
+                           EncoderTask task) {
+  return create_family(threads, arena, report, "embedder", out, model, max_batch, max_length, task);
 }
 
-Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length) {
+Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length, EncoderTask task) {
   const fb::TransformerEncoderOnly* cfg = model.index().config_as_TransformerEncoderOnly();
   if (cfg == nullptr) {
     const char* family = fb::EnumNameModelConfig(model_family(model));
     return unsupported_model(std::string("the model is a ") + (family && *family ? family : "unknown family") +
-                            ", not an encoder-only Transformer (BERT-style): it cannot make embeddings");
+                            ", not an encoder-only Transformer (BERT-style): it cannot " + task_verb(task));
   }
   blocks::StackConfig c;
   HEED_RETURN_IF_ERROR(blocks::read_stack_config(cfg->encoder(), "encoder", &c));
@@ -36,7 +46,21 @@ Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length
   if (has_token_types_) {
     HEED_RETURN_IF_ERROR(token_types_.load(model, "encoder.token_types", cfg->type_vocab_size(), c.d_model));
   }
-  return Status::success();
+  task_ = task;
+  return load_head(model, *cfg);
+}
+
+Status EncoderOnly::load_head(const Model& model, const fb::TransformerEncoderOnly& config) {
+  if (task_ == EncoderTask::kEmbed) return Status::success();
+  const bool classify = task_ == EncoderTask::kClassify;
+  const fb::EncoderHead wanted = classify ? fb::EncoderHead::SequenceClassification : fb::EncoderHead::MaskedLM;
+  if (config.head() != wanted) {
+    return unsupported_model(std::string("the model has no ") + (classify ? "sequence classification" : "masked-LM") +
+                             " head (its head: " + fb::EnumNameEncoderHead(config.head()) + "; convert a " +
+                             (classify ? "BertForSequenceClassification" : "BertForMaskedLM") + " folder)");
+  }
+  if (classify) return classifier_.load(model, config, stack_.config.d_model);
+  return masked_lm_.load(model, stack_.config);
 }
 
 Status EncoderOnly::check_limits(const blocks::StackConfig& c, size_t max_batch, size_t* max_length) const {
@@ -66,11 +90,23 @@ void EncoderOnly::plan(ArenaPlanner* p) {
   const size_t rows = saturating_mul(max_batch_, max_length_);
   offsets_.request(p, "offsets", blocks::saturating_product(max_batch_ + 1, sizeof(size_t)), kEncode, kEncode);
   scratch_.plan(p, "encoder", stack_.config, {rows, max_length_, threads_, false, kEncode, kEncode, kEncode});
+  if (task_ == EncoderTask::kClassify) classifier_.plan(p, max_batch_, kEncode);
+  if (task_ == EncoderTask::kFillMask) masked_lm_.plan(p, rows, kEncode);
 }
 
 void EncoderOnly::bind(const ArenaPlanner& p) {
   offsets_.bind(arena_, p);
   scratch_.bind(arena_, p);
+  if (task_ == EncoderTask::kClassify) classifier_.bind(arena_, p);
+  if (task_ == EncoderTask::kFillMask) masked_lm_.bind(arena_, p);
+}
+
+void EncoderOnly::classify(float* logits) const {
+  classifier_.run(compute(), scratch_.x(), offsets(), batch_, scratch_.quant(false), logits);
+}
+
+float* EncoderOnly::mask_logits(const size_t* rows, size_t n) const {
+  return masked_lm_.run(compute(), scratch_.x(), rows, n, scratch_.quant(false));
 }
 
 Status EncoderOnly::encode(const TokenBatch& batch) {

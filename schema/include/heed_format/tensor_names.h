@@ -21,6 +21,12 @@
 //   {stack}.norm.{gamma,beta}             [d]                  when final_norm
 //   decoder.output.{weight,bias}          [V, d], [V]          weight absent when tied_output
 //                                                              (the bias may still be present)
+// Encoder-only task heads (TransformerEncoderOnly.head), L = labels:
+//   encoder.pooler.{weight,bias}          [d, d], [d]          SequenceClassification (tanh after it)
+//   encoder.classifier.{weight,bias}      [L, d], [L]
+//   encoder.mlm.transform.{weight,bias}   [d, d], [d]          MaskedLM (the stack's activation after it)
+//   encoder.mlm.norm.{gamma,beta}         [d]                  LayerNorm, the stack's epsilon
+//   encoder.mlm.output.{weight,bias}      [V, d], [V]          weight absent when tied to encoder.embeddings
 // Biases are optional everywhere (absent = zero). With pre_norm, each sub-layer's norm applies to
 // its input; with post-norm, to the sum after the residual.
 // A quantized tensor NAME has its f32 scales in NAME.scales; a packed one (layout Packed16x4) its

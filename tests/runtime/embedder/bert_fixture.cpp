@@ -13,13 +13,18 @@
 namespace heed::test {
 
 std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activation_block) {
+  return bert_folder_heed("model", type, activation_block);
+}
+
+std::string bert_folder_heed(const std::string& folder, convert::WeightType type,
+                             std::optional<uint32_t> activation_block) {
   static std::map<std::string, std::string> cache;
-  const std::string name = std::string("bert_") + convert::weight_type_name(type) +
+  const std::string name = "bert_" + folder + "_" + convert::weight_type_name(type) +
                            (activation_block ? "_blocks" + std::to_string(*activation_block) : "");
   const auto it = cache.find(name);
   if (it != cache.end()) return it->second;
   convert::NeutralModel model;
-  Status s = convert::hf_bert::read_model(source_path("tests/fixtures/hf-bert/model"), &model);
+  Status s = convert::hf_bert::read_model(source_path("tests/fixtures/hf-bert/" + folder), &model);
   INFO(s.message());
   REQUIRE(s.is_ok());
   convert::ConvertOptions options;
@@ -37,24 +42,26 @@ std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activati
   return out;
 }
 
+namespace {
+nlohmann::json read_json(const std::string& name) {
+  std::ifstream in(source_path("tests/fixtures/hf-bert/" + name));
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in);
+}
+}  // namespace
+
 const nlohmann::json& bert_reference() {
-  static const nlohmann::json j = [] {
-    std::ifstream in(source_path("tests/fixtures/hf-bert/reference.json"));
-    REQUIRE(in.good());
-    return nlohmann::json::parse(in);
-  }();
+  static const nlohmann::json j = read_json("reference.json");
+  return j;
+}
+
+const nlohmann::json& heads_reference() {
+  static const nlohmann::json j = read_json("heads.json");
   return j;
 }
 
 std::unique_ptr<Embedder> open_embedder(const std::string& path, size_t max_batch, size_t threads) {
-  EmbedderOptions options;
-  options.max_batch = max_batch;
-  options.threads = threads;
-  std::unique_ptr<Embedder> e;
-  const Status s = Embedder::open(path, options, &e);
-  INFO(s.message());
-  REQUIRE(s.is_ok());
-  return e;
+  return open_task<Embedder>(path, max_batch, threads);
 }
 
 }  // namespace heed::test

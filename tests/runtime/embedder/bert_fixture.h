@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "heed/embedder.h"
@@ -19,7 +20,24 @@ namespace heed::test {
 // The fixture converted by the converter's pipeline (quantize_and_pack, as `heed convert` does);
 // `activation_block` as --activation-block (unset: the converter's default for encoders).
 std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activation_block = std::nullopt);
+// Another folder of tests/fixtures/hf-bert ("classifier", "mlm": the task-head models) the same way.
+std::string bert_folder_heed(const std::string& folder, convert::WeightType type,
+                             std::optional<uint32_t> activation_block = std::nullopt);
 const nlohmann::json& bert_reference();
+// heads.json: transformers' logits and pipeline answers for the classifier and mlm folders.
+const nlohmann::json& heads_reference();
+// T::open (Embedder, Classifier, MaskFiller) with these limits, required to succeed.
+template <typename T>
+std::unique_ptr<T> open_task(const std::string& path, size_t max_batch = 4, size_t threads = 1) {
+  typename T::Options options;
+  options.max_batch = max_batch;
+  options.threads = threads;
+  std::unique_ptr<T> t;
+  const Status s = T::open(path, options, &t);
+  INFO(s.message());
+  REQUIRE(s.is_ok());
+  return t;
+}
 std::unique_ptr<Embedder> open_embedder(const std::string& path, size_t max_batch = 8, size_t threads = 1);
 
 }  // namespace heed::test

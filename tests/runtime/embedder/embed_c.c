@@ -7,16 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_check.h"
 #include "heed/heed.h"
-
-static int failures = 0;
-#define CHECK(cond, what)                                              \
-  do {                                                                 \
-    if (!(cond)) {                                                     \
-      fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__, __LINE__, #cond, what); \
-      ++failures;                                                      \
-    }                                                                  \
-  } while (0)
 
 int main(int argc, char** argv) {
   heed_model* model = NULL;

@@ -1,18 +1,19 @@
-// Embedding performs no heap allocation per call once the Embedder exists (token-id layer):
-// counted with the replacing allocator of tests/support, for float32 and int8 weights, pooled
-// both ways, on 1 and 3 threads. Skipped (and said so) under sanitizers.
+// Embedding, classifying and filling masks perform no heap allocation per call once the Embedder,
+// Classifier or MaskFiller exists (token-id layer): counted with the replacing allocator of
+// tests/support, for float32 and int8 weights, on 1 and 3 threads. Skipped (and said so) under
+// sanitizers.
 #include <vector>
 
 #include <catch2/catch.hpp>
 
 #include "allocation_counter.h"
 #include "bert_fixture.h"
+#include "heed/encoder_tasks.h"
 #include "threading/thread_pool.h"
 
 namespace heed::test {
 namespace {
 
-#if HEED_COUNT_ALLOCATIONS
 void embed_without_allocating(const std::string& path, size_t threads) {
   auto e = open_embedder(path, 4, threads);
   const auto& ref = bert_reference();
@@ -33,20 +34,62 @@ void embed_without_allocating(const std::string& path, size_t threads) {
   REQUIRE(b.is_ok());
   CHECK(after - before == 0);
 }
-#endif
 
-TEST_CASE("embedding performs no heap allocation per call") {
+// The fixture's masked sentences (heads.json) as one batch.
+struct HeadBatch {
+  std::vector<int32_t> ids;
+  std::vector<size_t> offsets{0};
+  HeadBatch(const nlohmann::json& sentences, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      const auto s = sentences[i].get<std::vector<int32_t>>();
+      ids.insert(ids.end(), s.begin(), s.end());
+      offsets.push_back(ids.size());
+    }
+  }
+  TokenBatch batch(size_t n) const { return TokenBatch{ids.data(), offsets.data(), n}; }
+};
+
+void heads_without_allocating(convert::WeightType type, size_t threads) {
+  auto c = open_task<Classifier>(bert_folder_heed("classifier", type), 4, threads);
+  auto f = open_task<MaskFiller>(bert_folder_heed("mlm", type), 4, threads);
+  const HeadBatch classify(heads_reference()["classify"]["ids"], 4), fill(heads_reference()["fill_mask"]["ids"], 4);
+  std::vector<float> scores(4 * c->num_labels()), logits(5 * f->vocab_size());
+  std::vector<MaskCandidate> top(5 * 5);
+  size_t masks = 0;
+  const size_t before = heed::test::allocation_count();
+  const Status a = c->classify_ids(classify.batch(4), scores.data());
+  const Status b = f->fill_ids(fill.batch(4), 5, top.data(), top.size(), &masks);
+  const Status d = f->mask_logits(fill.batch(4), logits.data(), logits.size(), &masks);
+  const size_t after = heed::test::allocation_count();
+  REQUIRE(a.is_ok());
+  REQUIRE(b.is_ok());
+  REQUIRE(d.is_ok());
+  CHECK(masks == 4);
+  CHECK(after - before == 0);
+}
+
+// run(path-maker type, threads) for float32 and int8 weights on 1 and 3 threads, tasks split finely.
+template <typename Run>
+void for_weights_and_threads(Run run) {
 #if !HEED_COUNT_ALLOCATIONS
+  (void)run;
   WARN("allocation counting is unavailable in this build (sanitizer or non-glibc): skipped");
 #else
   REQUIRE(heed::test::allocation_counter_works());
   threading::set_min_task_work(1);
   for (size_t threads : {1, 3}) {
-    embed_without_allocating(bert_heed(convert::WeightType::kFloat32), threads);
-    embed_without_allocating(bert_heed(convert::WeightType::kInt8), threads);
+    for (auto type : {convert::WeightType::kFloat32, convert::WeightType::kInt8}) run(type, threads);
   }
   threading::set_min_task_work(threading::kMinTaskWork);
 #endif
+}
+
+TEST_CASE("classifying and filling masks perform no heap allocation per call") {
+  for_weights_and_threads(heads_without_allocating);
+}
+
+TEST_CASE("embedding performs no heap allocation per call") {
+  for_weights_and_threads([](convert::WeightType type, size_t threads) { embed_without_allocating(bert_heed(type), threads); });
 }
 
 }  // namespace

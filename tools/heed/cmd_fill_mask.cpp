@@ -1,0 +1,100 @@
+// `heed fill-mask`: the most likely tokens for each [MASK] of each input line, from a BERT masked LM.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "command.h"
+#include "encoder_command.h"
+#include "heed/encoder_tasks.h"
+#include "text_escape.h"
+
+namespace heed::cli {
+namespace {
+
+constexpr const char* kDescription =
+    "Reads texts with [MASK] tokens from stdin, one per line, and writes one JSON line per input\n"
+    "line to stdout, as transformers' fill-mask pipeline answers: for a line with one mask, its\n"
+    "--top-k candidates, most likely first,\n"
+    "  [{\"score\":0.18,\"token\":902,\"token_str\":\"capital\"},...]\n"
+    "and for a line with several masks, one such list per mask, in order ([[...],[...]]). score is\n"
+    "the token's probability (a softmax over the whole vocabulary at that position), token its id,\n"
+    "token_str its vocabulary entry (\"##\" pieces as they are). The pipeline's \"sequence\" (the\n"
+    "line with the mask replaced) is not printed. A line without a mask is reported on stderr and\n"
+    "answered with [] (the exit status is then 1).\n"
+    "\n"
+    "The model is a BertForMaskedLM folder converted with `heed convert --from hf-bert`. Each line\n"
+    "is tokenized like BertTokenizer ([MASK] stays one token), wrapped in [CLS] ... [SEP] and cut\n"
+    "to --max-source-len tokens.\n"
+    "\n"
+    "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
+
+std::vector<OptionSpec> specs() {
+  std::vector<OptionSpec> own = {model_option(), {"top-k", 'k', true, "N", "candidates per mask (default 5)"}};
+  for (auto& spec : encoder_session_specs()) own.push_back(std::move(spec));
+  return own;
+}
+
+std::string candidates_json(const MaskFiller& f, const std::vector<MaskCandidate>& candidates) {
+  std::string out = "[";
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    char score[32];
+    std::snprintf(score, sizeof score, "%.9g", static_cast<double>(candidates[i].score));
+    out += std::string(i ? ",{" : "{") + "\"score\":" + score + ",\"token\":" + std::to_string(candidates[i].id) +
+           ",\"token_str\":" + json_string(f.token(candidates[i].id)) + "}";
+  }
+  return out + "]";
+}
+
+// The line's answer; false for a line without a mask.
+bool print_line(const MaskFiller& f, const std::vector<std::vector<MaskCandidate>>& masks) {
+  std::string line;
+  if (masks.size() == 1) {
+    line = candidates_json(f, masks[0]);
+  } else {
+    line = "[";
+    for (size_t m = 0; m < masks.size(); ++m) line += (m ? "," : "") + candidates_json(f, masks[m]);
+    line += "]";
+  }
+  std::fputs((line + "\n").c_str(), stdout);
+  return !masks.empty();
+}
+
+int run_fill_mask(const std::vector<std::string>& argv) {
+  Args args("fill-mask", "-m MODEL.heed [--top-k N] < texts.txt", kDescription, specs());
+  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
+  EncoderTaskOptions options;
+  if (const auto exit_code = read_encoder_session(args, &options)) return *exit_code;
+  const auto top_k = args.get_int("top-k", 5, 1, 1 << 24);
+  if (!top_k) return kExitUsage;
+  std::unique_ptr<MaskFiller> filler;
+  const Status st = MaskFiller::open(args.get("model"), options, &filler);
+  if (!st) {
+    std::fprintf(stderr, "heed fill-mask: %s\n", st.message().c_str());
+    return kExitError;
+  }
+  if (static_cast<size_t>(*top_k) > filler->vocab_size()) {
+    return args.usage_error("--top-k must be at most the vocabulary's " + std::to_string(filler->vocab_size()));
+  }
+  std::vector<std::vector<std::vector<MaskCandidate>>> answers;
+  bool unmasked = false;
+  const int code = answer_stdin_lines("fill-mask", filler->max_batch(), [&](const std::vector<std::string>& lines, size_t first) {
+    HEED_RETURN_IF_ERROR(filler->fill_text(lines, static_cast<size_t>(*top_k), &answers));
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (print_line(*filler, answers[i])) continue;
+      std::fprintf(stderr, "heed fill-mask: line %zu has no %s token\n", first + i,
+                   filler->token(filler->mask_id()).c_str());
+      unmasked = true;
+    }
+    return Status::success();
+  });
+  return code == kExitOk && unmasked ? kExitError : code;
+}
+
+}  // namespace
+
+HEED_REGISTER_COMMAND(fill_mask, "fill-mask", "candidates for each [MASK] of each stdin line with a BERT masked LM", 57,
+                      run_fill_mask);
+
+}  // namespace heed::cli
