@@ -9,6 +9,8 @@
 
 #include "heed/kernels.h"
 
+#include <thread>
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuinfo.h>
 #elif (defined(__aarch64__) || defined(__arm__)) && defined(__linux__)
@@ -16,6 +18,14 @@
 #endif
 
 namespace heed::kernels {
+
+size_t physical_cores() {
+#if defined(__x86_64__) || defined(_M_X64)
+  if (cpuinfo_initialize() && cpuinfo_get_cores_count() > 0) return cpuinfo_get_cores_count();
+#endif
+  const unsigned processors = std::thread::hardware_concurrency();
+  return processors == 0 ? 1 : processors;
+}
 
 uint32_t detect_cpu_isas() {
   uint32_t isas = isa_bit(static_cast<int>(Isa::kScalar));

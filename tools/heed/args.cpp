@@ -144,7 +144,7 @@ std::optional<double> Args::get_double(const std::string& name, double fallback)
 OptionSpec model_option(const std::string& help) { return {"model", 'm', true, "MODEL.heed", help}; }
 
 OptionSpec threads_option() {
-  return {"threads", 't', true, "N", "worker threads (default 1; 0: one per core); same output for any N"};
+  return {"threads", 't', true, "N", "worker threads (default 1; 0: one per physical core); same output for any N"};
 }
 
 std::optional<int> parse_model_command(Args& args, const std::vector<std::string>& argv) {

@@ -227,4 +227,9 @@ const KernelTable* for_isa(Isa isa);
 // The scalar reference table: always available.
 const KernelTable& reference();
 
+// Physical cores of this machine (what `threads 0` means): SMT siblings share one core's GEMM
+// units, so one thread per core is the useful count. x86: cpuinfo's core count; elsewhere (ARM
+// cores have no SMT) the online processors. At least 1.
+size_t physical_cores();
+
 }  // namespace heed::kernels

@@ -6,6 +6,8 @@
 
 #include <pthreadpool.h>
 
+#include "heed/kernels.h"
+
 // ThreadSanitizer cannot see the synchronization inside libpthreadpool (not instrumented): without
 // these annotations it reports the hand-over of every job (the caller writes the task's closure,
 // a worker reads it) as a race. The annotations state the real order: everything the caller did
@@ -36,8 +38,8 @@ Status resolve_threads(size_t requested, size_t* out) {
                             std::to_string(kMaxThreads));
   }
   if (requested == 0) {
-    const unsigned cores = std::thread::hardware_concurrency();
-    requested = cores == 0 ? 1 : (cores > kMaxThreads ? kMaxThreads : cores);
+    const size_t cores = kernels::physical_cores();
+    requested = cores > kMaxThreads ? kMaxThreads : cores;
   }
   *out = requested;
   return Status::success();

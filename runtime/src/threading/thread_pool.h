@@ -20,7 +20,7 @@ namespace heed::threading {
 // Upper bound on a session's threads: keeps per-task scratch in the arena bounded.
 inline constexpr size_t kMaxThreads = 256;
 
-// The thread count a session option asks for: 0 -> one per core (at least 1). Above kMaxThreads
+// The thread count a session option asks for: 0 -> one per physical core (kernels::physical_cores). Above kMaxThreads
 // -> kInvalidArgument.
 Status resolve_threads(size_t requested, size_t* out);
 

@@ -4,7 +4,10 @@
 // and the runs are compared bit for bit: log-probabilities of every step and the chosen tokens.
 // Run twice: with the default split threshold (real models split only their big GEMMs) and with
 // the threshold at 1, which splits every loop of even the tiny models.
+#include <algorithm>
 #include <cstring>
+#include <fstream>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -137,6 +140,28 @@ TEST_CASE("thread counts: 0 is one per core, above 256 is refused with a clear e
   REQUIRE(plan_step_model_arena(*loaded.model, StepModelLimits{1, 1, 4, 4}, &three, 3).is_ok());
   CHECK(three.arena_bytes >= one.arena_bytes);  // per-task attention scores
 }
+
+#if defined(__x86_64__) && defined(__linux__)
+// One per physical core: the distinct (package, core) pairs of the online CPUs in sysfs, counted
+// independently of cpuinfo (SMT siblings share a pair). x86 only: on ARM hosts under qemu-user sysfs
+// describes the build machine, not the emulated CPU.
+TEST_CASE("thread counts: 0 is one thread per physical core (sysfs topology)") {
+  std::set<std::pair<std::string, std::string>> cores;
+  for (size_t cpu = 0; cpu < 4096; ++cpu) {
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    std::ifstream package(dir + "physical_package_id"), core(dir + "core_id");
+    if (!package || !core) continue;
+    std::string p, c;
+    package >> p;
+    core >> c;
+    cores.emplace(p, c);
+  }
+  if (cores.empty()) return;  // no sysfs topology (a container without /sys): nothing to compare
+  size_t threads = 0;
+  REQUIRE(threading::resolve_threads(0, &threads).is_ok());
+  CHECK(threads == std::min(cores.size(), threading::kMaxThreads));
+}
+#endif
 
 }  // namespace
 }  // namespace heed::test
