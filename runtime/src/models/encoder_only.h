@@ -2,7 +2,8 @@
 // through the encoder stack (word + learned position + token type 0 embeddings, embedding norm,
 // post- or pre-norm layers) and keeps the last hidden states of the packed rows; pool() reduces
 // each sentence to one vector. Every buffer lives in one arena planned at creation for
-// max_batch x max_length tokens: no allocation after create().
+// max_batch x max_length tokens: no allocation after create(). float32 layers run on XNNPACK
+// where it supports the CPU (Backend::kAuto).
 #pragma once
 
 #include <cstddef>
@@ -45,6 +46,7 @@ class EncoderOnly final : public Session {
   Status check_limits(const blocks::StackConfig& c, size_t max_batch, size_t* max_length) const;
   void plan(ArenaPlanner* planner) override;
   void bind(const ArenaPlanner& planner) override;
+  Status use_xnnpack() override;
 
   blocks::StackWeights stack_;
   bool has_token_types_ = false;
