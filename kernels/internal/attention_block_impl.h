@@ -60,10 +60,12 @@ static void attention_pack_head(const AttentionParams& p, size_t g, size_t n, co
   const float* v = p.v + g * p.v_head_stride;
   float* kt = scratch;
   float* vp = scratch + l.values;
-  for (size_t d = 0; d < p.head_dim; ++d) std::memset(kt + d * l.ld_keys + n, 0, (l.ld_keys - n) * sizeof(float));
+  for (size_t d = 0; d < p.head_dim; ++d) {  // rows of kt written in order
+    float* row = kt + d * l.ld_keys;
+    for (size_t j = 0; j < n; ++j) row[j] = k[j * p.k_row_stride + d];
+    std::memset(row + n, 0, (l.ld_keys - n) * sizeof(float));
+  }
   for (size_t j = 0; j < n; ++j) {
-    const float* kj = k + j * p.k_row_stride;
-    for (size_t d = 0; d < p.head_dim; ++d) kt[d * l.ld_keys + j] = kj[d];
     float* vj = vp + j * l.ld_values;
     std::memcpy(vj, v + j * p.v_row_stride, p.head_dim * sizeof(float));
     std::memset(vj + p.head_dim, 0, (l.ld_values - p.head_dim) * sizeof(float));
