@@ -37,8 +37,11 @@ struct NeonOps {
         for (size_t v = 0; v < kVectors; ++v) acc[r][v] = fma_n_f32x4(acc[r][v], bv[v], x);
       }
     }
-    for (size_t r = 0; r < rows; ++r)
-      for (size_t v = 0; v < kVectors; ++v) vst1q_f32(c + r * ldc + 4 * v, vmulq_n_f32(acc[r][v], alpha));
+    // Constant indices only (r < rows tested inside): with acc[r] indexed up to `rows`, GCC kept
+    // the accumulators in memory, storing them on every k.
+    for (size_t r = 0; r < kTileRows; ++r)
+      if (r < rows)
+        for (size_t v = 0; v < kVectors; ++v) vst1q_f32(c + r * ldc + 4 * v, vmulq_n_f32(acc[r][v], alpha));
   }
 };
 }  // namespace
