@@ -19,34 +19,18 @@ struct Avx2Ops {
   // Named accumulators: GCC kept an accumulator array in memory, storing it on every k.
   void tile(const float* a, size_t lda, size_t rows, const float* b, size_t ldb, size_t k, float alpha, float* c,
             size_t ldc) const {
-    const float* a0 = a;  // rows past `rows` repeat the last one (their results are not stored)
-    const float* a1 = rows > 1 ? a0 + lda : a0;
-    const float* a2 = rows > 2 ? a1 + lda : a1;
-    const float* a3 = rows > 3 ? a2 + lda : a2;
-    const float* a4 = rows > 4 ? a3 + lda : a3;
-    const float* a5 = rows > 5 ? a4 + lda : a4;
+    const float* ar[kTileRows];
+    for (size_t r = 0; r < kTileRows; ++r) ar[r] = a + (r < rows ? r : rows - 1) * lda;  // extra rows: repeats
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     for (size_t i = 0; i < k; ++i, b += ldb) {
       const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-      __m256 x = _mm256_broadcast_ss(a0 + i);
-      c00 = _mm256_fmadd_ps(x, b0, c00);
-      c01 = _mm256_fmadd_ps(x, b1, c01);
-      x = _mm256_broadcast_ss(a1 + i);
-      c10 = _mm256_fmadd_ps(x, b0, c10);
-      c11 = _mm256_fmadd_ps(x, b1, c11);
-      x = _mm256_broadcast_ss(a2 + i);
-      c20 = _mm256_fmadd_ps(x, b0, c20);
-      c21 = _mm256_fmadd_ps(x, b1, c21);
-      x = _mm256_broadcast_ss(a3 + i);
-      c30 = _mm256_fmadd_ps(x, b0, c30);
-      c31 = _mm256_fmadd_ps(x, b1, c31);
-      x = _mm256_broadcast_ss(a4 + i);
-      c40 = _mm256_fmadd_ps(x, b0, c40);
-      c41 = _mm256_fmadd_ps(x, b1, c41);
-      x = _mm256_broadcast_ss(a5 + i);
-      c50 = _mm256_fmadd_ps(x, b0, c50);
-      c51 = _mm256_fmadd_ps(x, b1, c51);
+      fma_row(ar[0][i], b0, b1, &c00, &c01);
+      fma_row(ar[1][i], b0, b1, &c10, &c11);
+      fma_row(ar[2][i], b0, b1, &c20, &c21);
+      fma_row(ar[3][i], b0, b1, &c30, &c31);
+      fma_row(ar[4][i], b0, b1, &c40, &c41);
+      fma_row(ar[5][i], b0, b1, &c50, &c51);
     }
     const __m256 s = _mm256_set1_ps(alpha);
     const __m256 acc[kTileRows][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
@@ -54,6 +38,13 @@ struct Avx2Ops {
       _mm256_storeu_ps(c + r * ldc, _mm256_mul_ps(acc[r][0], s));
       _mm256_storeu_ps(c + r * ldc + 8, _mm256_mul_ps(acc[r][1], s));
     }
+  }
+
+  // One row of the tile: (c0, c1) += a * (b0, b1).
+  static void fma_row(float a, __m256 b0, __m256 b1, __m256* c0, __m256* c1) {
+    const __m256 x = _mm256_set1_ps(a);
+    *c0 = _mm256_fmadd_ps(x, b0, *c0);
+    *c1 = _mm256_fmadd_ps(x, b1, *c1);
   }
 };
 }  // namespace
