@@ -36,16 +36,21 @@ static inline void attention_visible_keys(const AttentionParams& p, size_t t, si
   if (*lo > *hi) *lo = *hi;
 }
 
-template <class Ops>
-static void attention_impl(const AttentionParams& p, const Ops& ops) {
+// The kv head query head h reads: h / (num_heads / num_kv_heads). num_heads should be a multiple
+// of num_kv_heads; if not, never read past the last kv head.
+static inline size_t attention_kv_head(const AttentionParams& p, size_t h) {
   const size_t kv_heads = p.num_kv_heads == 0 ? p.num_heads : p.num_kv_heads;
   const size_t group = kv_heads == 0 ? 1 : (p.num_heads / kv_heads == 0 ? 1 : p.num_heads / kv_heads);
+  return h / group < kv_heads ? h / group : kv_heads - 1;
+}
+
+template <class Ops>
+static void attention_impl(const AttentionParams& p, const Ops& ops) {
   for (size_t t = 0; t < p.q_rows; ++t) {
     size_t lo, hi;
     attention_visible_keys(p, t, &lo, &hi);
     for (size_t h = 0; h < p.num_heads; ++h) {
-      // num_heads should be a multiple of num_kv_heads; if not, never read past the last kv head.
-      const size_t g = h / group < kv_heads ? h / group : kv_heads - 1;
+      const size_t g = attention_kv_head(p, h);
       const float* q = p.q + t * p.q_row_stride + h * p.q_head_stride;
       float* out = p.out + t * p.out_row_stride + h * p.out_head_stride;
       std::memset(out, 0, p.head_dim * sizeof(float));

@@ -1,9 +1,16 @@
 // Fused scaled-dot-product attention, the specification: scores = scale * q . k_j over the visible
-// keys, softmax (the reference softmax), out = sum_j p_j v_j, in plain scalar loops.
-#include "internal/attention_impl.h"
+// keys, softmax (the reference softmax), out = sum_j p_j v_j, in plain scalar loops, one query row
+// at a time (it has no block path: heed/kernels.h).
+#include "internal/attention_block_impl.h"
 #include "internal/variants.h"
 
-namespace heed::kernels::ref {
+namespace heed::kernels {
+
+size_t attention_block_scratch_floats(size_t kv_len, size_t head_dim) {
+  return attention_block_layout(kv_len, head_dim).floats;
+}
+
+namespace ref {
 
 namespace {
 struct ScalarOps {
@@ -15,4 +22,5 @@ struct ScalarOps {
 
 void attention(const AttentionParams& p) { attention_impl(p, ScalarOps{}); }
 
-}  // namespace heed::kernels::ref
+}  // namespace ref
+}  // namespace heed::kernels

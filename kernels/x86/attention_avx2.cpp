@@ -1,18 +1,54 @@
-// Fused attention for AVX2: the shared loop (internal/attention_impl.h) over the AVX2 dot, axpy
-// and softmax.
-#include "internal/attention_impl.h"
+// Fused attention for AVX2: the block path (internal/attention_block_impl.h) with a 6 x 16 FMA
+// register tile (12 accumulators, two loads of B and one broadcast of A per k), and the row loop
+// (internal/attention_impl.h) over the AVX2 dot, axpy and softmax for the calls blocks do not take.
+#include <immintrin.h>
+
+#include "internal/attention_block_impl.h"
 #include "internal/variants.h"
 
 namespace heed::kernels::avx2 {
 
 namespace {
 struct Avx2Ops {
+  static constexpr size_t kTileRows = 6, kTileCols = 16;
+
   float dot(const float* a, const float* b, size_t n) const { return dot_f32(a, b, n); }
   void axpy(float alpha, const float* x, float* y, size_t n) const { axpy_f32(alpha, x, y, n); }
   void softmax(float* x, size_t n) const { avx2::softmax(x, n); }
+
+  // Named accumulators: GCC kept an accumulator array in memory, storing it on every k.
+  void tile(const float* a, size_t lda, size_t rows, const float* b, size_t ldb, size_t k, float alpha, float* c,
+            size_t ldc) const {
+    const float* ar[kTileRows];
+    for (size_t r = 0; r < kTileRows; ++r) ar[r] = a + (r < rows ? r : rows - 1) * lda;  // extra rows: repeats
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    for (size_t i = 0; i < k; ++i, b += ldb) {
+      const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+      fma_row(ar[0][i], b0, b1, &c00, &c01);
+      fma_row(ar[1][i], b0, b1, &c10, &c11);
+      fma_row(ar[2][i], b0, b1, &c20, &c21);
+      fma_row(ar[3][i], b0, b1, &c30, &c31);
+      fma_row(ar[4][i], b0, b1, &c40, &c41);
+      fma_row(ar[5][i], b0, b1, &c50, &c51);
+    }
+    const __m256 s = _mm256_set1_ps(alpha);
+    const __m256 acc[kTileRows][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+    for (size_t r = 0; r < rows; ++r) {
+      _mm256_storeu_ps(c + r * ldc, _mm256_mul_ps(acc[r][0], s));
+      _mm256_storeu_ps(c + r * ldc + 8, _mm256_mul_ps(acc[r][1], s));
+    }
+  }
+
+  // One row of the tile: (c0, c1) += a * (b0, b1).
+  static void fma_row(float a, __m256 b0, __m256 b1, __m256* c0, __m256* c1) {
+    const __m256 x = _mm256_set1_ps(a);
+    *c0 = _mm256_fmadd_ps(x, b0, *c0);
+    *c1 = _mm256_fmadd_ps(x, b1, *c1);
+  }
 };
 }  // namespace
 
-void attention(const AttentionParams& p) { attention_impl(p, Avx2Ops{}); }
+void attention(const AttentionParams& p) { attention_block_impl(p, Avx2Ops{}); }
 
 }  // namespace heed::kernels::avx2

@@ -152,6 +152,66 @@ TEST_CASE("attention variants match the reference", "[variants][attention]") {
   }
 }
 
+namespace {
+
+// Calls that may take the block path (heed/kernels.h): at least kAttentionBlockMinRows query rows,
+// kNone or kKeyPadding; query rows not a multiple of a tile or of a block, key counts and head_dim
+// not multiples of any vector width, grouped-query heads, a head-major cache, and a causal call
+// (which keeps the row loop) given the same scratch.
+const AttnCase kBlockCases[] = {
+    {4, 1, 1, 1, 1, AttentionMask::kNone},
+    {5, 7, 2, 2, 3, AttentionMask::kNone},
+    {24, 24, 2, 2, 32, AttentionMask::kNone},
+    {25, 33, 3, 3, 17, AttentionMask::kNone},
+    {49, 100, 4, 2, 64, AttentionMask::kNone},
+    {31, 65, 6, 3, 33, AttentionMask::kNone, 0, 0, 0, true},
+    {13, 40, 4, 1, 8, AttentionMask::kKeyPadding, 0, 29},
+    {30, 17, 2, 2, 12, AttentionMask::kKeyPadding, 0, 50},   // key_length past the cache: all keys
+    {6, 10, 2, 2, 16, AttentionMask::kKeyPadding, 0, 0},     // no key: zeros
+    {20, 20, 2, 2, 9, AttentionMask::kCausal, 0},
+    {7, 300, 1, 1, 80, AttentionMask::kNone},
+};
+
+// Scratch for the block path followed by canaries the kernel must not touch.
+constexpr size_t kCanaries = 64;
+void give_block_scratch(AttnData* d) {
+  d->p.scores_floats = attention_block_scratch_floats(d->p.kv_len, d->p.head_dim);
+  d->scores.assign(d->p.scores_floats + kCanaries, -5.0f);
+  d->p.scores = d->scores.data();
+}
+
+}  // namespace
+
+TEST_CASE("attention blocks of query rows match the definition and the reference", "[variants][attention]") {
+  auto tables = simd_variants();
+  tables.insert(tables.begin(), &reference());  // the reference ignores the extra scratch
+  for (const KernelTable* v : tables) {
+    for (const AttnCase& c : kBlockCases) {
+      AttnData r = make_attention(c);
+      AttnData s = r;
+      s.p.q = s.q.data(); s.p.k = s.k.data(); s.p.v = s.v.data(); s.p.out = s.out.data();
+      give_block_scratch(&s);
+      reference().attention(r.p);
+      v->attention(s.p);
+      const auto want = attention_double(c, s);
+      for (size_t t = 0; t < c.q_rows; ++t) {
+        for (size_t i = 0; i < s.p.out_row_stride; ++i) {
+          INFO(isa_name(v->isa) << " q_rows " << c.q_rows << " kv_len " << c.kv_len << " head_dim " << c.head_dim
+                                << " mask " << int(c.mask) << " t " << t << " i " << i);
+          const float got = s.out[t * s.p.out_row_stride + i];
+          if (i >= c.heads * c.head_dim) {
+            REQUIRE(got == 7.0f);  // padding untouched
+            continue;
+          }
+          REQUIRE(close(got, r.out[t * r.p.out_row_stride + i], 3.0, 4e-6, 1e-7));
+          REQUIRE(close(got, want[t * c.heads * c.head_dim + i], 3.0, 4e-6, 1e-7));
+        }
+      }
+      for (size_t i = 0; i < kCanaries; ++i) REQUIRE(s.scores[s.p.scores_floats + i] == -5.0f);
+    }
+  }
+}
+
 TEST_CASE("embedding gather dequantizes rows and zeroes bad ids", "[embed]") {
   const size_t rows = 11, dim = 19, ld = 23, ldo = 21;
   auto table = random_i8(rows * ld);

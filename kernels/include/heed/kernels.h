@@ -90,6 +90,17 @@ enum class AttentionMask : int { kNone = 0, kCausal, kKeyPadding, kLocalWindow }
 // head stride in floats, so Q/K/V can be slices of a fused QKV projection or of a cache laid out
 // [time, heads, head_dim] or [heads, time, head_dim]. Scores and softmax are f32. `scores` is the
 // caller's scratch of kv_len floats (kernels never allocate).
+//
+// Blocks of query rows: given scores_floats >= attention_block_scratch_floats(kv_len, head_dim),
+// a SIMD variant may run kNone and kKeyPadding attention with at least kAttentionBlockMinRows
+// query rows as two GEMMs per head and block of kAttentionBlockRows rows (Q.K^T over all visible
+// keys at once, the row softmax, then P.V), on a copy of the head's keys (transposed) and values
+// packed into that scratch once per head. The reference (one row at a time) stays the definition:
+// the block path agrees with it to float rounding (other summation orders).
+inline constexpr size_t kAttentionBlockRows = 24;
+inline constexpr size_t kAttentionBlockMinRows = 4;
+size_t attention_block_scratch_floats(size_t kv_len, size_t head_dim);
+
 struct AttentionParams {
   size_t q_rows = 0, kv_len = 0;
   size_t num_heads = 0, num_kv_heads = 0, head_dim = 0;
@@ -106,7 +117,8 @@ struct AttentionParams {
   size_t position_offset = 0;  // kCausal, kLocalWindow: position of query row 0
   size_t key_length = 0;       // kKeyPadding
   size_t window = 0;           // kLocalWindow
-  float* scores = nullptr;     // scratch, kv_len floats
+  float* scores = nullptr;     // scratch, kv_len floats (or scores_floats)
+  size_t scores_floats = 0;    // floats at `scores` when more than kv_len (see the block path above)
 };
 
 // Packed int8 weights (layout "16x4"), written once (by the converter, or at load time) with

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "blocks/sublayers.h"
-#include "layers/attention.h"
 
 namespace heed::blocks {
 
@@ -23,33 +22,37 @@ void embed_sentences(const Compute& cx, const StackWeights& w, const StackScratc
   if (w.has_embedding_norm) normalize_rows(cx, w.embedding_norm, s.x(), s.normed(), in.offsets[batch.size], d);
 }
 
-// Every (token, head) pair attends over its own sentence's rows; the pairs are split between the
-// threads, each task with its own scores row.
+// Every (sentence, head) pair attends over its own sentence's rows, all query rows in one call of
+// the fused attention slot (which runs them as blocks of GEMMs: heed/kernels.h); the pairs are
+// split between the threads, each task with its own scratch. A pair's result does not depend on
+// which task runs it.
 void packed_self_attention(const Compute& cx, const StackConfig& c, const StackScratch& s, const size_t* offsets,
                            size_t batch, size_t tokens) {
   const size_t hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim(), ld = c.qkv_dim(), heads = c.num_heads;
   const size_t group = c.num_heads / c.num_kv_heads;
-  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   const float* qkv = s.qkv();
   float* ctx = s.context();
   const size_t average_length = (tokens + batch - 1) / batch;
-  threading::parallel_ranges(cx.pool, tokens * heads, threading::min_items_for(2 * average_length * hd),
+  kernels::AttentionParams p;
+  p.num_heads = p.num_kv_heads = 1;
+  p.head_dim = hd;
+  p.q_row_stride = p.k_row_stride = p.v_row_stride = ld;
+  p.out_row_stride = qd;
+  p.scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  p.scores_floats = s.scores_floats();
+  threading::parallel_ranges(cx.pool, batch * heads, threading::min_items_for(2 * average_length * average_length * hd),
                              [&](size_t task, size_t begin, size_t end) {
-    float* scores = s.scores(task);
-    size_t sentence = 0;
+    kernels::AttentionParams a = p;
+    a.scores = s.scores(task);
     for (size_t item = begin; item < end; ++item) {
-      const size_t i = item / heads, head = item % heads, kvh = head / group;
-      while (offsets[sentence + 1] <= i) ++sentence;  // the token's sentence (tokens ascend within a task)
+      const size_t sentence = item / heads, head = item % heads, kvh = head / group;
       const size_t first = offsets[sentence];
-      layers::AttentionInput a;
-      a.query = qkv + i * ld + head * hd;
-      a.keys = qkv + first * ld + qd + kvh * hd;
-      a.values = qkv + first * ld + qd + kvd + kvh * hd;
-      a.key_stride = a.value_stride = ld;
-      a.length = offsets[sentence + 1] - first;
-      a.head_dim = hd;
-      a.scale = scale;
-      layers::attend(*cx.k, a, scores, ctx + i * qd + head * hd);
+      a.q_rows = a.kv_len = offsets[sentence + 1] - first;
+      a.q = qkv + first * ld + head * hd;
+      a.k = qkv + first * ld + qd + kvh * hd;
+      a.v = qkv + first * ld + qd + kvd + kvh * hd;
+      a.out = ctx + first * qd + head * hd;
+      cx.k->attention(a);
     }
   });
 }

@@ -18,8 +18,13 @@ void StackScratch::plan(ArenaPlanner* p, const std::string& prefix, const StackC
   q_.request(p, n + "quantized", saturating_product(R, max_linear_input_), s.first, s.output_last);
   qscales_.request(p, n + "quantized_scales", saturating_product(R, layers::quant_scales_per_row(max_linear_input_), f),
                    s.first, s.output_last);
-  // Attention is split between the worker tasks: one scores row each.
-  scores_.request(p, n + "scores", saturating_product(s.threads, s.scores_length, f), s.first, s.last);
+  // Attention is split between the worker tasks: one scores row (or block scratch) each.
+  scores_floats_ = s.scores_length;
+  if (s.block_attention && s.scores_length > 0 && s.scores_length <= (size_t{1} << 32)) {  // larger: overflows anyway
+    const size_t block = kernels::attention_block_scratch_floats(s.scores_length, c.head_dim);
+    if (block > scores_floats_) scores_floats_ = block;
+  }
+  scores_.request(p, n + "scores", saturating_product(s.threads, scores_floats_, f), s.first, s.last);
   staging_.request(p, n + "linear_staging", s.xnnpack ? saturating_product(R, c.d_model, f) : 0, s.first, s.last);
 }
 

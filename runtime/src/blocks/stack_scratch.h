@@ -1,6 +1,7 @@
 // The working buffers of one Transformer stack (encoder or decoder) for `rows` rows at a time:
 // the residual stream, its normed copy, Q/K/V, attention context, FFN inner and gate, the int8
-// activations and their scales, one attention scores row per worker task, and XNNPACK's staging
+// activations and their scales, one attention scores row per worker task (room for blocks of
+// query rows in an encoder), and XNNPACK's staging
 // rows. Every family plans this one set for each of its stacks.
 #pragma once
 
@@ -23,6 +24,7 @@ struct StackScratchShape {
   uint32_t first = 0;        // lifetime phases of the scratch
   uint32_t last = 0;
   uint32_t output_last = 0;  // the residual stream and int8 activations may be read until this phase
+  bool block_attention = false;  // encoder: each task's scores row holds the attention block scratch
 };
 
 class StackScratch {
@@ -39,7 +41,10 @@ class StackScratch {
   float* ffn() const { return ffn_.as<float>(); }
   float* ffn_gate() const { return gate_.as<float>(); }
   // The scores row of worker task `task`.
-  float* scores(size_t task) const { return scores_.as<float>() + task * shape_.scores_length; }
+  float* scores(size_t task) const { return scores_.as<float>() + task * scores_floats_; }
+  // Floats of each task's scores row: scores_length, or the attention kernel's block scratch
+  // (kernels::attention_block_scratch_floats) for block_attention.
+  size_t scores_floats() const { return scores_floats_; }
   // The int8 activation scratch the stack's linear layers share, with XNNPACK's staging rows
   // unless `with_staging` is false (after the scratch's last phase: only the residual stream and
   // the int8 activations live until output_last).
@@ -47,7 +52,7 @@ class StackScratch {
 
  private:
   StackScratchShape shape_;
-  size_t d_model_ = 0, max_linear_input_ = 0;
+  size_t d_model_ = 0, max_linear_input_ = 0, scores_floats_ = 0;
   ArenaBuffer x_, h_, qkv_, ctx_, ffn_, gate_, q_, qscales_, scores_, staging_;
 };
 

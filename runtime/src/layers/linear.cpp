@@ -176,6 +176,18 @@ Params gemm_params(const GemmCall& call) {
 void Linear::forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
                           size_t ldy, kernels::Activation act, bool accumulate,
                           const QuantScratch& scratch, size_t n0, size_t n1) const {
+  // GELU, GELU-tanh and SiLU run afterwards over the range through the vectorized activate slot:
+  // the GEMM epilogues evaluate them one value at a time (ReLU stays fused).
+  const bool activate_after = !accumulate && act != kernels::Activation::kNone && act != kernels::Activation::kRelu;
+  gemm_rows(k, a, m, lda, y, ldy, activate_after ? kernels::Activation::kNone : act, accumulate, scratch, n0, n1);
+  if (activate_after) {
+    for (size_t r = 0; r < m; ++r) k.activate(y + r * ldy + n0, n1 - n0, act);
+  }
+}
+
+void Linear::gemm_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y, size_t ldy,
+                       kernels::Activation act, bool accumulate, const QuantScratch& scratch, size_t n0,
+                       size_t n1) const {
   const float* bias = bias_.data() == nullptr ? nullptr : bias_.data() + n0;
   const GemmCall call{m, n0, n1, in_, a, lda, bias, act, accumulate, y, ldy};
   if (dtype_ == fb::DType::I8 && row_sums_ != nullptr) {

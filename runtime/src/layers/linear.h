@@ -95,6 +95,10 @@ class Linear {
   void forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
                     size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
                     size_t n0, size_t n1) const;
+  // forward_rows' kernel call, the activation in the kernel's epilogue.
+  void gemm_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
+                    size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+                    size_t n0, size_t n1) const;
 
   const Model* model_ = nullptr;  // the file the weights live in (for release_pages)
   size_t out_ = 0, in_ = 0;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "blocks/encoder.h"
+#include "layers/backend.h"
 #include "loader/model_index.h"
 #include "models/token_batch_check.h"
 
@@ -47,6 +48,8 @@ Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length
     HEED_RETURN_IF_ERROR(token_types_.load(model, "encoder.token_types", cfg->type_vocab_size(), c.d_model));
   }
   task_ = task;
+  // float32 layers run on XNNPACK when it supports the CPU (the automatic backend's choice).
+  HEED_RETURN_IF_ERROR(layers::xnnpack_min_rows(Backend::kAuto, &xnnpack_min_rows_));
   return load_head(model, *cfg);
 }
 
@@ -89,10 +92,13 @@ Status EncoderOnly::check_limits(const blocks::StackConfig& c, size_t max_batch,
 void EncoderOnly::plan(ArenaPlanner* p) {
   const size_t rows = saturating_mul(max_batch_, max_length_);
   offsets_.request(p, "offsets", blocks::saturating_product(max_batch_ + 1, sizeof(size_t)), kEncode, kEncode);
-  scratch_.plan(p, "encoder", stack_.config, {rows, max_length_, threads_, false, kEncode, kEncode, kEncode});
+  scratch_.plan(p, "encoder", stack_.config,
+                {rows, max_length_, threads_, xnnpack_min_rows_ > 0, kEncode, kEncode, kEncode, /*block_attention=*/true});
   if (task_ == EncoderTask::kClassify) classifier_.plan(p, max_batch_, kEncode);
   if (task_ == EncoderTask::kFillMask) masked_lm_.plan(p, rows, kEncode);
 }
+
+Status EncoderOnly::use_xnnpack() { return stack_.use_xnnpack(xnnpack_min_rows_); }
 
 void EncoderOnly::bind(const ArenaPlanner& p) {
   offsets_.bind(arena_, p);

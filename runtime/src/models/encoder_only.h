@@ -3,7 +3,8 @@
 // post- or pre-norm layers) and keeps the last hidden states of the packed rows; pool() reduces
 // each sentence to one vector, classify() and mask_logits() run the model's task head
 // (models/encoder_heads.h) when the session was created for it. Every buffer lives in one arena
-// planned at creation for max_batch x max_length tokens: no allocation after create().
+// planned at creation for max_batch x max_length tokens: no allocation after create(). float32
+// layers run on XNNPACK where it supports the CPU (Backend::kAuto).
 #pragma once
 
 #include <cstddef>
@@ -63,6 +64,7 @@ class EncoderOnly final : public Session {
   Status check_limits(const blocks::StackConfig& c, size_t max_batch, size_t* max_length) const;
   void plan(ArenaPlanner* planner) override;
   void bind(const ArenaPlanner& planner) override;
+  Status use_xnnpack() override;
 
   blocks::StackWeights stack_;
   bool has_token_types_ = false;
