@@ -203,8 +203,8 @@ heed_status heed_translate_hypotheses(heed_translator* translator, const char* t
  * source token as the model reads it (an end token the model adds included), each row the last
  * decoder layer's cross-attention averaged over its heads. *rows and *cols are set on success and
  * on HEED_BUFFER_TOO_SMALL (capacity < rows x cols). The translator must have been created with
- * capture_attention set (else HEED_INVALID_ARGUMENT); models without cross-attention (RNNs without
- * attention) are HEED_UNSUPPORTED_MODEL. */
+ * capture_attention set (else HEED_INVALID_ARGUMENT); heed_translator_create refuses
+ * capture_attention for a model without cross-attention (an RNN with score "none"). */
 heed_status heed_translate_attention(heed_translator* translator, const char* text, const heed_decode_options* options,
                                      float* weights, size_t capacity, size_t* rows, size_t* cols);
 
