@@ -24,8 +24,9 @@ Status Session::build(const ArenaOptions* arena, ArenaReport* report, const char
   if (report != nullptr) *report = report_;
   if (arena == nullptr) return Status::success();
   HEED_RETURN_IF_ERROR(Arena::create(report_.arena_bytes, *arena, &arena_));
-  HEED_RETURN_IF_ERROR(threading::ThreadPool::create(threads_, &pool_));
+  HEED_RETURN_IF_ERROR(threading::ThreadPool::create({threads_, spin_microseconds_}, &pool_));
   HEED_RETURN_IF_ERROR(use_xnnpack());
+  if (xnnpack_min_rows_ > 0) HEED_RETURN_IF_ERROR(pool_->start_library_pool());
   bind(planner);
   return Status::success();
 }

@@ -56,7 +56,8 @@ class Session {
   blocks::Compute compute() const { return blocks::Compute{k_, pool_.get()}; }
 
   const kernels::KernelTable* k_ = nullptr;
-  size_t threads_ = 1;           // resolved thread count (sizes per-task scratch)
+  size_t threads_ = 1;           // resolved thread count (sizes per-thread scratch)
+  uint32_t spin_microseconds_ = threading::kDefaultSpinMicroseconds;  // workers' spin budget
   size_t xnnpack_min_rows_ = 0;  // f32 layers go to XNNPACK from this many rows (0: never)
   std::unique_ptr<threading::ThreadPool> pool_;
   Arena arena_;

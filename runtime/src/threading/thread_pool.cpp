@@ -1,33 +1,168 @@
 #include "threading/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <pthreadpool.h>
 
 #include "heed/kernels.h"
 
-// ThreadSanitizer cannot see the synchronization inside libpthreadpool (not instrumented): without
-// these annotations it reports the hand-over of every job (the caller writes the task's closure,
-// a worker reads it) as a race. The annotations state the real order: everything the caller did
-// before parallelize happens before each task, and every task happens before parallelize returns.
-#if defined(__SANITIZE_THREAD__)
-#define HEED_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define HEED_TSAN 1
-#endif
-#endif
-#ifdef HEED_TSAN
-#include <sanitizer/tsan_interface.h>
-#endif
-
 namespace heed::threading {
 
 namespace {
+
 std::atomic<size_t> g_min_task_work{kMinTaskWork};
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
+
+// Tells the core this thread is spinning (frees pipeline resources, saves power).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+// The caller spins this long waiting for a worker's last chunk before it yields its core (the
+// worker may be waiting for that very core).
+constexpr int64_t kCallerSpinNs = 50'000;
+// A wait for workers counts as a stall above this many times the caller's own time per chunk,
+// plus this slack: a healthy worker finishes at most about one chunk after the caller.
+constexpr int64_t kStallChunks = 4;
+constexpr int64_t kStallSlackNs = 100'000;
+// After a stall the jobs run on the caller alone for this long, doubled while stalls keep coming
+// back (up to kSoloMaxNs), reset once the workers keep up again.
+constexpr int64_t kSoloBaseNs = 10'000'000;
+constexpr int64_t kSoloMaxNs = 1'000'000'000;
+
+}  // namespace
+
+// The job shared by the caller and the workers. `generation` is odd while the caller writes a job
+// and even once it is published; a worker counts itself in `active` before it reads the job, and
+// the caller writes the next job only when `active` is zero, so a late worker never sees a
+// half-written job (both sides use sequentially consistent order on generation and active).
+struct ThreadPool::Workers {
+  int64_t spin_ns = 0;
+  std::vector<std::thread> threads;
+
+  void (*fn)(void*, size_t, size_t) = nullptr;
+  void* context = nullptr;
+  size_t chunks = 0;
+
+  alignas(64) std::atomic<uint64_t> generation{0};
+  alignas(64) std::atomic<size_t> next{0};
+  alignas(64) std::atomic<size_t> done{0};
+  alignas(64) std::atomic<size_t> active{0};
+  std::atomic<size_t> sleepers{0};
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::condition_variable wake;
+
+  // The caller's view of contention (only the calling thread touches these).
+  int64_t solo_until_ns = 0;
+  int64_t solo_length_ns = kSoloBaseNs;
+  int64_t last_stall_ns = 0;
+  std::atomic<uint64_t> solo_jobs{0};
+
+  bool published(uint64_t g, uint64_t seen) const { return g != seen && (g & 1) == 0; }
+
+  // A new published generation (or stop): spins for the budget, then sleeps.
+  uint64_t wait_for_job(uint64_t seen) {
+    const int64_t deadline = now_ns() + spin_ns;
+    for (uint32_t i = 0;; ++i) {
+      const uint64_t g = generation.load();
+      if (stop.load(std::memory_order_relaxed) || published(g, seen)) return g;
+      cpu_relax();
+      if ((i & 127) == 127 && now_ns() > deadline) break;
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    sleepers.fetch_add(1);
+    uint64_t g = seen;
+    wake.wait(lock, [&] {
+      g = generation.load();
+      return stop.load() || published(g, seen);
+    });
+    sleepers.fetch_sub(1);
+    return g;
+  }
+
+  void run_chunks(size_t thread) {
+    for (;;) {
+      const size_t c = next.fetch_add(1, std::memory_order_relaxed);
+      if (c >= chunks) return;
+      fn(context, thread, c);
+      done.fetch_add(1, std::memory_order_release);
+    }
+  }
+
+  void worker_main(size_t thread) {
+    uint64_t seen = 0;
+    for (;;) {
+      const uint64_t g = wait_for_job(seen);
+      if (stop.load()) return;
+      active.fetch_add(1);
+      if (generation.load() == g) {  // still the job it woke for: the fields are stable
+        seen = g;
+        run_chunks(thread);
+      }
+      active.fetch_sub(1);
+    }
+  }
+
+  void publish(void (*chunk_fn)(void*, size_t, size_t), void* job_context, size_t job_chunks) {
+    const uint64_t g = generation.load(std::memory_order_relaxed);
+    generation.store(g + 1);
+    while (active.load() != 0) cpu_relax();
+    fn = chunk_fn;
+    context = job_context;
+    chunks = job_chunks;
+    next.store(0, std::memory_order_relaxed);
+    done.store(0, std::memory_order_relaxed);
+    generation.store(g + 2);
+    if (sleepers.load() > 0) {
+      { std::lock_guard<std::mutex> lock(mutex); }
+      wake.notify_all();
+    }
+  }
+
+  // Waits for the workers' last chunks; returns how long it waited.
+  int64_t wait_done(size_t job_chunks) {
+    const int64_t start = now_ns();
+    for (uint32_t i = 0; done.load(std::memory_order_acquire) != job_chunks; ++i) {
+      cpu_relax();
+      if ((i & 127) == 127 && now_ns() - start > kCallerSpinNs) std::this_thread::yield();
+    }
+    return now_ns() - start;
+  }
+
+  void note_wait(int64_t waited, int64_t caller_ns, size_t caller_chunks, int64_t now) {
+    const int64_t per_chunk = caller_ns / static_cast<int64_t>(caller_chunks == 0 ? 1 : caller_chunks);
+    if (waited <= kStallChunks * per_chunk + kStallSlackNs) return;
+    // Stalls that come back soon after the last solo period lengthen the next one.
+    const bool recurring = now - last_stall_ns < 4 * solo_length_ns;
+    solo_length_ns = recurring ? std::min(2 * solo_length_ns, kSoloMaxNs) : kSoloBaseNs;
+    last_stall_ns = now;
+    solo_until_ns = now + solo_length_ns;
+  }
+
+  void shut_down() {
+    stop.store(true);
+    generation.fetch_add(2);
+    { std::lock_guard<std::mutex> lock(mutex); }
+    wake.notify_all();
+    for (std::thread& t : threads) t.join();
+  }
+};
 
 size_t min_task_work() { return g_min_task_work.load(std::memory_order_relaxed); }
 void set_min_task_work(size_t work) { g_min_task_work.store(work == 0 ? 1 : work, std::memory_order_relaxed); }
@@ -45,12 +180,25 @@ Status resolve_threads(size_t requested, size_t* out) {
   return Status::success();
 }
 
-Status ThreadPool::create(size_t threads, std::unique_ptr<ThreadPool>* out) {
+Status check_spin(uint32_t spin_microseconds) {
+  if (spin_microseconds <= kMaxSpinMicroseconds) return Status::success();
+  return invalid_argument("spin budget " + std::to_string(spin_microseconds) + " us is above the limit of " +
+                          std::to_string(kMaxSpinMicroseconds) + " us");
+}
+
+Status ThreadPool::create(const PoolOptions& options, std::unique_ptr<ThreadPool>* out) {
+  HEED_RETURN_IF_ERROR(check_spin(options.spin_microseconds));
   std::unique_ptr<ThreadPool> p(new ThreadPool());
-  p->threads_ = threads == 0 ? 1 : threads;
+  p->threads_ = options.threads == 0 ? 1 : options.threads;
   if (p->threads_ > 1) {
-    p->pool_ = pthreadpool_create(p->threads_);
-    if (p->pool_ == nullptr) {
+    p->workers_ = std::make_unique<Workers>();
+    Workers* w = p->workers_.get();
+    w->spin_ns = int64_t{options.spin_microseconds} * 1000;
+    try {
+      w->threads.reserve(p->threads_ - 1);
+      for (size_t t = 1; t < p->threads_; ++t) w->threads.emplace_back([w, t] { w->worker_main(t); });
+    } catch (const std::exception&) {
+      w->shut_down();
       return Status(StatusCode::kOutOfMemory, "could not start " + std::to_string(p->threads_) + " threads");
     }
   }
@@ -59,33 +207,41 @@ Status ThreadPool::create(size_t threads, std::unique_ptr<ThreadPool>* out) {
 }
 
 ThreadPool::~ThreadPool() {
-  if (pool_ != nullptr) pthreadpool_destroy(pool_);
+  if (workers_ != nullptr) workers_->shut_down();
+  if (library_pool_ != nullptr) pthreadpool_destroy(library_pool_);
 }
 
-void ThreadPool::run_raw(size_t tasks, void (*task_fn)(void*, size_t), void* context) const {
-  // No DISABLE_DENORMALS: the workers keep the default floating-point environment, as on one
-  // thread. YIELD_WORKERS: workers sleep right after the job instead of spinning; on a machine
-  // whose cores are shared with other processes (a Pi running other things, CI) spinning workers
-  // steal the CPU the caller needs, which measured several times slower (docs/benchmarks.md).
-#ifdef HEED_TSAN
-  struct Job {
-    void (*task_fn)(void*, size_t);
-    void* context;
-  } job{task_fn, context};
-  __tsan_release(&job);
-  pthreadpool_parallelize_1d(
-      pool_,
-      [](void* j, size_t task) {
-        Job* job = static_cast<Job*>(j);
-        __tsan_acquire(job);
-        job->task_fn(job->context, task);
-        __tsan_release(job);
-      },
-      &job, tasks, PTHREADPOOL_FLAG_YIELD_WORKERS);
-  __tsan_acquire(&job);
-#else
-  pthreadpool_parallelize_1d(pool_, task_fn, context, tasks, PTHREADPOOL_FLAG_YIELD_WORKERS);
-#endif
+Status ThreadPool::start_library_pool() {
+  if (threads_ <= 1 || library_pool_ != nullptr) return Status::success();
+  library_pool_ = pthreadpool_create(threads_);
+  if (library_pool_ == nullptr) {
+    return Status(StatusCode::kOutOfMemory, "could not start " + std::to_string(threads_) + " threads");
+  }
+  return Status::success();
+}
+
+uint64_t ThreadPool::solo_jobs() const { return workers_ == nullptr ? 0 : workers_->solo_jobs.load(); }
+
+void ThreadPool::run_raw(size_t chunks, void (*chunk_fn)(void*, size_t, size_t), void* context) const {
+  Workers& w = *workers_;
+  const int64_t start = now_ns();
+  if (start < w.solo_until_ns) {
+    w.solo_jobs.fetch_add(1, std::memory_order_relaxed);
+    for (size_t c = 0; c < chunks; ++c) chunk_fn(context, 0, c);
+    return;
+  }
+  w.publish(chunk_fn, context, chunks);
+  size_t mine = 0;
+  for (;;) {
+    const size_t c = w.next.fetch_add(1, std::memory_order_relaxed);
+    if (c >= chunks) break;
+    chunk_fn(context, 0, c);
+    w.done.fetch_add(1, std::memory_order_release);
+    ++mine;
+  }
+  const int64_t worked = now_ns();
+  const int64_t waited = w.wait_done(chunks);
+  w.note_wait(waited, worked - start, mine, worked + waited);
 }
 
 }  // namespace heed::threading

@@ -82,7 +82,8 @@ TEST_CASE("XNNPACK Linear matches a double loop and heed's gemm_f32 at odd shape
     REQUIRE(xnn_linear.uses_xnnpack());
     for (size_t threads : {1, 3}) {
       std::unique_ptr<threading::ThreadPool> pool;
-      REQUIRE(threading::ThreadPool::create(threads, &pool).is_ok());
+      REQUIRE(threading::ThreadPool::create({threads}, &pool).is_ok());
+      REQUIRE(pool->start_library_pool().is_ok());
       for (size_t m : {1, 3, 4, 5, 13}) {
         // XNNPACK may read kXnnpackReadSlack bytes past the last input row.
         std::vector<float> x = random_floats(m * in + layers::kXnnpackReadSlack / sizeof(float), 7 + m);
