@@ -147,6 +147,18 @@ OptionSpec threads_option() {
   return {"threads", 't', true, "N", "worker threads (default 1; 0: one per physical core); same output for any N"};
 }
 
+OptionSpec spin_option() {
+  return {"spin-us", 0, true, "US",
+          "microseconds an idle worker thread spins waiting for work before it sleeps (default 100; 0: sleep "
+          "at once, kinder to a machine busy with other programs); speed only, same output"};
+}
+
+std::optional<uint32_t> spin_flag(const Args& args) {
+  const auto spin = args.get_int("spin-us", 100, 0, 1000000);
+  if (!spin) return std::nullopt;
+  return static_cast<uint32_t>(*spin);
+}
+
 std::optional<int> parse_model_command(Args& args, const std::vector<std::string>& argv) {
   if (!args.parse(argv)) return kExitUsage;
   if (args.help_requested()) return kExitOk;

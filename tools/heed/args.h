@@ -64,6 +64,10 @@ class Args {
 // for) and -t/--threads. A short flag means one thing in every command (tests/tools checks it).
 OptionSpec model_option(const std::string& help = "the model (required)");
 OptionSpec threads_option();
+// --spin-us: how long idle worker threads spin before they sleep (the sessions' spin_microseconds).
+OptionSpec spin_option();
+// Its value, checked (nullopt: the usage error was printed).
+std::optional<uint32_t> spin_flag(const Args& args);
 // Parses the command line of a command that runs one model (-m MODEL, no positional argument).
 // Returns the exit code to leave with (help printed, usage error), or nullopt to go on.
 std::optional<int> parse_model_command(Args& args, const std::vector<std::string>& argv);

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "args.h"
@@ -58,6 +57,7 @@ std::vector<OptionSpec> specs() {
       {"repeat", 'r', true, "N", "timed passes (default 5)"},
       {"warmup", 'w', true, "N", "untimed passes first (default 1)"},
       threads_option(),
+      spin_option(),
       backend_option(),
       {"json", 0, false, "", "print one JSON object instead of the table"},
       no_mmap_option(),
@@ -88,6 +88,7 @@ double percentile(std::vector<double> values, double p) {
 
 struct Settings {
   size_t batch = 1, beam = 1, sentences = 16, source_len = 32, length = 32, repeat = 5, warmup = 1, threads = 1;
+  uint32_t spin_microseconds = 100;
   Backend backend = Backend::kAuto;
   LoadOptions load;
 };
@@ -130,6 +131,7 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
                          Result* r) {
   TranslatorOptions options;
   options.threads = s.threads;
+  options.spin_microseconds = s.spin_microseconds;
   options.load = s.load;
   options.limits.backend = s.backend;
   options.limits.max_batch = s.batch;
@@ -206,6 +208,7 @@ Status bench_generation(const std::string& path, const Settings& s, Clock::time_
   std::unique_ptr<Generator> generator;
   GeneratorOptions generator_options;
   generator_options.threads = s.threads;
+  generator_options.spin_microseconds = s.spin_microseconds;
   generator_options.load = s.load;
   generator_options.backend = s.backend;
   HEED_RETURN_IF_ERROR(Generator::open(path, generator_options, &generator));
@@ -245,8 +248,9 @@ int run_bench(const std::vector<std::string>& argv) {
   const auto repeat = args.get_int("repeat", 5, 1, 1 << 20);
   const auto warmup = args.get_int("warmup", 1, 0, 1 << 20);
   const auto threads = args.get_int("threads", 1, 0, 256);
+  const auto spin = spin_flag(args);
   const auto backend = get_backend(args);
-  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup || !threads || !backend) return kExitUsage;
+  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup || !threads || !spin || !backend) return kExitUsage;
   Settings s;
   s.batch = static_cast<size_t>(*batch);
   s.beam = static_cast<size_t>(*beam);
@@ -257,7 +261,9 @@ int run_bench(const std::vector<std::string>& argv) {
   s.warmup = static_cast<size_t>(*warmup);
   s.backend = *backend;
   s.load = load_options(args);
-  s.threads = *threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : static_cast<size_t>(*threads);
+  // 0 as the sessions read it (one per physical core), so the report prints the real count.
+  s.threads = *threads == 0 ? std::max<size_t>(1, kernels::physical_cores()) : static_cast<size_t>(*threads);
+  s.spin_microseconds = *spin;
   const std::string path = args.get("model");
 
   // The family decides the workload; reading the index maps the file (cheap) and checks it.

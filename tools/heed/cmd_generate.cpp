@@ -57,6 +57,7 @@ std::vector<OptionSpec> specs() {
       {"batch", 0, true, "N", "prompts from stdin generated together (default 8)"},
       {"max-context", 0, true, "N", "positions per generation (default: the model's limit, or 1024)"},
       threads_option(),
+      spin_option(),
       backend_option(),
       {"echo", 0, false, "", "print the prompt before the continuation"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},
@@ -119,11 +120,12 @@ bool parse_settings(const Args& args, Settings* s) {
   const auto seed = args.get_int("seed", 0, 0, INT64_MAX);
   const auto context = args.get_int("max-context", 0, 0, 1 << 20);
   const auto threads = args.get_int("threads", 1, 0, 256);
+  const auto spin = spin_flag(args);
   const auto batch = args.get_int("batch", 8, 1, 1024);
   const auto temperature = args.get_double("temperature", 0.0);
   const auto top_p = args.get_double("top-p", 1.0);
   const auto backend = get_backend(args);
-  if (!tokens || !top_k || !seed || !context || !threads || !batch || !temperature || !top_p || !backend ||
+  if (!tokens || !top_k || !seed || !context || !threads || !spin || !batch || !temperature || !top_p || !backend ||
       !get_control_flags(args, &s->controls)) {
     return false;
   }
@@ -143,6 +145,7 @@ bool parse_settings(const Args& args, Settings* s) {
   g.positions_needed = s->from_stdin ? 0 : 1 + prompt_bound + static_cast<size_t>(*tokens);
   g.max_batch = s->from_stdin ? s->batch : 1;
   g.threads = static_cast<size_t>(*threads);
+  g.spin_microseconds = *spin;
   g.backend = *backend;
   g.load = load_options(args);
   GenerateOptions& o = s->generate;

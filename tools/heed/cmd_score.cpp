@@ -32,6 +32,7 @@ std::vector<OptionSpec> specs() {
       {"max-len", 0, true, "N", "longest accepted target in tokens, end token included (default: 256, or the "
                                 "model's positions)"},
       threads_option(),
+      spin_option(),
       backend_option(),
       {"tokens", 0, false, "", "input is space-separated tokens, not text (the only mode for models without a tokenizer inside)"},
       no_mmap_option(),
@@ -118,13 +119,15 @@ int run_score(const std::vector<std::string>& argv) {
   auto max_source = args.get_int("max-source-len", 0, 1, 65536);  // 0: from the model
   auto max_len = args.get_int("max-len", 0, 2, 4096);
   auto threads = args.get_int("threads", 1, 0, 256);
+  const auto spin = spin_flag(args);
   const auto backend = get_backend(args);
-  if (!batch || !max_source || !max_len || !threads || !backend) return kExitUsage;
+  if (!batch || !max_source || !max_len || !threads || !spin || !backend) return kExitUsage;
 
   TranslatorOptions topts;
   topts.limits = StepModelLimits{static_cast<size_t>(*batch), 1, static_cast<size_t>(*max_source),
                                  static_cast<size_t>(*max_len)};
   topts.threads = static_cast<size_t>(*threads);
+  topts.spin_microseconds = *spin;
   topts.limits.backend = *backend;
   std::unique_ptr<Model> model;
   Status st = Model::open(args.get("model"), load_options(args), &model);

@@ -48,6 +48,7 @@ std::vector<OptionSpec> specs() {
       {"api-key", 0, true, "KEY", "the key clients must send (repeatable)"},
       {"api-keys", 0, true, "FILE", "a file of accepted keys, one a line ('#' starts a comment line)"},
       threads_option(),
+      spin_option(),
       {"max-concurrent", 0, true, "N", "sessions per model: requests computed at once (default 1)"},
       {"max-queue", 0, true, "N", "requests waiting per model before 429 (default 32)"},
       {"max-request-bytes", 0, true, "N", "largest request body (default 1048576; larger: 413)"},
@@ -67,6 +68,7 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   if (const auto exit_code = parse_model_command(args, argv)) return exit_code;
   const auto port = args.get_int("port", 5000, 0, 65535);
   const auto threads = args.get_int("threads", 1, 0, 256);
+  const auto spin = spin_flag(args);
   const auto sessions = args.get_int("max-concurrent", 1, 1, 64);
   const auto queue = args.get_int("max-queue", 32, 0, 4096);
   const auto body = args.get_int("max-request-bytes", 1 << 20, 1, int64_t{1} << 31);
@@ -76,7 +78,7 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   const auto timeout = args.get_int("timeout-ms", 30000, 1, int64_t{1} << 40);
   const auto read_timeout = args.get_int("read-timeout-ms", 10000, 100, int64_t{1} << 40);
   const auto backend = get_backend(args);
-  if (!port || !threads || !sessions || !queue || !body || !texts || !text_bytes || !tokens || !timeout ||
+  if (!port || !threads || !spin || !sessions || !queue || !body || !texts || !text_bytes || !tokens || !timeout ||
       !read_timeout || !backend) {
     return kExitUsage;
   }
@@ -86,6 +88,7 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   o->port = static_cast<int>(*port);
   o->api_keys = args.get_all("api-key");
   o->threads = static_cast<size_t>(*threads);
+  o->spin_microseconds = *spin;
   o->sessions = static_cast<size_t>(*sessions);
   o->max_queue = static_cast<size_t>(*queue);
   o->max_request_bytes = static_cast<size_t>(*body);

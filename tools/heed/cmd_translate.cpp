@@ -95,6 +95,7 @@ std::vector<OptionSpec> specs() {
       {"on-long-input", 0, true, "MODE", "a longer source: truncate (default; a warning names the line) or error "
                                          "(written as an empty line; the exit status is then 1)"},
       threads_option(),
+      spin_option(),
       backend_option(),
       {"prefix-file", 0, true, "FILE", "target prefixes (tokens), one line per input line (a regular file)"},
       {"top-k", 0, true, "K", "with --beam 1: sample among the K best tokens (0: all; default 1: greedy)",
@@ -135,13 +136,14 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   auto max_source = args.get_int("max-source-len", 0, 1, 65536);
   auto top_k = args.get_int("top-k", 1, 0, 1 << 30);
   auto threads = args.get_int("threads", 1, 0, 256);
+  const auto spin = spin_flag(args);
   const auto backend = get_backend(args);
   auto seed = args.get_int("seed", 0, 0, INT64_MAX);
   auto penalty = args.get_double("length-penalty", 1.0);
   auto patience = args.get_double("patience", 1.0);
   auto temperature = args.get_double("temperature", 1.0);
   auto top_p = args.get_double("top-p", 1.0);
-  if (!beam || !n_best || !max_len || !min_len || !batch || !read_ahead || !max_line_bytes || !max_source || !top_k || !threads ||
+  if (!beam || !n_best || !max_len || !min_len || !batch || !read_ahead || !max_line_bytes || !max_source || !top_k || !threads || !spin ||
       !backend || !seed || !penalty || !patience || !temperature || !top_p) {
     return kExitUsage;
   }
@@ -168,6 +170,7 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   t.limits.backend = *backend;
   t.max_n_best = static_cast<size_t>(*n_best);
   t.threads = static_cast<size_t>(*threads);
+  t.spin_microseconds = *spin;
   DecodeOptions& d = s->decode;
   d.beam_size = static_cast<size_t>(*beam);
   d.return_alternatives = alternatives;

@@ -15,6 +15,7 @@ std::vector<OptionSpec> encoder_session_specs() {
       {"max-source-len", 0, true, "N", "tokens per sentence, [CLS] and [SEP] included (default: the model's limit)",
        {"max-length"}, true},
       threads_option(),
+      spin_option(),
       no_mmap_option(),
   };
 }

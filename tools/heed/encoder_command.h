@@ -25,11 +25,13 @@ std::optional<int> read_encoder_session(Args& args, Options* options) {
   const auto batch = args.get_int("batch", 8, 1, 4096);
   const auto max_length = args.get_int("max-source-len", 0, 0, 1 << 20);
   const auto threads = args.get_int("threads", 1, 0, 256);
-  if (!batch || !max_length || !threads) return kExitUsage;
+  const auto spin = spin_flag(args);
+  if (!batch || !max_length || !threads || !spin) return kExitUsage;
   if (*max_length == 1) return args.usage_error("--max-source-len must be at least 2 ([CLS] and [SEP])");
   options->max_batch = static_cast<size_t>(*batch);
   options->max_length = static_cast<size_t>(*max_length);
   options->threads = static_cast<size_t>(*threads);
+  options->spin_microseconds = *spin;
   options->load = load_options(args);
   return std::nullopt;
 }

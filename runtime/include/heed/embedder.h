@@ -42,6 +42,7 @@ struct EmbedderOptions {
   ArenaOptions arena;      // session memory: allocate (default) or the caller's buffer
   LoadOptions load;        // how open() reads the file (mapped by default)
   size_t threads = 1;      // session threads; 0: one per core; the same results for any count
+  uint32_t spin_microseconds = 100;  // an idle worker spins this long, then sleeps (<= 1 s)
 };
 
 class Embedder {

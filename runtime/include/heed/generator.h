@@ -50,6 +50,7 @@ struct GeneratorOptions {
   ArenaOptions arena;  // session memory: allocate (default) or the caller's buffer
   size_t max_batch = 1;  // prompts per generate_batch() call (the session is planned for them)
   size_t threads = 1;  // session threads; 0: one per core (create_step_model)
+  uint32_t spin_microseconds = 100;  // an idle worker spins this long, then sleeps (<= 1 s)
   Backend backend = Backend::kAuto;  // GEMM backend of f32 layers (heed/step_model.h)
   LoadOptions load;  // how open() reads the file (mapped by default)
 };

@@ -105,9 +105,14 @@ typedef struct heed_translator_options {
   /* Nonzero: the session records the decoder's cross-attention, for heed_translate_attention
    * (it costs memory and a little time; 0 after heed_translator_options_init). */
   int capture_attention;
+  /* Microseconds an idle worker thread spins waiting for the next piece of work before it sleeps
+   * (100 after heed_translator_options_init; at most 1000000; 0: sleep at once, for machines whose
+   * cores are busy with other work). Only a speed setting: results are the same. */
+  uint32_t spin_microseconds;
 } heed_translator_options;
 
-/* Fills *options with the defaults (struct_size, threads 1, backend HEED_BACKEND_AUTO, every other
+/* Fills *options with the defaults (struct_size, threads 1, backend HEED_BACKEND_AUTO,
+ * spin_microseconds 100, every other
  * field 0 / NULL: sentences are split). Options structs are read up to the caller's struct_size, so
  * a program built against an older heed.h keeps working with a newer libheed.so.1. */
 void heed_translator_options_init(heed_translator_options* options);
@@ -235,6 +240,7 @@ typedef struct heed_generator_options {
                         * model's limit, or 1024 when it has none) */
   size_t threads;      /* 1 after init; 0: one per core */
   int backend;         /* a heed_backend value */
+  uint32_t spin_microseconds; /* idle workers' spin before sleeping, as for translators (100 after init) */
 } heed_generator_options;
 
 void heed_generator_options_init(heed_generator_options* options);
@@ -304,6 +310,7 @@ typedef struct heed_embedder_options {
   void* arena;        /* optional caller-provided session memory, as for translators */
   size_t arena_size;
   size_t threads;     /* 1 after heed_embedder_options_init; 0: one per core */
+  uint32_t spin_microseconds; /* idle workers' spin before sleeping, as for translators (100 after init) */
 } heed_embedder_options;
 
 void heed_embedder_options_init(heed_embedder_options* options);

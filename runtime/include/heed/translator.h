@@ -68,6 +68,7 @@ struct TranslatorOptions {
   ArenaOptions arena;                      // session memory: allocate (default) or caller's buffer
   LoadOptions load;                        // how open() reads the file (mapped by default)
   size_t threads = 1;                      // session threads; 0: one per core (create_step_model)
+  uint32_t spin_microseconds = 100;        // an idle worker spins this long, then sleeps (<= 1 s)
 };
 
 // The special ids and source conventions the token layer needs. Ids are target-vocabulary ids (as

@@ -155,6 +155,7 @@ heed_status create_encoder_handle(heed_model* model, const heed_embedder_options
     o.arena.buffer = given.arena;
     o.arena.size = given.arena_size;
     o.threads = given.threads;
+    o.spin_microseconds = given.spin_microseconds;
     std::unique_ptr<H> h(new H());
     const heed_status st = record(T::create(*model->model, o, &(h.get()->*member)), err);
     if (st != HEED_OK) return st;

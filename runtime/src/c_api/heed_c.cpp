@@ -50,6 +50,7 @@ heed_status translator_options(const heed_translator_options* given, heed::Trans
   t->arena.buffer = o.arena;
   t->arena.size = o.arena_size;
   t->threads = o.threads;
+  t->spin_microseconds = o.spin_microseconds;
   // An unknown value is passed on as is: session creation refuses it with a clear message.
   t->limits.backend = static_cast<heed::Backend>(o.backend);
   t->limits.capture_attention = o.capture_attention != 0;
@@ -235,7 +236,8 @@ void heed_model_free(heed_model* model) { delete model; }
 
 void heed_translator_options_init(heed_translator_options* options) {
   if (options) *options = heed_translator_options{sizeof(heed_translator_options), 0, 0, 0, 0, nullptr, 0, 1, 0,
-                                                  HEED_BACKEND_AUTO, 0};
+                                                  HEED_BACKEND_AUTO, 0,
+                                                  heed::TranslatorOptions{}.spin_microseconds};
 }
 
 heed_status heed_translator_arena_size(heed_model* model, const heed_translator_options* options, size_t* out_size) {
@@ -249,7 +251,7 @@ heed_status heed_translator_arena_size(heed_model* model, const heed_translator_
     if (s != HEED_OK) return s;
     s = record(heed::plan_step_model_arena(*model->model,
                                                        heed::Translator::session_limits(*model->model, t.limits),
-                                                       &report, t.threads),
+                                                       &report, {t.threads, t.spin_microseconds}),
                            err);
     if (s != HEED_OK) return s;
     *out_size = report.arena_bytes;
@@ -455,6 +457,7 @@ void heed_embedder_options_init(heed_embedder_options* options) {
   *options = heed_embedder_options{};
   options->struct_size = sizeof(heed_embedder_options);
   options->threads = 1;
+  options->spin_microseconds = heed::EmbedderOptions{}.spin_microseconds;
 }
 
 heed_status heed_embedder_create(heed_model* model, const heed_embedder_options* options,

@@ -103,6 +103,7 @@ void heed_generator_options_init(heed_generator_options* options) {
   options->struct_size = sizeof(heed_generator_options);
   options->threads = 1;
   options->backend = HEED_BACKEND_AUTO;
+  options->spin_microseconds = heed::GeneratorOptions{}.spin_microseconds;
 }
 
 void heed_generate_options_init(heed_generate_options* options) {
@@ -131,6 +132,7 @@ heed_status heed_generator_create(heed_model* model, const heed_generator_option
     heed::GeneratorOptions g;
     g.max_context = o.max_context;
     g.threads = o.threads;
+    g.spin_microseconds = o.spin_microseconds;
     g.backend = static_cast<heed::Backend>(o.backend);
     auto handle = std::make_unique<heed_generator>();
     const heed_status s = record(heed::Generator::create(*model->model, g, &handle->generator), err);

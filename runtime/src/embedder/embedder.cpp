@@ -46,7 +46,7 @@ Status Embedder::create(const Model& model, const EmbedderOptions& options, std:
   std::unique_ptr<Embedder> e(new Embedder());
   HEED_RETURN_IF_ERROR(EncoderTask::create(model, models::EncoderTask::kEmbed, options.max_batch,
                                            default_max_length(model, options.max_length), &options.arena, nullptr,
-                                           options.threads, &e->task_));
+                                           {options.threads, options.spin_microseconds}, &e->task_));
   const char* recorded = model.metadata("embedding.pooling");
   const std::string pooling = recorded ? recorded : "";
   if (!pooling.empty() && !parse_pooling(pooling, &e->default_pooling_)) {
@@ -64,7 +64,8 @@ Status Embedder::open(const std::string& path, const EmbedderOptions& options, s
 
 Status Embedder::plan(const Model& model, const EmbedderOptions& options, ArenaReport* out) {
   return EncoderTask::create(model, models::EncoderTask::kEmbed, options.max_batch,
-                             default_max_length(model, options.max_length), nullptr, out, options.threads, nullptr);
+                             default_max_length(model, options.max_length), nullptr, out,
+                             {options.threads, options.spin_microseconds}, nullptr);
 }
 
 size_t Embedder::dimension() const { return task_->session().dimension(); }

@@ -22,7 +22,7 @@ void apply_score_function(ScoreFunction f, float* x, size_t n) {
 }
 
 Status EncoderTask::create(const Model& model, models::EncoderTask task, size_t max_batch, size_t max_length,
-                           const ArenaOptions* arena, ArenaReport* report, size_t threads,
+                           const ArenaOptions* arena, ArenaReport* report, threading::PoolOptions threads,
                            std::unique_ptr<EncoderTask>* out) {
   std::unique_ptr<EncoderTask> t(new EncoderTask());
   HEED_RETURN_IF_ERROR(

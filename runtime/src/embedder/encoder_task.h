@@ -29,14 +29,14 @@ class EncoderTask {
  public:
   // A session for `task` (with `arena` null only plans, filling `report`; *out stays empty).
   static Status create(const Model& model, models::EncoderTask task, size_t max_batch, size_t max_length,
-                       const ArenaOptions* arena, ArenaReport* report, size_t threads, std::unique_ptr<EncoderTask>* out);
+                       const ArenaOptions* arena, ArenaReport* report, threading::PoolOptions threads, std::unique_ptr<EncoderTask>* out);
   template <typename Options>
   static Status create(const Model& model, models::EncoderTask task, const Options& o, std::unique_ptr<EncoderTask>* out) {
-    return create(model, task, o.max_batch, o.max_length, &o.arena, nullptr, o.threads, out);
+    return create(model, task, o.max_batch, o.max_length, &o.arena, nullptr, {o.threads, o.spin_microseconds}, out);
   }
   template <typename Options>
   static Status plan(const Model& model, models::EncoderTask task, const Options& o, ArenaReport* report) {
-    return create(model, task, o.max_batch, o.max_length, nullptr, report, o.threads, nullptr);
+    return create(model, task, o.max_batch, o.max_length, nullptr, report, {o.threads, o.spin_microseconds}, nullptr);
   }
   // Opens the file and runs T::create(model, options, &t); t keeps the model (T befriends EncoderTask).
   template <typename T, typename Options>

@@ -66,7 +66,8 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   if (options.max_batch == 0) return invalid_argument("max_batch must be at least 1");
   StepModelLimits limits{options.max_batch, 1, 0, context};
   limits.backend = options.backend;
-  HEED_RETURN_IF_ERROR(create_step_model(model, limits, options.arena, &g->step_model_, options.threads));
+  HEED_RETURN_IF_ERROR(create_step_model(model, limits, options.arena, &g->step_model_,
+                                         {options.threads, options.spin_microseconds}));
   g->model_bos_ = g->step_model_->bos_id();
   // Until a prompt says otherwise, a model without a start token starts from its end token.
   g->start_model_ = std::make_unique<generation::StartTokenModel>(

@@ -20,7 +20,7 @@ constexpr uint32_t kReorder = 1;
 }  // namespace
 
 Status DecoderOnly::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                           ArenaReport* report, std::unique_ptr<DecoderOnly>* out, size_t threads) {
+                           ArenaReport* report, std::unique_ptr<DecoderOnly>* out, threading::PoolOptions threads) {
   return create_family(threads, arena, report, "session", out, model, limits);
 }
 

@@ -29,7 +29,7 @@ std::string embeddings_name(const Model& model, const char* own, const char* oth
 }  // namespace
 
 Status EncoderDecoder::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                              ArenaReport* report, std::unique_ptr<EncoderDecoder>* out, size_t threads) {
+                              ArenaReport* report, std::unique_ptr<EncoderDecoder>* out, threading::PoolOptions threads) {
   return create_family(threads, arena, report, "session", out, model, limits);
 }
 

@@ -25,7 +25,7 @@ const char* task_verb(EncoderTask task) {
 }  // namespace
 
 Status EncoderOnly::create(const Model& model, size_t max_batch, size_t max_length, const ArenaOptions* arena,
-                           ArenaReport* report, std::unique_ptr<EncoderOnly>* out, size_t threads,
+                           ArenaReport* report, std::unique_ptr<EncoderOnly>* out, threading::PoolOptions threads,
                            EncoderTask task) {
   return create_family(threads, arena, report, "embedder", out, model, max_batch, max_length, task);
 }

@@ -31,7 +31,7 @@ class EncoderOnly final : public Session {
   // With `arena` null only plans (fills `report`); otherwise also allocates and sets *out.
   // max_length 0: the model's learned position table.
   static Status create(const Model& model, size_t max_batch, size_t max_length, const ArenaOptions* arena,
-                       ArenaReport* report, std::unique_ptr<EncoderOnly>* out, size_t threads,
+                       ArenaReport* report, std::unique_ptr<EncoderOnly>* out, threading::PoolOptions threads,
                        EncoderTask task = EncoderTask::kEmbed);
 
   size_t dimension() const { return stack_.config.d_model; }

@@ -24,7 +24,7 @@ size_t max_of(std::initializer_list<size_t> values) {
 }  // namespace
 
 Status RnnSeq2Seq::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                          ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out, size_t threads) {
+                          ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out, threading::PoolOptions threads) {
   return create_family(threads, arena, report, "session", out, model, limits);
 }
 

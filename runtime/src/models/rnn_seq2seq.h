@@ -32,7 +32,7 @@ class RnnSeq2Seq final : public models::StepSession {
   // With `arena` null only plans (fills `report`); otherwise also allocates/binds and sets *out.
   static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
                        ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out,
-                       size_t threads = 1);  // 0: one per core
+                       threading::PoolOptions threads = 1);  // 0: one per core
 
   size_t vocab_size() const override { return target_vocab_; }
 

@@ -4,9 +4,11 @@
 
 namespace heed::models {
 
-Status Session::init(size_t threads) {
+Status Session::init(threading::PoolOptions threads) {
   k_ = &kernels::best();
-  return threading::resolve_threads(threads, &threads_);
+  HEED_RETURN_IF_ERROR(threading::check_spin(threads.spin_microseconds));
+  spin_microseconds_ = threads.spin_microseconds;
+  return threading::resolve_threads(threads.threads, &threads_);
 }
 
 Status Session::build(const ArenaOptions* arena, ArenaReport* report, const char* limits_name) {

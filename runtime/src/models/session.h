@@ -31,7 +31,7 @@ class Session {
   // The create() of every family S: makes one, runs the sequence below with S::load(args...), and
   // hands it out when an arena was given (S befriends Session for its constructor and load).
   template <typename S, typename... LoadArgs>
-  static Status create_family(size_t threads, const ArenaOptions* arena, ArenaReport* report, const char* limits_name,
+  static Status create_family(threading::PoolOptions threads, const ArenaOptions* arena, ArenaReport* report, const char* limits_name,
                               std::unique_ptr<S>* out, const LoadArgs&... args) {
     std::unique_ptr<S> session(new S());
     HEED_RETURN_IF_ERROR(
@@ -41,7 +41,7 @@ class Session {
   }
 
   template <typename Load>
-  Status create_session(size_t threads, const ArenaOptions* arena, ArenaReport* report, const char* limits_name,
+  Status create_session(threading::PoolOptions threads, const ArenaOptions* arena, ArenaReport* report, const char* limits_name,
                 const Load& load) {
     HEED_RETURN_IF_ERROR(init(threads));
     HEED_RETURN_IF_ERROR(load());
@@ -64,7 +64,7 @@ class Session {
   ArenaReport report_;
 
  private:
-  Status init(size_t threads);
+  Status init(threading::PoolOptions threads);
   Status build(const ArenaOptions* arena, ArenaReport* report, const char* limits_name);
 };
 

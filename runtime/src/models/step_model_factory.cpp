@@ -22,7 +22,7 @@ Status unsupported_family(const Model& model) {
 // With `arena` null only plans into `report`; otherwise creates the session into *out.
 template <typename Family>
 Status create_family(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                     ArenaReport* report, std::unique_ptr<StepModel>* out, size_t threads) {
+                     ArenaReport* report, std::unique_ptr<StepModel>* out, threading::PoolOptions threads) {
   std::unique_ptr<Family> session;
   HEED_RETURN_IF_ERROR(Family::create(model, limits, arena, report, &session, threads));
   if (out != nullptr) *out = std::move(session);
@@ -30,7 +30,7 @@ Status create_family(const Model& model, const StepModelLimits& limits, const Ar
 }
 
 Status create_any(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena, ArenaReport* report,
-                  std::unique_ptr<StepModel>* out, size_t threads) {
+                  std::unique_ptr<StepModel>* out, threading::PoolOptions threads) {
   switch (model_family(model)) {
     case fb::ModelConfig::TransformerEncoderDecoder:
       return create_family<models::EncoderDecoder>(model, limits, arena, report, out, threads);
@@ -46,12 +46,12 @@ Status create_any(const Model& model, const StepModelLimits& limits, const Arena
 }  // namespace
 
 Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
-                         std::unique_ptr<StepModel>* out, size_t threads) {
+                         std::unique_ptr<StepModel>* out, threading::PoolOptions threads) {
   return create_any(model, limits, &arena, nullptr, out, threads);
 }
 
 Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
-                             size_t threads) {
+                             threading::PoolOptions threads) {
   return create_any(model, limits, nullptr, out, nullptr, threads);
 }
 

@@ -10,6 +10,7 @@
 #include "heed/model.h"
 #include "heed/status.h"
 #include "heed/step_model.h"
+#include "threading/thread_pool.h"
 
 namespace heed {
 
@@ -22,12 +23,12 @@ namespace heed {
 // per core, at most 256. GEMM output rows and attention (rows x heads) are split between them;
 // results are bitwise the same for every thread count.
 Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
-                         std::unique_ptr<StepModel>* out, size_t threads = 1);
+                         std::unique_ptr<StepModel>* out, threading::PoolOptions threads = 1);
 
 // The arena a session with these limits would need, without allocating it: for callers that
 // provide their own buffer. Same validation as create_step_model.
 // The arena grows with `threads` (per-thread attention scores).
 Status plan_step_model_arena(const Model& model, const StepModelLimits& limits, ArenaReport* out,
-                             size_t threads = 1);
+                             threading::PoolOptions threads = 1);
 
 }  // namespace heed

@@ -29,9 +29,13 @@ inline constexpr uint32_t kDefaultSpinMicroseconds = 100;
 // Upper bound on the spin budget (a second).
 inline constexpr uint32_t kMaxSpinMicroseconds = 1000000;
 
+// A session's threads (a bare count converts: the default spin budget) and how long an idle worker
+// spins before it sleeps.
 struct PoolOptions {
-  size_t threads = 1;  // resolved (>= 1)
-  uint32_t spin_microseconds = kDefaultSpinMicroseconds;
+  PoolOptions(size_t thread_count = 1, uint32_t spin = kDefaultSpinMicroseconds)  // NOLINT: a count converts
+      : threads(thread_count), spin_microseconds(spin) {}
+  size_t threads;  // 0: one per physical core (resolve_threads)
+  uint32_t spin_microseconds;
 };
 
 // The thread count a session option asks for: 0 -> one per physical core (kernels::physical_cores).

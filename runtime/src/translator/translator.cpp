@@ -54,7 +54,8 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
   }
   std::unique_ptr<StepModel> step_model;
   HEED_RETURN_IF_ERROR(
-      create_step_model(model, session_limits(model, options.limits), options.arena, &step_model, options.threads));
+      create_step_model(model, session_limits(model, options.limits), options.arena, &step_model,
+                        {options.threads, options.spin_microseconds}));
   TokenConventions c;
   c.unk_id = tok->unk_id();
   c.bos_id = tok->bos_id();

@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "busy_cores.h"
 #include "generate_fixture.h"
 #include "models/step_model_factory.h"
 #include "session_helpers.h"
@@ -126,6 +127,23 @@ TEST_CASE("RNN seq2seq (attention zoo): 1, 2 and 3 threads identical") {
       check_identical(*z.model, StepModelLimits{2, 2, 16, 10}, &b, 2, 2, 10);
     }
   }
+}
+
+// The contention case: every core is kept busy by other threads while sessions of 1, 2 and 3
+// threads decode (workers get descheduled mid-job, jobs fall back to the caller): still the same
+// log-probabilities and tokens, bit for bit.
+TEST_CASE("every core busy with another program: 1, 2 and 3 threads still identical") {
+  const BusyCores busy;
+  TinyOptions i8;
+  i8.d_model = 40;
+  i8.num_heads = 5;
+  i8.ffn_dim = 72;
+  i8.target_vocab = 53;
+  i8.quantize = true;
+  const BatchStorage storage = make_batch({{3, 4, 5, 6, 7, 8, 9, 10, 11}, {5, 6}, {7, 8, 9, 10}});
+  const TokenBatch batch = storage.batch();
+  const LoadedModel loaded = load_model(make_tiny_model(i8));
+  check_identical(*loaded.model, StepModelLimits{3, 3, 12, 10}, &batch, 3, 3, 10);
 }
 
 TEST_CASE("thread counts: 0 is one per core, above 256 is refused with a clear error") {

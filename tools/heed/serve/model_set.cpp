@@ -75,17 +75,20 @@ Status create_sessions(const ServeOptions& options, ServedModel* m) {
       t.limits = StepModelLimits{8, std::max<size_t>(2, options.max_alternatives + 1), 0, options.max_tokens};
       t.limits.backend = options.backend;
       t.threads = options.threads;
+      t.spin_microseconds = options.spin_microseconds;
       return make_pool(options, [&](auto* s) { return TranslationSession::create(model, t, s); }, &m->translators);
     }
     case Task::kGeneration: {
       GeneratorOptions g;
       g.threads = options.threads;
+      g.spin_microseconds = options.spin_microseconds;
       g.backend = options.backend;
       return make_pool(options, [&](auto* s) { return Generator::create(model, g, s); }, &m->generators);
     }
     case Task::kEmbedding: {
       EmbedderOptions e;
       e.threads = options.threads;
+      e.spin_microseconds = options.spin_microseconds;
       return make_pool(options, [&](auto* s) { return Embedder::create(model, e, s); }, &m->embedders);
     }
   }

@@ -18,6 +18,7 @@ struct ServeOptions {
   int port = 5000;
   std::vector<std::string> api_keys;  // empty: no key needed
   size_t threads = 1;                 // threads of each session
+  uint32_t spin_microseconds = 100;   // their idle spin before sleeping
   size_t sessions = 1;                // --max-concurrent: sessions per model
   size_t max_queue = 32;              // requests waiting for a session, per model
   size_t max_request_bytes = size_t{1} << 20;
