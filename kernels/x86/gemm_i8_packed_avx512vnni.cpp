@@ -192,10 +192,37 @@ void gemv_row(const uint8_t* a, const int8_t* b, size_t block_bytes, size_t nb, 
   acc[2] = _mm512_add_epi32(_mm512_add_epi32(s2[0], s2[1]), _mm512_add_epi32(s2[2], s2[3]));
 }
 
-// acc -> C for rows [m0, m0 + mr) and weight rows [n0, n0 + 16 nb) clipped to N, with the
-// reference's float operations (float(sum) * (a_scale * b_scale) + bias, activation, + C).
+// v -> C for rows [m0, m0 + mr), weight rows [n0, n0 + 16 nb) clipped to N: bias, activation,
+// accumulate, as the reference's gemm_store, 16 outputs at a time.
+void store_tile(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size_t nb, const __m512 v[kMr * kNb]) {
+  for (size_t c = 0; c < nb; ++c) {
+    const size_t col = n0 + 16 * c;
+    if (col >= p.n) break;
+    const size_t cols = p.n - col < 16 ? p.n - col : 16;
+    const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
+    const __m512 bias = p.bias != nullptr ? _mm512_maskz_loadu_ps(mask, p.bias + col) : _mm512_setzero_ps();
+    for (size_t i = 0; i < mr; ++i) {
+      __m512 x = p.bias != nullptr ? _mm512_add_ps(v[i * kNb + c], bias) : v[i * kNb + c];
+      if (p.activation == Activation::kRelu) {
+        x = _mm512_max_ps(x, _mm512_setzero_ps());
+      } else if (p.activation != Activation::kNone) {
+        alignas(64) float out[16];
+        _mm512_store_ps(out, x);
+        for (float& y : out) y = ref::activation(y, p.activation);
+        x = _mm512_load_ps(out);
+      }
+      float* dst = p.c + (m0 + i) * p.ldc + col;
+      if (p.accumulate) x = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, dst), x);
+      _mm512_mask_storeu_ps(dst, mask, x);
+    }
+  }
+}
+
+// Per-row scales: v = float(acc - 128 row sum) * (a_scale * b_scale), the reference's float
+// operations, then stored.
 void epilogue(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size_t nb,
               const __m512i acc[kMr * kNb]) {
+  alignas(64) __m512 v[kMr * kNb];
   for (size_t c = 0; c < nb; ++c) {
     const size_t col = n0 + 16 * c;
     if (col >= p.n) break;
@@ -203,24 +230,12 @@ void epilogue(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size
     const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
     const __m512i corr = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(mask, p.row_sums + col), 7);
     const __m512 b_scale = _mm512_maskz_loadu_ps(mask, p.b_scales + col);
-    const __m512 bias = p.bias != nullptr ? _mm512_maskz_loadu_ps(mask, p.bias + col) : _mm512_setzero_ps();
     for (size_t i = 0; i < mr; ++i) {
       const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i * kNb + c], corr));
-      __m512 v = _mm512_mul_ps(sum, _mm512_mul_ps(_mm512_set1_ps(p.a_scales[m0 + i]), b_scale));
-      if (p.bias != nullptr) v = _mm512_add_ps(v, bias);
-      if (p.activation == Activation::kRelu) {
-        v = _mm512_max_ps(v, _mm512_setzero_ps());
-      } else if (p.activation != Activation::kNone) {
-        alignas(64) float out[16];
-        _mm512_store_ps(out, v);
-        for (float& x : out) x = ref::activation(x, p.activation);
-        v = _mm512_load_ps(out);
-      }
-      float* dst = p.c + (m0 + i) * p.ldc + col;
-      if (p.accumulate) v = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, dst), v);
-      _mm512_mask_storeu_ps(dst, mask, v);
+      v[i * kNb + c] = _mm512_mul_ps(sum, _mm512_mul_ps(_mm512_set1_ps(p.a_scales[m0 + i]), b_scale));
     }
   }
+  store_tile(p, m0, mr, n0, nb, v);
 }
 
 // Rows [mc, mc + rows) of A as a' = a + 128 into `shifted` (rows of k4 bytes); padding k gets
@@ -239,44 +254,36 @@ void shift_rows(const GemmI8PackedParams& p, size_t mc, size_t rows, size_t k4, 
   }
 }
 
-// Activation blocks, one block of K done: acc (shifted sums over the block) -> v, corrected with
-// the block's row sums and dequantized with the block's scale, as the reference adds blocks (the
-// first one a product, then one fused multiply-add each).
-void add_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t m0, size_t mr, size_t n0, size_t nb,
-               const __m512i acc[kMr * kNb], __m512 v[kMr * kNb]) {
+// The weights' side of one activation block q for weight blocks [n0 / 16, + nb): the block's row
+// sums times 128 (the a + 128 shift to take back) and its scales, 16 lanes per weight block (lanes
+// past N are 0). They depend on the weight blocks only, so gemm_blocks gathers them once for every
+// row tile over those blocks.
+void gather_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t n0, size_t nb, __m512i corr[kNb],
+                  __m512 b_scale[kNb]) {
   for (size_t c = 0; c < nb; ++c) {
     const size_t col = n0 + 16 * c;
-    if (col >= p.n) break;
-    const size_t cols = p.n - col < 16 ? p.n - col : 16;
-    const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
-    alignas(64) int32_t sums[16];
-    alignas(64) float scales[16];
-    for (size_t j = 0; j < cols; ++j) {
+    alignas(64) int32_t sums[16] = {};
+    alignas(64) float scales[16] = {};
+    for (size_t j = 0; j < 16 && col + j < p.n; ++j) {
       sums[j] = p.block_row_sums[(col + j) * blocks + q];
       scales[j] = p.b_scales_per_block ? p.b_scales[(col + j) * blocks + q] : p.b_scales[col + j];
     }
-    const __m512i corr = _mm512_slli_epi32(_mm512_maskz_load_epi32(mask, sums), 7);
-    const __m512 b_scale = _mm512_maskz_load_ps(mask, scales);
-    for (size_t i = 0; i < mr; ++i) {
-      const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i * kNb + c], corr));
-      const __m512 f = _mm512_mul_ps(_mm512_set1_ps(p.a_scales[(m0 + i) * blocks + q]), b_scale);
-      v[i * kNb + c] = q == 0 ? _mm512_mul_ps(sum, f) : _mm512_fmadd_ps(sum, f, v[i * kNb + c]);
-    }
+    corr[c] = _mm512_slli_epi32(_mm512_load_si512(sums), 7);
+    b_scale[c] = _mm512_load_ps(scales);
   }
 }
 
-// v -> C for rows [m0, m0 + mr), weight rows [n0, n0 + 16 nb) clipped to N: bias, activation,
-// accumulate, as the reference's gemm_store.
-void store_tile(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size_t nb, const __m512 v[kMr * kNb]) {
-  for (size_t c = 0; c < nb; ++c) {
-    const size_t col = n0 + 16 * c;
-    if (col >= p.n) break;
-    const size_t cols = p.n - col < 16 ? p.n - col : 16;
-    for (size_t i = 0; i < mr; ++i) {
-      alignas(64) float out[16];
-      _mm512_store_ps(out, v[i * kNb + c]);
-      float* dst = p.c + (m0 + i) * p.ldc + col;
-      for (size_t j = 0; j < cols; ++j) gemm_store(out[j], p.bias, p.activation, p.accumulate, dst + j, col + j);
+// One activation block q done: v += float(acc - corr) * (a_scale * b_scale), as the reference adds
+// blocks (the first one a product, then one fused multiply-add each).
+void add_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t m0, size_t mr, size_t nb,
+               const __m512i acc[kMr * kNb], const __m512i corr[kNb], const __m512 b_scale[kNb],
+               __m512 v[kMr * kNb]) {
+  for (size_t i = 0; i < mr; ++i) {
+    const __m512 a_scale = _mm512_set1_ps(p.a_scales[(m0 + i) * blocks + q]);
+    for (size_t c = 0; c < nb; ++c) {
+      const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i * kNb + c], corr[c]));
+      const __m512 f = _mm512_mul_ps(a_scale, b_scale[c]);
+      v[i * kNb + c] = q == 0 ? _mm512_mul_ps(sum, f) : _mm512_fmadd_ps(sum, f, v[i * kNb + c]);
     }
   }
 }
@@ -307,12 +314,24 @@ void for_each_tile(const GemmI8PackedParams& p, size_t k4, Tile tile) {
 }
 
 // Activation blocks (p.a_block, and the weights' per-block row sums): the same tiles over each
-// block of K in turn, from the block's place in the shifted rows and the weights.
+// block of K in turn, from the block's place in the shifted rows and the weights. The weights' side
+// of every block (row sums, scales) is gathered once per group of weight blocks, up to
+// kGatheredBlocks blocks of K (more: per tile).
+constexpr size_t kGatheredBlocks = 128;
+
 void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
   const size_t block_bytes = 16 * k4, kblocks = gemm_i8_groups(p.k, p.a_block);
+  const bool gather_once = kblocks <= kGatheredBlocks;
   alignas(64) __m512i acc[kMr * kNb];
   alignas(64) __m512 v[kMr * kNb];
+  alignas(64) __m512i corr[kGatheredBlocks * kNb];
+  alignas(64) __m512 b_scale[kGatheredBlocks * kNb];
+  size_t gathered = ~size_t{0};  // the weight block group corr and b_scale hold
   for_each_tile(p, k4, [&](const uint8_t* a0, const int8_t* b0, size_t row, size_t mr, size_t blk, size_t nb, size_t) {
+    if (gather_once && gathered != blk) {
+      for (size_t q = 0; q < kblocks; ++q) gather_block(p, q, kblocks, blk * 16, nb, corr + q * kNb, b_scale + q * kNb);
+      gathered = blk;
+    }
     for (size_t q = 0; q < kblocks; ++q) {
       const size_t kb = q * p.a_block, end = kb + p.a_block < k4 ? kb + p.a_block : k4, groups = (end - kb) / 4;
       const uint8_t* a = a0 + kb;
@@ -321,7 +340,9 @@ void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
       else if (nb == kNb && mr == kMr) tile_8x3(a, k4, b, block_bytes, groups, b, acc);
       else if (nb == kNb) tile_4x3(a, k4, b, block_bytes, groups, b, acc);
       else tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
-      add_block(p, q, kblocks, row, mr, blk * 16, nb, acc, v);
+      const size_t at = gather_once ? q * kNb : 0;
+      if (!gather_once) gather_block(p, q, kblocks, blk * 16, nb, corr, b_scale);
+      add_block(p, q, kblocks, row, mr, nb, acc, corr + at, b_scale + at, v);
     }
     store_tile(p, row, mr, blk * 16, nb, v);
   });
