@@ -44,6 +44,12 @@ static inline size_t attention_kv_head(const AttentionParams& p, size_t h) {
   return h / group < kv_heads ? h / group : kv_heads - 1;
 }
 
+// Key or value j of a head whose first one is at `base`: kv_offsets[j] floats on when the caller
+// gives them (a K/V cache read by hypothesis), else j rows of `stride`.
+static inline const float* attention_kv_row(const AttentionParams& p, const float* base, size_t j, size_t stride) {
+  return base + (p.kv_offsets != nullptr ? p.kv_offsets[j] : j * stride);
+}
+
 template <class Ops>
 static void attention_impl(const AttentionParams& p, const Ops& ops) {
   for (size_t t = 0; t < p.q_rows; ++t) {
@@ -58,9 +64,9 @@ static void attention_impl(const AttentionParams& p, const Ops& ops) {
       const float* k = p.k + g * p.k_head_stride;
       const float* v = p.v + g * p.v_head_stride;
       float* s = p.scores;
-      for (size_t j = lo; j < hi; ++j) s[j - lo] = ops.dot(q, k + j * p.k_row_stride, p.head_dim) * p.scale;
+      for (size_t j = lo; j < hi; ++j) s[j - lo] = ops.dot(q, attention_kv_row(p, k, j, p.k_row_stride), p.head_dim) * p.scale;
       ops.softmax(s, hi - lo);
-      for (size_t j = lo; j < hi; ++j) ops.axpy(s[j - lo], v + j * p.v_row_stride, out, p.head_dim);
+      for (size_t j = lo; j < hi; ++j) ops.axpy(s[j - lo], attention_kv_row(p, v, j, p.v_row_stride), out, p.head_dim);
     }
   }
 }

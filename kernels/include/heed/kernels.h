@@ -110,6 +110,9 @@ struct AttentionParams {
   size_t k_row_stride = 0, k_head_stride = 0;
   const float* v = nullptr;
   size_t v_row_stride = 0, v_head_stride = 0;
+  // Non-null (q_rows == 1 only): key and value j at k + kv_offsets[j] and v + kv_offsets[j]
+  // (floats) instead of j * k_row_stride and j * v_row_stride (a K/V cache read by hypothesis).
+  const size_t* kv_offsets = nullptr;
   float* out = nullptr;
   size_t out_row_stride = 0, out_head_stride = 0;
   float scale = 1.0f;  // usually 1 / sqrt(head_dim)

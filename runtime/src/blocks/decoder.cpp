@@ -24,7 +24,7 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
   const StackConfig& c = dec.weights->config;
   const LayerWeights& l = dec.weights->layers[layer];
   const StackScratch& s = *dec.scratch;
-  const size_t d = c.d_model, hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim(), ld = c.qkv_dim();
+  const size_t d = c.d_model, hd = c.head_dim, qd = c.q_dim(), ld = c.qkv_dim();
   const size_t rows = in.rows, heads = c.num_heads, group = c.num_heads / c.num_kv_heads;
   float* qkv = s.qkv();
   const float* input = sublayer_input(cx, c, l.self_norm, s.x(), s.normed(), rows);
@@ -39,7 +39,7 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
   dec.cache->store(layer, qkv, ld, qd, rows, in.step);
   const float* kcache = dec.cache->keys(layer);
   const float* vcache = dec.cache->values(layer);
-  const size_t stride = dec.cache->row_stride(), length = in.step + 1;
+  const size_t length = in.step + 1;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   // (row, head) pairs split between the threads, each task with its own scores row.
   threading::parallel_ranges(cx.pool, rows * heads, threading::min_items_for(2 * length * hd),
@@ -50,9 +50,9 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
       const size_t kvh = head / group;  // grouped-query: `group` query heads share one K/V head
       layers::AttentionInput a;
       a.query = qkv + r * ld + head * hd;
-      a.keys = kcache + r * stride + kvh * hd;
-      a.values = vcache + r * stride + kvh * hd;
-      a.key_stride = a.value_stride = kvd;
+      a.keys = kcache + kvh * hd;
+      a.values = vcache + kvh * hd;
+      a.offsets = dec.cache->offsets(r);
       a.length = length;
       a.head_dim = hd;
       a.scale = scale;
@@ -128,6 +128,7 @@ void decoder_step(const Compute& cx, const Decoder& dec, const DecoderStep& in, 
   const StackConfig& c = dec.weights->config;
   const layers::QuantScratch q = dec.scratch->quant();
   embed_step(cx, *dec.weights, *dec.scratch, in);
+  dec.cache->begin_step(in.rows, in.step);
   for (size_t layer = 0; layer < dec.weights->layers.size(); ++layer) {
     self_attention(cx, dec, layer, in, q);
     if (dec.cross != nullptr) cross_attention(cx, dec, layer, in.rows, q);

@@ -1,6 +1,9 @@
 // The self-attention key/value caches of a decoder: per layer, K and V of every position decoded
-// so far for every hypothesis row ([rows, max_length, kv_dim] each), and the beam reorder that
-// makes row r continue from its parent's cache.
+// so far ([rows, max_length, kv_dim] each), and which row's entry each hypothesis reads at each
+// position. Row r writes position `step` into its own row; a beam reorder or a compaction only
+// rewrites the small table of origins (origin[r][t]: the row holding hypothesis r's position t),
+// never the cached keys and values, and attention reads position t of hypothesis r at
+// offsets(r)[t].
 #pragma once
 
 #include <cstddef>
@@ -21,13 +24,19 @@ struct KvCacheShape {
 
 class KvCache {
  public:
-  // Requests "<prefix>.layers.N.self_k_cache" / "self_v_cache" and the reorder scratch.
+  // Requests "<prefix>.layers.N.self_k_cache" / "self_v_cache", the origin and offset tables and
+  // the reorder scratch.
   void plan(ArenaPlanner* planner, const std::string& prefix, const KvCacheShape& shape);
   void bind(const Arena& arena, const ArenaPlanner& planner);
 
   float* keys(size_t layer) const { return keys_[layer].as<float>(); }
   float* values(size_t layer) const { return values_[layer].as<float>(); }
   size_t row_stride() const { return shape_.max_length * shape_.kv_dim; }  // floats between rows
+  // Before a step's layers: each row's position `step` is its own, and every row's offsets for
+  // positions 0..step are computed (shared by all layers).
+  void begin_step(size_t rows, size_t step) const;
+  // Position t of hypothesis `row` is at keys(layer) + offsets(row)[t] (values the same), t <= step.
+  const size_t* offsets(size_t row) const { return offsets_.as<const size_t>() + row * shape_.max_length; }
   // Stores position `step` of each row: its key at qkv + r * ld + key_offset, the value right after.
   void store(size_t layer, const float* qkv, size_t ld, size_t key_offset, size_t rows, size_t step) const;
   // Beam search: row r continues from row parents[r] (same sentence, rows / beam of them); the
@@ -38,9 +47,11 @@ class KvCache {
   void compact(const int32_t* keep, size_t count, size_t length) const;
 
  private:
+  uint32_t* origins(size_t row) const { return origin_.as<uint32_t>() + row * shape_.max_length; }
+
   KvCacheShape shape_;
   std::vector<ArenaBuffer> keys_, values_;
-  ArenaBuffer reorder_scratch_;
+  ArenaBuffer origin_, offsets_, reorder_scratch_;
 };
 
 }  // namespace heed::blocks

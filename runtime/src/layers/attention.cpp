@@ -15,6 +15,7 @@ void attend(const kernels::KernelTable& k, const AttentionInput& in, float* scor
   p.k_row_stride = in.key_stride;
   p.v = in.values;
   p.v_row_stride = in.value_stride;
+  p.kv_offsets = in.offsets;
   p.out = out;
   p.scale = in.scale;
   p.scores = scores;

@@ -18,6 +18,9 @@ struct AttentionInput {
   const float* values = nullptr;  // value j at values + j * value_stride
   size_t key_stride = 0;
   size_t value_stride = 0;
+  // Non-null: key j at keys + offsets[j], value j at values + offsets[j] (floats), instead of the
+  // strides (the decoder's K/V cache after beam reorders: blocks/kv_cache.h).
+  const size_t* offsets = nullptr;
   size_t length = 0;              // n; 0 gives a zero output
   size_t head_dim = 0;
   float scale = 1.0f;             // 1 / sqrt(head_dim) for scaled dot-product
