@@ -288,10 +288,12 @@ void add_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t m0, 
   }
 }
 
-// Calls tile(a, b, row, mr, blk, nb, m0) for every output tile, in the order the weights stay in
-// cache: chunks of A's rows shifted to unsigned, 16-row weight blocks kNb at a time, the chunk's
+// Calls tile(a, b, row, mr, blk, nb, m0, skip) for every output tile, in the order the weights stay
+// in cache: chunks of A's rows shifted to unsigned, 16-row weight blocks kNb at a time, the chunk's
 // rows in tiles of 8, then 4, then one (the GEMV loop). a: the tile's first shifted row (m0 in
-// the chunk, row in A); b: its first weight block (blk).
+// the chunk, row in A); b: its first weight block (blk). The last 1-2 weight blocks of N go to the
+// full 8- and 4-row tiles too: those tiles start kNb blocks before the end and leave the first
+// `skip` blocks unstored (computed twice, bitwise the same; the edge tile is several times slower).
 template <class Tile>
 void for_each_tile(const GemmI8PackedParams& p, size_t k4, Tile tile) {
   const size_t block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
@@ -307,7 +309,10 @@ void for_each_tile(const GemmI8PackedParams& p, size_t k4, Tile tile) {
       for (size_t m0 = 0; m0 < rows; m0 += mr) {
         const size_t left = rows - m0;
         mr = left >= kMr ? kMr : left >= 4 ? 4 : 1;
-        tile(shifted + m0 * k4, p.packed + blk * block_bytes, mc + m0, mr, blk, nb, m0);
+        const bool back = nb < kNb && blocks >= kNb && mr > 1;
+        const size_t first = back ? blocks - kNb : blk;
+        tile(shifted + m0 * k4, p.packed + first * block_bytes, mc + m0, mr, first, back ? kNb : nb, m0,
+             back ? kNb - nb : 0);
       }
     }
   }
@@ -327,7 +332,8 @@ void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
   alignas(64) __m512i corr[kGatheredBlocks * kNb];
   alignas(64) __m512 b_scale[kGatheredBlocks * kNb];
   size_t gathered = ~size_t{0};  // the weight block group corr and b_scale hold
-  for_each_tile(p, k4, [&](const uint8_t* a0, const int8_t* b0, size_t row, size_t mr, size_t blk, size_t nb, size_t) {
+  for_each_tile(p, k4, [&](const uint8_t* a0, const int8_t* b0, size_t row, size_t mr, size_t blk, size_t nb, size_t,
+                           size_t skip) {
     if (gather_once && gathered != blk) {
       for (size_t q = 0; q < kblocks; ++q) gather_block(p, q, kblocks, blk * 16, nb, corr + q * kNb, b_scale + q * kNb);
       gathered = blk;
@@ -344,7 +350,7 @@ void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
       if (!gather_once) gather_block(p, q, kblocks, blk * 16, nb, corr, b_scale);
       add_block(p, q, kblocks, row, mr, nb, acc, corr + at, b_scale + at, v);
     }
-    store_tile(p, row, mr, blk * 16, nb, v);
+    store_tile(p, row, mr, (blk + skip) * 16, nb - skip, v + skip);
   });
 }
 
@@ -366,7 +372,7 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
   const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
   alignas(64) __m512i acc[kMr * kNb];
   for_each_tile(p, k4, [&](const uint8_t* a, const int8_t* b, size_t row, size_t mr, size_t blk, size_t nb,
-                           size_t m0) {
+                           size_t m0, size_t skip) {
     if (mr == 1) {
       gemv_row(a, b, block_bytes, nb, groups, acc);
     } else if (nb == kNb) {
@@ -381,7 +387,7 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
     } else {
       tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
     }
-    epilogue(p, row, mr, blk * 16, nb, acc);
+    epilogue(p, row, mr, (blk + skip) * 16, nb - skip, acc + skip);
   });
 }
 

@@ -405,7 +405,7 @@ TEST_CASE("gemm_i8_packed variants over M (GEMV and tile edges), odd N and K tai
   // a multiple of 4, 16 or 64, and the multiples themselves.
   for (const KernelTable* t : packed_tables())
     for (size_t m : {1, 2, 3, 7, 8, 9, 64})
-      for (size_t n : {5, 16, 33, 81})
+      for (size_t n : {5, 16, 33, 70, 81})  // 70: 5 blocks, the last two behind a full 3-block tile
         for (size_t k : {1, 3, 4, 13, 16, 47, 64, 99, 130}) {
           if (m * n * k > 64 * 33 * 64) continue;  // keep emulated runs short
           check_packed(*t, PackedCase{m, n, k});
@@ -491,8 +491,10 @@ TEST_CASE("gemm_i8_packed with activation blocks (a scale per block of K): refer
             for (bool block_sums : {false, true})
               for (bool b_per_block : {false, true}) check_packed_blocks(*t, m, n, k, a_block, block_sums, b_per_block);
   for (const KernelTable* t : packed_tables()) {
-    for (size_t m : {4, 5, 12, 16, 17})  // the 8- and 4-row tiles, N over 3 blocks (avx512vnni)
+    for (size_t m : {4, 5, 12, 16, 17}) {  // the 8- and 4-row tiles, N over 3 blocks (avx512vnni)
       check_packed_blocks(*t, m, 50, 200, 32, true);
+      check_packed_blocks(*t, m, 70, 200, 32, true, true);  // two edge blocks
+    }
     check_packed_blocks(*t, 64, 130, 1536, 64, true);   // an encoder's FFN output shape
     check_packed_blocks(*t, 64, 130, 1536, 32, true, true);
     check_packed_blocks(*t, 2, 7, 40000, 64, true);     // past the A chunk: the reference loop
