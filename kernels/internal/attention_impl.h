@@ -1,8 +1,13 @@
 // The loop structure of the fused attention kernel, shared by the reference and the SIMD variants,
-// which differ only in the vector primitives they pass in (Ops):
-//   float dot(const float* a, const float* b, size_t n)
-//   void axpy(float alpha, const float* x, float* y, size_t n)     y += alpha x
-//   void softmax(float* x, size_t n)
+// which differ only in the primitives they pass in (Ops):
+//   void scores(const float* q, const float* k, size_t k_stride, size_t n, size_t d, float scale,
+//               float* s) const                            s[j] = scale * q . k_j, j < n
+//   void softmax(float* x, size_t n) const
+//   void weighted_sum(const float* s, const float* v, size_t v_stride, size_t n, size_t d,
+//                     float* out) const                    out = sum_j s[j] v_j (written, not added to)
+// The reference builds scores and weighted_sum from dot and axpy (attention_scores_by_dot,
+// attention_sum_by_axpy below, which define the order of operations); the SIMD variants use the
+// register-tiled loops of internal/attention_row_impl.h.
 // Static template: each variant's file instantiates its own copy with its own flags (see the note
 // in gemm_epilogue.h).
 #pragma once
@@ -44,6 +49,21 @@ static inline size_t attention_kv_head(const AttentionParams& p, size_t h) {
   return h / group < kv_heads ? h / group : kv_heads - 1;
 }
 
+// scores by one ops.dot per key, in key order.
+template <class Ops>
+static void attention_scores_by_dot(const Ops& ops, const float* q, const float* k, size_t k_stride, size_t n,
+                                    size_t d, float scale, float* s) {
+  for (size_t j = 0; j < n; ++j) s[j] = ops.dot(q, k + j * k_stride, d) * scale;
+}
+
+// weighted_sum as zeros then one ops.axpy per key, in key order.
+template <class Ops>
+static void attention_sum_by_axpy(const Ops& ops, const float* s, const float* v, size_t v_stride, size_t n,
+                                  size_t d, float* out) {
+  std::memset(out, 0, d * sizeof(float));
+  for (size_t j = 0; j < n; ++j) ops.axpy(s[j], v + j * v_stride, out, d);
+}
+
 template <class Ops>
 static void attention_impl(const AttentionParams& p, const Ops& ops) {
   for (size_t t = 0; t < p.q_rows; ++t) {
@@ -53,14 +73,15 @@ static void attention_impl(const AttentionParams& p, const Ops& ops) {
       const size_t g = attention_kv_head(p, h);
       const float* q = p.q + t * p.q_row_stride + h * p.q_head_stride;
       float* out = p.out + t * p.out_row_stride + h * p.out_head_stride;
-      std::memset(out, 0, p.head_dim * sizeof(float));
-      if (lo == hi) continue;  // nothing visible: zeros, like a softmax over an all -inf row
-      const float* k = p.k + g * p.k_head_stride;
-      const float* v = p.v + g * p.v_head_stride;
-      float* s = p.scores;
-      for (size_t j = lo; j < hi; ++j) s[j - lo] = ops.dot(q, k + j * p.k_row_stride, p.head_dim) * p.scale;
-      ops.softmax(s, hi - lo);
-      for (size_t j = lo; j < hi; ++j) ops.axpy(s[j - lo], v + j * p.v_row_stride, out, p.head_dim);
+      if (lo == hi) {  // nothing visible: zeros, like a softmax over an all -inf row
+        std::memset(out, 0, p.head_dim * sizeof(float));
+        continue;
+      }
+      const float* k = p.k + g * p.k_head_stride + lo * p.k_row_stride;
+      const float* v = p.v + g * p.v_head_stride + lo * p.v_row_stride;
+      ops.scores(q, k, p.k_row_stride, hi - lo, p.head_dim, p.scale, p.scores);
+      ops.softmax(p.scores, hi - lo);
+      ops.weighted_sum(p.scores, v, p.v_row_stride, hi - lo, p.head_dim, out);
     }
   }
 }

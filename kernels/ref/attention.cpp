@@ -17,6 +17,12 @@ struct ScalarOps {
   float dot(const float* a, const float* b, size_t n) const { return dot_f32(a, b, n); }
   void axpy(float alpha, const float* x, float* y, size_t n) const { axpy_f32(alpha, x, y, n); }
   void softmax(float* x, size_t n) const { ref::softmax(x, n); }
+  void scores(const float* q, const float* k, size_t k_stride, size_t n, size_t d, float scale, float* s) const {
+    attention_scores_by_dot(*this, q, k, k_stride, n, d, scale, s);
+  }
+  void weighted_sum(const float* s, const float* v, size_t v_stride, size_t n, size_t d, float* out) const {
+    attention_sum_by_axpy(*this, s, v, v_stride, n, d, out);
+  }
 };
 }  // namespace
 
