@@ -1,15 +1,41 @@
 // Fused attention for NEON (armv7 and aarch64): the block path (internal/attention_block_impl.h)
 // with an FMA register tile of 4 rows x 16 columns on aarch64 (16 of its 32 vector registers as
 // accumulators) and 4 x 8 on armv7 (8 of 16), one load of B per 4 columns and one scalar of A per
-// row and k; and the row loop (internal/attention_impl.h) over the target's own dot, axpy and
-// softmax for the calls blocks do not take.
+// row and k; and the row loop (internal/attention_impl.h) for the calls blocks do not take, with
+// the register-tiled scores and weighted sum of internal/attention_row_impl.h: groups of 8 keys
+// on aarch64 and 4 on armv7 (whose 32-bit core has too few registers for 8 key pointers), output
+// blocks of 8 vectors on aarch64 (32 columns; 16 spilled: GCC loads all of a key's vectors before
+// its FMAs, 33 registers) and 4 vectors in 2 sets on armv7 (8 of its 16 registers).
 #include "arm/neon_shim.h"
 #include "internal/attention_block_impl.h"
+#include "internal/attention_row_impl.h"
 #include "internal/variants.h"
 
 namespace heed::kernels::HEED_NEON_VARIANT {
 
 namespace {
+struct NeonVec {
+  using Vec = float32x4_t;
+  using Weight = float;  // FMLA by element on aarch64: no broadcast per key
+#if defined(__aarch64__)
+  static constexpr size_t kLanes = 4, kScoreKeys = 8, kSumVectors = 8, kSumSets = 1;
+#else  // 8 accumulators in one set spilled: GCC loads all 8 vectors of a key first (17 registers)
+  static constexpr size_t kLanes = 4, kScoreKeys = 4, kSumVectors = 4, kSumSets = 2;
+#endif
+
+  static Vec zero() { return vdupq_n_f32(0.0f); }
+  static Vec load(const float* p) { return vld1q_f32(p); }
+  static void store(float* p, Vec v) { vst1q_f32(p, v); }
+  static Vec add(Vec a, Vec b) { return vaddq_f32(a, b); }
+  static Vec fma(Vec acc, Vec a, Vec b) { return vfmaq_f32(acc, a, b); }
+  static Weight weight(float w) { return w; }
+  static Vec fma_weight(Vec acc, Weight w, Vec x) { return fma_n_f32x4(acc, x, w); }
+  static void hsums(const Vec* acc, float* out) {
+    for (size_t i = 0; i < kScoreKeys; i += 4)
+      vst1q_f32(out + i, hsum4_f32x4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]));
+  }
+};
+
 struct NeonOps {
 #if defined(__aarch64__)
   static constexpr size_t kTileRows = 4, kVectors = 4;
@@ -18,9 +44,13 @@ struct NeonOps {
 #endif
   static constexpr size_t kTileCols = 4 * kVectors;
 
-  float dot(const float* a, const float* b, size_t n) const { return dot_f32(a, b, n); }
-  void axpy(float alpha, const float* x, float* y, size_t n) const { axpy_f32(alpha, x, y, n); }
   void softmax(float* x, size_t n) const { HEED_NEON_VARIANT::softmax(x, n); }
+  void scores(const float* q, KvRows k, size_t n, size_t d, float scale, float* s) const {
+    attention_row_scores<NeonVec>(q, k, n, d, scale, s);
+  }
+  void weighted_sum(const float* s, KvRows v, size_t n, size_t d, float* out) const {
+    attention_row_sum<NeonVec>(s, v, n, d, out);
+  }
 
   void tile(const float* a, size_t lda, size_t rows, const float* b, size_t ldb, size_t k, float alpha, float* c,
             size_t ldc) const {

@@ -21,6 +21,10 @@ namespace heed::kernels::HEED_NEON_VARIANT {
 #if defined(__aarch64__)
 
 static inline float hsum_f32x4(float32x4_t v) { return vaddvq_f32(v); }
+// The lane sums of a, b, c and d, in that order, in one register.
+static inline float32x4_t hsum4_f32x4(float32x4_t a, float32x4_t b, float32x4_t c, float32x4_t d) {
+  return vpaddq_f32(vpaddq_f32(a, b), vpaddq_f32(c, d));
+}
 static inline float hmax_f32x4(float32x4_t v) { return vmaxvq_f32(v); }
 static inline int32_t hsum_s32x4(int32x4_t v) { return vaddvq_s32(v); }
 static inline float32x4_t round_nearest_f32x4(float32x4_t x) { return vrndnq_f32(x); }
@@ -35,6 +39,11 @@ static inline int16x8_t mull_high_s8(int8x16_t a, int8x16_t b) { return vmull_hi
 static inline float hsum_f32x4(float32x4_t v) {
   const float32x2_t s = vadd_f32(vget_low_f32(v), vget_high_f32(v));
   return vget_lane_f32(vpadd_f32(s, s), 0);
+}
+static inline float32x4_t hsum4_f32x4(float32x4_t a, float32x4_t b, float32x4_t c, float32x4_t d) {
+  const float32x2_t sa = vadd_f32(vget_low_f32(a), vget_high_f32(a)), sb = vadd_f32(vget_low_f32(b), vget_high_f32(b));
+  const float32x2_t sc = vadd_f32(vget_low_f32(c), vget_high_f32(c)), sd = vadd_f32(vget_low_f32(d), vget_high_f32(d));
+  return vcombine_f32(vpadd_f32(sa, sb), vpadd_f32(sc, sd));
 }
 static inline float hmax_f32x4(float32x4_t v) {
   const float32x2_t s = vmax_f32(vget_low_f32(v), vget_high_f32(v));

@@ -1,4 +1,4 @@
-// The small vector kernels for NEON (armv7 and aarch64) (attention's dot products and axpys, residual adds).
+// The small vector kernels for NEON (armv7 and aarch64) (the RNN attentions' dot products and axpys, residual adds).
 #include "arm/neon_shim.h"
 
 #include "internal/variants.h"

@@ -1,8 +1,13 @@
 // The loop structure of the fused attention kernel, shared by the reference and the SIMD variants,
-// which differ only in the vector primitives they pass in (Ops):
-//   float dot(const float* a, const float* b, size_t n)
-//   void axpy(float alpha, const float* x, float* y, size_t n)     y += alpha x
-//   void softmax(float* x, size_t n)
+// which differ only in the primitives they pass in (Ops):
+//   void scores(const float* q, KvRows k, size_t n, size_t d, float scale, float* s) const
+//                                                          s[j] = scale * q . k_j, j < n
+//   void softmax(float* x, size_t n) const
+//   void weighted_sum(const float* s, KvRows v, size_t n, size_t d, float* out) const
+//                                                          out = sum_j s[j] v_j (written, not added to)
+// The reference builds scores and weighted_sum from dot and axpy (attention_scores_by_dot,
+// attention_sum_by_axpy below, which define the order of operations); the SIMD variants use the
+// register-tiled loops of internal/attention_row_impl.h.
 // Static template: each variant's file instantiates its own copy with its own flags (see the note
 // in gemm_epilogue.h).
 #pragma once
@@ -44,10 +49,28 @@ static inline size_t attention_kv_head(const AttentionParams& p, size_t h) {
   return h / group < kv_heads ? h / group : kv_heads - 1;
 }
 
-// Key or value j of a head whose first one is at `base`: kv_offsets[j] floats on when the caller
-// gives them (a K/V cache read by hypothesis), else j rows of `stride`.
-static inline const float* attention_kv_row(const AttentionParams& p, const float* base, size_t j, size_t stride) {
-  return base + (p.kv_offsets != nullptr ? p.kv_offsets[j] : j * stride);
+// Keys or values of one head: row j at base + offsets[j] floats when offsets is given (a K/V cache
+// read by hypothesis: AttentionParams::kv_offsets), else j rows of `stride` on.
+struct KvRows {
+  const float* base;
+  size_t stride;
+  const size_t* offsets;
+  const float* at(size_t j) const { return base + (offsets != nullptr ? offsets[j] : j * stride); }
+  KvRows columns(size_t c) const { return {base + c, stride, offsets}; }  // the same rows from column c
+};
+
+// scores by one ops.dot per key, in key order.
+template <class Ops>
+static void attention_scores_by_dot(const Ops& ops, const float* q, KvRows k, size_t n, size_t d, float scale,
+                                    float* s) {
+  for (size_t j = 0; j < n; ++j) s[j] = ops.dot(q, k.at(j), d) * scale;
+}
+
+// weighted_sum as zeros then one ops.axpy per key, in key order.
+template <class Ops>
+static void attention_sum_by_axpy(const Ops& ops, const float* s, KvRows v, size_t n, size_t d, float* out) {
+  std::memset(out, 0, d * sizeof(float));
+  for (size_t j = 0; j < n; ++j) ops.axpy(s[j], v.at(j), out, d);
 }
 
 template <class Ops>
@@ -59,14 +82,16 @@ static void attention_impl(const AttentionParams& p, const Ops& ops) {
       const size_t g = attention_kv_head(p, h);
       const float* q = p.q + t * p.q_row_stride + h * p.q_head_stride;
       float* out = p.out + t * p.out_row_stride + h * p.out_head_stride;
-      std::memset(out, 0, p.head_dim * sizeof(float));
-      if (lo == hi) continue;  // nothing visible: zeros, like a softmax over an all -inf row
-      const float* k = p.k + g * p.k_head_stride;
-      const float* v = p.v + g * p.v_head_stride;
-      float* s = p.scores;
-      for (size_t j = lo; j < hi; ++j) s[j - lo] = ops.dot(q, attention_kv_row(p, k, j, p.k_row_stride), p.head_dim) * p.scale;
-      ops.softmax(s, hi - lo);
-      for (size_t j = lo; j < hi; ++j) ops.axpy(s[j - lo], attention_kv_row(p, v, j, p.v_row_stride), out, p.head_dim);
+      if (lo == hi) {  // nothing visible: zeros, like a softmax over an all -inf row
+        std::memset(out, 0, p.head_dim * sizeof(float));
+        continue;
+      }
+      const size_t* offsets = p.kv_offsets != nullptr ? p.kv_offsets + lo : nullptr;
+      const KvRows k{p.k + g * p.k_head_stride + (offsets ? 0 : lo * p.k_row_stride), p.k_row_stride, offsets};
+      const KvRows v{p.v + g * p.v_head_stride + (offsets ? 0 : lo * p.v_row_stride), p.v_row_stride, offsets};
+      ops.scores(q, k, hi - lo, p.head_dim, p.scale, p.scores);
+      ops.softmax(p.scores, hi - lo);
+      ops.weighted_sum(p.scores, v, hi - lo, p.head_dim, out);
     }
   }
 }

@@ -17,6 +17,12 @@ struct ScalarOps {
   float dot(const float* a, const float* b, size_t n) const { return dot_f32(a, b, n); }
   void axpy(float alpha, const float* x, float* y, size_t n) const { axpy_f32(alpha, x, y, n); }
   void softmax(float* x, size_t n) const { ref::softmax(x, n); }
+  void scores(const float* q, KvRows k, size_t n, size_t d, float scale, float* s) const {
+    attention_scores_by_dot(*this, q, k, n, d, scale, s);
+  }
+  void weighted_sum(const float* s, KvRows v, size_t n, size_t d, float* out) const {
+    attention_sum_by_axpy(*this, s, v, n, d, out);
+  }
 };
 }  // namespace
 

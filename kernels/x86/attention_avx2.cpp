@@ -1,20 +1,51 @@
 // Fused attention for AVX2: the block path (internal/attention_block_impl.h) with a 6 x 16 FMA
 // register tile (12 accumulators, two loads of B and one broadcast of A per k), and the row loop
-// (internal/attention_impl.h) over the AVX2 dot, axpy and softmax for the calls blocks do not take.
+// (internal/attention_impl.h) for the calls blocks do not take, with the register-tiled scores and
+// weighted sum of internal/attention_row_impl.h: 8 keys per group of scores (8 accumulators and a
+// vector of q), output blocks of 8 vectors (64 columns in 8 of the 16 ymm registers).
 #include <immintrin.h>
 
 #include "internal/attention_block_impl.h"
+#include "internal/attention_row_impl.h"
 #include "internal/variants.h"
 
 namespace heed::kernels::avx2 {
 
 namespace {
+struct Avx2Vec {
+  using Vec = __m256;
+  using Weight = __m256;
+  static constexpr size_t kLanes = 8, kScoreKeys = 8, kSumVectors = 8, kSumSets = 1;
+
+  static Vec zero() { return _mm256_setzero_ps(); }
+  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static Vec fma(Vec acc, Vec a, Vec b) { return _mm256_fmadd_ps(a, b, acc); }
+  static Weight weight(float w) { return _mm256_set1_ps(w); }
+  static Vec fma_weight(Vec acc, Weight w, Vec x) { return _mm256_fmadd_ps(w, x, acc); }
+
+  // Two rounds of VHADDPS give, for acc[0..3] (s03) and acc[4..7] (s47), the sums of lanes 0-3
+  // in the low 128 bits and of lanes 4-7 in the high ones, in key order; the low halves of both
+  // plus the high halves of both are the 8 sums.
+  static void hsums(const Vec* acc, float* out) {
+    const __m256 s03 = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
+    const __m256 s47 = _mm256_hadd_ps(_mm256_hadd_ps(acc[4], acc[5]), _mm256_hadd_ps(acc[6], acc[7]));
+    const __m256 low = _mm256_permute2f128_ps(s03, s47, 0x20), high = _mm256_permute2f128_ps(s03, s47, 0x31);
+    _mm256_storeu_ps(out, _mm256_add_ps(low, high));
+  }
+};
+
 struct Avx2Ops {
   static constexpr size_t kTileRows = 6, kTileCols = 16;
 
-  float dot(const float* a, const float* b, size_t n) const { return dot_f32(a, b, n); }
-  void axpy(float alpha, const float* x, float* y, size_t n) const { axpy_f32(alpha, x, y, n); }
   void softmax(float* x, size_t n) const { avx2::softmax(x, n); }
+  void scores(const float* q, KvRows k, size_t n, size_t d, float scale, float* s) const {
+    attention_row_scores<Avx2Vec>(q, k, n, d, scale, s);
+  }
+  void weighted_sum(const float* s, KvRows v, size_t n, size_t d, float* out) const {
+    attention_row_sum<Avx2Vec>(s, v, n, d, out);
+  }
 
   // Named accumulators: GCC kept an accumulator array in memory, storing it on every k.
   void tile(const float* a, size_t lda, size_t rows, const float* b, size_t ldb, size_t k, float alpha, float* c,

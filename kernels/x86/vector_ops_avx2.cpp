@@ -1,5 +1,4 @@
-// The small vector kernels for AVX2 (attention's inner loops: scores are dot products against
-// the K cache, the context is an axpy over the V cache; residual adds).
+// The small vector kernels for AVX2 (the RNN attentions' scores and contexts; residual adds).
 #include "x86/avx2_math.h"
 
 #include "internal/variants.h"

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 #include "kernel_test_util.h"
@@ -243,5 +244,75 @@ TEST_CASE("embedding gather dequantizes rows and zeroes bad ids", "[embed]") {
         for (size_t i = dim; i < ldo; ++i) REQUIRE(out[k * ldo + i] == 5.0f);
       }
     }
+  }
+}
+
+namespace {
+
+// One query row and head (a decoder step: layers::attend), K and V in separate buffers with row
+// strides of head_dim plus an odd padding (as the K/V cache and the cross-attention memory are
+// slices of wider rows), q at an odd offset, canaries after the output row.
+AttnData make_single_query(const AttnCase& c, size_t k_pad, size_t v_pad) {
+  AttnData d;
+  d.q = random_f32(c.head_dim + 3, -2.0f, 2.0f);
+  d.k = random_f32(c.kv_len * (c.head_dim + k_pad), -2.0f, 2.0f);
+  d.v = random_f32(c.kv_len * (c.head_dim + v_pad), -3.0f, 3.0f);
+  d.out.assign(c.head_dim + kCanaries, 7.0f);
+  d.scores.assign(c.kv_len, 0.0f);
+  AttentionParams& p = d.p;
+  p.q_rows = 1; p.kv_len = c.kv_len; p.num_heads = p.num_kv_heads = 1; p.head_dim = c.head_dim;
+  p.q = d.q.data() + 3;
+  p.k = d.k.data(); p.k_row_stride = c.head_dim + k_pad;
+  p.v = d.v.data(); p.v_row_stride = c.head_dim + v_pad;
+  p.out = d.out.data();
+  p.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  p.mask = c.mask; p.position_offset = c.offset; p.window = c.window;
+  p.scores = d.scores.data();
+  return d;
+}
+
+void check_single_query(const KernelTable& v, const AttnCase& c, size_t k_pad, size_t v_pad) {
+  AttnData r = make_single_query(c, k_pad, v_pad);
+  AttnData s = r;
+  s.p.q = s.q.data() + 3; s.p.k = s.k.data(); s.p.v = s.v.data(); s.p.out = s.out.data();
+  s.p.scores = s.scores.data();
+  reference().attention(r.p);
+  v.attention(s.p);
+  const auto want = attention_double(c, s);
+  for (size_t i = 0; i < s.out.size(); ++i) {
+    INFO(isa_name(v.isa) << " head_dim " << c.head_dim << " kv_len " << c.kv_len << " mask " << int(c.mask)
+                         << " strides " << s.p.k_row_stride << " " << s.p.v_row_stride << " i " << i);
+    if (i >= c.head_dim) {
+      REQUIRE(s.out[i] == 7.0f);  // never written past head_dim
+      continue;
+    }
+    REQUIRE(close(s.out[i], r.out[i], 3.0, 2e-6, 1e-7));
+    REQUIRE(close(s.out[i], want[i], 3.0, 4e-6, 1e-7));
+  }
+}
+
+}  // namespace
+
+// The row path's register tiles: groups of keys with a partial last group, output column blocks
+// and their remainders (every head_dim up to 130, each with three key counts in turn; the usual
+// and edge head_dims with every key count from 1 to 300), odd row strides, a causal call seeing
+// part of the cache, a local window starting past key 0, and 4 KiB rows.
+TEST_CASE("single-query attention matches the definition and the reference", "[variants][attention]") {
+  auto tables = simd_variants();
+  tables.insert(tables.begin(), &reference());
+  const size_t kv_lens[] = {1, 2, 3, 7, 8, 9, 17, 31, 64, 300};
+  const size_t n = std::size(kv_lens);
+  auto all_lengths = [](size_t d) {
+    for (size_t e : {1, 3, 8, 31, 32, 33, 63, 64, 65, 80, 127, 128, 130})
+      if (d == e) return true;
+    return false;
+  };
+  for (const KernelTable* v : tables) {
+    for (size_t d = 1; d <= 130; ++d)
+      for (size_t i = 0; i < (all_lengths(d) ? n : 3); ++i)
+        check_single_query(*v, {1, kv_lens[(i + d) % n], 1, 1, d, AttentionMask::kNone}, 1 + 2 * (d % 3), 3);
+    check_single_query(*v, {1, 300, 1, 1, 64, AttentionMask::kCausal, 200}, 64 * 7, 64 * 15);  // 201 keys
+    check_single_query(*v, {1, 300, 1, 1, 80, AttentionMask::kLocalWindow, 150, 0, 21}, 5, 11);  // keys 129..171
+    check_single_query(*v, {1, 40, 1, 1, 64, AttentionMask::kNone}, 1024 - 64, 1024 - 64);
   }
 }

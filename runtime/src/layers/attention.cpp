@@ -3,7 +3,7 @@
 namespace heed::layers {
 
 // One query over one head's keys and values: the kernels' fused attention slot with a single row
-// and head (its loop is dot * scale, softmax, axpy over this ISA's own vector kernels).
+// and head (the SIMD variants' register-tiled row path, kernels/internal/attention_row_impl.h).
 void attend(const kernels::KernelTable& k, const AttentionInput& in, float* scores, float* out) {
   kernels::AttentionParams p;
   p.q_rows = 1;
