@@ -236,10 +236,8 @@ Status bench_generation(const std::string& path, const Settings& s, Clock::time_
   return Status::success();
 }
 
-int run_bench(const std::vector<std::string>& argv) {
-  const auto t0 = Clock::now();
-  Args args("bench", "-m MODEL.heed [options]", kDescription, specs());
-  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
+// The workload options, checked (false: a usage error was printed).
+bool read_settings(Args& args, Settings* out) {
   const auto batch = args.get_int("batch", 1, 1, 4096);
   const auto beam = args.get_int("beam", 1, 1, 256);
   const auto sentences = args.get_int("sentences", 16, 1, 1 << 20);
@@ -250,8 +248,8 @@ int run_bench(const std::vector<std::string>& argv) {
   const auto threads = args.get_int("threads", 1, 0, 256);
   const auto spin = spin_flag(args);
   const auto backend = get_backend(args);
-  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup || !threads || !spin || !backend) return kExitUsage;
-  Settings s;
+  if (!batch || !beam || !sentences || !source_len || !length || !repeat || !warmup || !threads || !spin || !backend) return false;
+  Settings& s = *out;
   s.batch = static_cast<size_t>(*batch);
   s.beam = static_cast<size_t>(*beam);
   s.sentences = static_cast<size_t>(*sentences);
@@ -264,6 +262,15 @@ int run_bench(const std::vector<std::string>& argv) {
   // 0 as the sessions read it (one per physical core), so the report prints the real count.
   s.threads = *threads == 0 ? std::max<size_t>(1, kernels::physical_cores()) : static_cast<size_t>(*threads);
   s.spin_microseconds = *spin;
+  return true;
+}
+
+int run_bench(const std::vector<std::string>& argv) {
+  const auto t0 = Clock::now();
+  Args args("bench", "-m MODEL.heed [options]", kDescription, specs());
+  if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
+  Settings s;
+  if (!read_settings(args, &s)) return kExitUsage;
   const std::string path = args.get("model");
 
   // The family decides the workload; reading the index maps the file (cheap) and checks it.

@@ -40,6 +40,7 @@ constexpr int64_t kCallerSpinNs = 50'000;
 // plus this slack: a healthy worker finishes at most about one chunk after the caller.
 constexpr int64_t kStallChunks = 4;
 constexpr int64_t kStallSlackNs = 100'000;
+constexpr size_t kWindowJobs = 32;
 // After a stall the jobs run on the caller alone for this long, doubled while stalls keep coming
 // back (up to kSoloMaxNs), reset once the workers keep up again.
 constexpr int64_t kSoloBaseNs = 10'000'000;
@@ -47,22 +48,29 @@ constexpr int64_t kSoloMaxNs = 1'000'000'000;
 
 }  // namespace
 
-// The job shared by the caller and the workers. `generation` is odd while the caller writes a job
-// and even once it is published; a worker counts itself in `active` before it reads the job, and
-// the caller writes the next job only when `active` is zero, so a late worker never sees a
-// half-written job (both sides use sequentially consistent order on generation and active).
+// The job shared by the caller and the workers, as a sequence lock: `generation` is odd while the
+// caller writes a job and even once it is published (job id = generation / 2). A worker reads the
+// job's fields, then checks the generation did not move; it takes chunks only through `claim`,
+// which holds the job id next to the next chunk, so a worker that read an old job can never run
+// a chunk of a newer one. The caller never waits for a late worker to leave a finished job: a job
+// ends when every chunk is done, and a chunk is only run by whoever claimed it.
 struct ThreadPool::Workers {
+  using ChunkFn = void (*)(void*, size_t, size_t);
+  struct Job {
+    ChunkFn fn;
+    void* context;
+    size_t chunks;
+  };
+
   int64_t spin_ns = 0;
   std::vector<std::thread> threads;
 
-  void (*fn)(void*, size_t, size_t) = nullptr;
-  void* context = nullptr;
-  size_t chunks = 0;
-
+  std::atomic<ChunkFn> fn{nullptr};
+  std::atomic<void*> context{nullptr};
+  std::atomic<size_t> chunks{0};
   alignas(64) std::atomic<uint64_t> generation{0};
-  alignas(64) std::atomic<size_t> next{0};
+  alignas(64) std::atomic<uint64_t> claim{0};  // (job id & 0xffffffff) << 32 | next chunk
   alignas(64) std::atomic<size_t> done{0};
-  alignas(64) std::atomic<size_t> active{0};
   std::atomic<size_t> sleepers{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;
@@ -72,9 +80,12 @@ struct ThreadPool::Workers {
   int64_t solo_until_ns = 0;
   int64_t solo_length_ns = kSoloBaseNs;
   int64_t last_stall_ns = 0;
+  int64_t window_wait_ns = 0, window_work_ns = 0;  // over the jobs since the window began
+  size_t window_jobs = 0;
   std::atomic<uint64_t> solo_jobs{0};
 
-  bool published(uint64_t g, uint64_t seen) const { return g != seen && (g & 1) == 0; }
+  static bool published(uint64_t g, uint64_t seen) { return g != seen && (g & 1) == 0; }
+  static uint64_t claim_tag(uint64_t g) { return ((g / 2) & 0xffffffffu) << 32; }
 
   // A new published generation (or stop): spins for the budget, then sleeps.
   uint64_t wait_for_job(uint64_t seen) {
@@ -96,12 +107,33 @@ struct ThreadPool::Workers {
     return g;
   }
 
-  void run_chunks(size_t thread) {
+  // The fields of published job g; false when the caller moved on while they were read.
+  bool read_job(uint64_t g, Job* job) const {
+    job->fn = fn.load(std::memory_order_relaxed);
+    job->context = context.load(std::memory_order_relaxed);
+    job->chunks = chunks.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return generation.load(std::memory_order_relaxed) == g;
+  }
+
+  // The next chunk of job g into *c; false when it has none left or is no longer the job.
+  bool claim_chunk(uint64_t g, size_t job_chunks, size_t* c) {
+    const uint64_t tag = claim_tag(g);
+    uint64_t cur = claim.load(std::memory_order_relaxed);
     for (;;) {
-      const size_t c = next.fetch_add(1, std::memory_order_relaxed);
-      if (c >= chunks) return;
-      fn(context, thread, c);
+      if ((cur & ~uint64_t{0xffffffffu}) != tag || (cur & 0xffffffffu) >= job_chunks) return false;
+      if (claim.compare_exchange_weak(cur, cur + 1, std::memory_order_relaxed)) break;
+    }
+    *c = static_cast<size_t>(cur & 0xffffffffu);
+    return true;
+  }
+
+  void run_chunks(uint64_t g, const Job& job, size_t thread, size_t* ran) {
+    size_t c;
+    while (claim_chunk(g, job.chunks, &c)) {
+      job.fn(job.context, thread, c);
       done.fetch_add(1, std::memory_order_release);
+      ++*ran;
     }
   }
 
@@ -110,29 +142,29 @@ struct ThreadPool::Workers {
     for (;;) {
       const uint64_t g = wait_for_job(seen);
       if (stop.load()) return;
-      active.fetch_add(1);
-      if (generation.load() == g) {  // still the job it woke for: the fields are stable
-        seen = g;
-        run_chunks(thread);
-      }
-      active.fetch_sub(1);
+      seen = g;
+      Job job;
+      size_t ran = 0;
+      if (read_job(g, &job)) run_chunks(g, job, thread, &ran);
     }
   }
 
-  void publish(void (*chunk_fn)(void*, size_t, size_t), void* job_context, size_t job_chunks) {
-    const uint64_t g = generation.load(std::memory_order_relaxed);
-    generation.store(g + 1);
-    while (active.load() != 0) cpu_relax();
-    fn = chunk_fn;
-    context = job_context;
-    chunks = job_chunks;
-    next.store(0, std::memory_order_relaxed);
+  // Publishes a job; returns its generation.
+  uint64_t publish(const Job& job) {
+    const uint64_t g = generation.load(std::memory_order_relaxed) + 2;
+    generation.store(g - 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    fn.store(job.fn, std::memory_order_relaxed);
+    context.store(job.context, std::memory_order_relaxed);
+    chunks.store(job.chunks, std::memory_order_relaxed);
     done.store(0, std::memory_order_relaxed);
-    generation.store(g + 2);
+    claim.store(claim_tag(g), std::memory_order_relaxed);
+    generation.store(g);  // sequentially consistent: ordered before the read of sleepers
     if (sleepers.load() > 0) {
       { std::lock_guard<std::mutex> lock(mutex); }
       wake.notify_all();
     }
+    return g;
   }
 
   // Waits for the workers' last chunks; returns how long it waited.
@@ -145,14 +177,27 @@ struct ThreadPool::Workers {
     return now_ns() - start;
   }
 
+  // A stall: one long wait (a worker descheduled with a chunk), or waits adding up to more than a
+  // quarter of the caller's own work over the last kWindowJobs jobs (workers that keep waking late
+  // on a busy machine). Either sends the next jobs to the caller alone.
   void note_wait(int64_t waited, int64_t caller_ns, size_t caller_chunks, int64_t now) {
     const int64_t per_chunk = caller_ns / static_cast<int64_t>(caller_chunks == 0 ? 1 : caller_chunks);
-    if (waited <= kStallChunks * per_chunk + kStallSlackNs) return;
+    window_wait_ns += waited;
+    window_work_ns += caller_ns;
+    bool stalled = waited > kStallChunks * per_chunk + kStallSlackNs;
+    if (++window_jobs == kWindowJobs) {
+      stalled = stalled || 4 * window_wait_ns > window_work_ns;
+      window_jobs = 0;
+      window_wait_ns = window_work_ns = 0;
+    }
+    if (!stalled) return;
     // Stalls that come back soon after the last solo period lengthen the next one.
     const bool recurring = now - last_stall_ns < 4 * solo_length_ns;
     solo_length_ns = recurring ? std::min(2 * solo_length_ns, kSoloMaxNs) : kSoloBaseNs;
     last_stall_ns = now;
     solo_until_ns = now + solo_length_ns;
+    window_jobs = 0;
+    window_wait_ns = window_work_ns = 0;
   }
 
   void shut_down() {
@@ -230,15 +275,10 @@ void ThreadPool::run_raw(size_t chunks, void (*chunk_fn)(void*, size_t, size_t),
     for (size_t c = 0; c < chunks; ++c) chunk_fn(context, 0, c);
     return;
   }
-  w.publish(chunk_fn, context, chunks);
+  const Workers::Job job{chunk_fn, context, chunks};
+  const uint64_t g = w.publish(job);
   size_t mine = 0;
-  for (;;) {
-    const size_t c = w.next.fetch_add(1, std::memory_order_relaxed);
-    if (c >= chunks) break;
-    chunk_fn(context, 0, c);
-    w.done.fetch_add(1, std::memory_order_release);
-    ++mine;
-  }
+  w.run_chunks(g, job, 0, &mine);
   const int64_t worked = now_ns();
   const int64_t waited = w.wait_done(chunks);
   w.note_wait(waited, worked - start, mine, worked + waited);
