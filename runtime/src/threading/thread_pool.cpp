@@ -177,22 +177,23 @@ struct ThreadPool::Workers {
     return now_ns() - start;
   }
 
-  // A stall: one long wait (a worker descheduled with a chunk), or waits adding up to more than a
-  // quarter of the caller's own work over the last kWindowJobs jobs (workers that keep waking late
-  // on a busy machine). Either sends the next jobs to the caller alone.
+  // A stall: one long wait (a worker descheduled with a chunk), or waits adding up to more than the
+  // caller's own work over the last kWindowJobs jobs (workers that keep waking late on a busy
+  // machine: two threads then do no better than the caller alone). Either sends the next jobs to
+  // the caller alone.
   void note_wait(int64_t waited, int64_t caller_ns, size_t caller_chunks, int64_t now) {
     const int64_t per_chunk = caller_ns / static_cast<int64_t>(caller_chunks == 0 ? 1 : caller_chunks);
     window_wait_ns += waited;
     window_work_ns += caller_ns;
     bool stalled = waited > kStallChunks * per_chunk + kStallSlackNs;
     if (++window_jobs == kWindowJobs) {
-      stalled = stalled || 4 * window_wait_ns > window_work_ns;
+      stalled = stalled || window_wait_ns > window_work_ns;
       window_jobs = 0;
       window_wait_ns = window_work_ns = 0;
     }
     if (!stalled) return;
-    // Stalls that come back soon after the last solo period lengthen the next one.
-    const bool recurring = now - last_stall_ns < 4 * solo_length_ns;
+    // A stall within one solo length after the last solo period ended doubles the next one.
+    const bool recurring = now - last_stall_ns < 2 * solo_length_ns;
     solo_length_ns = recurring ? std::min(2 * solo_length_ns, kSoloMaxNs) : kSoloBaseNs;
     last_stall_ns = now;
     solo_until_ns = now + solo_length_ns;
