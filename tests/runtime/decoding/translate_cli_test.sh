@@ -94,6 +94,13 @@ for t in 2 3 0; do
   $emu "$heed" translate -m "$model" --beam 4 --n-best 3 --with-scores --threads $t <"$dir/in" >"$dir/tn" 2>&1
   cmp -s "$dir/t1" "$dir/tn" || fail "--threads $t differs: $(cat "$dir/tn")"
 done
+# --spin-us: workers that sleep at once, or spin long, change nothing but speed.
+for spin in 0 5000; do
+  $emu "$heed" translate -m "$model" --beam 4 --n-best 3 --with-scores --threads 2 --spin-us $spin <"$dir/in" >"$dir/tn" 2>&1
+  cmp -s "$dir/t1" "$dir/tn" || fail "--spin-us $spin differs: $(cat "$dir/tn")"
+done
+$emu "$heed" translate -m "$model" --spin-us 1000001 </dev/null >"$dir/err" 2>&1; [ $? -eq 2 ] || fail "--spin-us 1000001: not exit 2"
+grep -q "spin-us" "$dir/err" || fail "--spin-us 1000001: the error does not name the option: $(cat "$dir/err")"
 printf 'آ ت ز م و ن ||| a t z m o n\n' | $emu "$heed" score -m "$model" --tokens >"$dir/s1" 2>&1
 printf 'آ ت ز م و ن ||| a t z m o n\n' | $emu "$heed" score -m "$model" --tokens --threads 2 >"$dir/s2" 2>&1
 cmp -s "$dir/s1" "$dir/s2" || fail "score --threads 2 differs: $(cat "$dir/s2")"

@@ -153,6 +153,9 @@ TEST_CASE("thread counts: 0 is one per core, above 256 is refused with a clear e
   const Status s = create_step_model(*loaded.model, StepModelLimits{1, 1, 4, 4}, {}, &m, 257);
   CHECK(s.code() == StatusCode::kInvalidArgument);
   CHECK(s.message() == "threads 257 is above the limit of 256");
+  const Status spin = create_step_model(*loaded.model, StepModelLimits{1, 1, 4, 4}, {}, &m, {2, 1000001});
+  CHECK(spin.code() == StatusCode::kInvalidArgument);
+  CHECK(spin.message() == "spin budget 1000001 us is above the limit of 1000000 us");
   ArenaReport one, three;
   REQUIRE(plan_step_model_arena(*loaded.model, StepModelLimits{1, 1, 4, 4}, &one, 1).is_ok());
   REQUIRE(plan_step_model_arena(*loaded.model, StepModelLimits{1, 1, 4, 4}, &three, 3).is_ok());
