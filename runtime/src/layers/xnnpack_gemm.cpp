@@ -31,8 +31,8 @@ Status XnnpackGemm::create(const float* weight, const float* bias, size_t out, s
                            std::unique_ptr<XnnpackGemm>* result) {
   if (!initialize_once()) return unsupported_model("XNNPACK does not support this CPU");
   xnn_operator_t op = nullptr;
-  // YIELD_WORKERS: as heed's own jobs (thread_pool.cpp), workers sleep after a run instead of
-  // spinning on cores other processes need.
+  // YIELD_WORKERS: XNNPACK's pthreadpool (ThreadPool::raw, separate from heed's own workers) sleeps
+  // after a run instead of spinning on cores other processes need.
   const xnn_status s = xnn_create_fully_connected_nc_f32(in, out, in, out, weight, bias,
                                                          -INFINITY, INFINITY,
                                                          XNN_FLAG_YIELD_WORKERS, &op);

@@ -19,8 +19,8 @@ namespace heed {
 // arena.buffer; too small -> kInvalidArgument naming the needed size). Families without a
 // StepModel implementation -> kUnsupportedModel naming the family.
 // After creation, start()/step()/reorder() never allocate.
-// `threads`: worker threads of the session (a pthreadpool started here), 1 by default, 0 for one
-// per core, at most 256. GEMM output rows and attention (rows x heads) are split between them;
+// `threads`: worker threads of the session (threading::ThreadPool, started here) and their spin
+// budget; a bare count is 1 by default, 0 for one per core, at most 256. GEMM output rows and attention (rows x heads) are split between them;
 // results are bitwise the same for every thread count.
 Status create_step_model(const Model& model, const StepModelLimits& limits, ArenaOptions arena,
                          std::unique_ptr<StepModel>* out, threading::PoolOptions threads = 1);

@@ -128,13 +128,15 @@ struct ThreadPool::Workers {
     return true;
   }
 
-  void run_chunks(uint64_t g, const Job& job, size_t thread, size_t* ran) {
-    size_t c;
+  // Runs chunks of job g until none is left; returns how many.
+  size_t run_chunks(uint64_t g, const Job& job, size_t thread) {
+    size_t c, ran = 0;
     while (claim_chunk(g, job.chunks, &c)) {
       job.fn(job.context, thread, c);
       done.fetch_add(1, std::memory_order_release);
-      ++*ran;
+      ++ran;
     }
+    return ran;
   }
 
   void worker_main(size_t thread) {
@@ -144,8 +146,7 @@ struct ThreadPool::Workers {
       if (stop.load()) return;
       seen = g;
       Job job;
-      size_t ran = 0;
-      if (read_job(g, &job)) run_chunks(g, job, thread, &ran);
+      if (read_job(g, &job)) run_chunks(g, job, thread);
     }
   }
 
@@ -278,8 +279,7 @@ void ThreadPool::run_raw(size_t chunks, void (*chunk_fn)(void*, size_t, size_t),
   }
   const Workers::Job job{chunk_fn, context, chunks};
   const uint64_t g = w.publish(job);
-  size_t mine = 0;
-  w.run_chunks(g, job, 0, &mine);
+  const size_t mine = w.run_chunks(g, job, 0);
   const int64_t worked = now_ns();
   const int64_t waited = w.wait_done(chunks);
   w.note_wait(waited, worked - start, mine, worked + waited);
