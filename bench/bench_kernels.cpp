@@ -107,6 +107,19 @@ void bench_softmax(benchmark::State& state, const KernelTable* t, size_t n) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
+// GELU over one FFN row block of an encoder (64 rows of 1536, L2-resident), values spread over
+// [-6, 6) as FFN inputs are.
+void bench_gelu(benchmark::State& state, const KernelTable* t, size_t n) {
+  std::vector<float> x(n), work(n);
+  for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>((i * 37) % 1201) * 0.01f - 6.0f;
+  for (auto _ : state) {
+    work = x;
+    t->activate(work.data(), n, heed::kernels::Activation::kGelu);
+    benchmark::DoNotOptimize(work.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
+}
+
 // (N, K) of the model's matrices: attention projections, FFN in and out, the vocabulary projection.
 const struct Shape {
   size_t n, k;
@@ -147,6 +160,7 @@ int register_all() {
       }
     }
     benchmark::RegisterBenchmark(("softmax/" + isa + "/32000").c_str(), bench_softmax, t, size_t{32000});
+    benchmark::RegisterBenchmark(("gelu/" + isa + "/98304").c_str(), bench_gelu, t, size_t{98304});
   }
   return 0;
 }

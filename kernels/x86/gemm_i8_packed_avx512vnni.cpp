@@ -260,30 +260,19 @@ void shift_rows(const GemmI8PackedParams& p, size_t mc, size_t rows, size_t k4, 
   }
 }
 
-// The weights' side of one activation block q for weight blocks [n0 / 16, + nb): the block's row
-// sums times 128 (the a + 128 shift to take back) and its scales, 16 lanes per weight block (lanes
-// past N are 0). They depend on the weight blocks only, so gemm_blocks gathers them once for every
-// row tile over those blocks.
-void gather_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t n0, size_t nb, __m512i corr[kNb],
-                  __m512 b_scale[kNb]) {
+// One activation block q done for the weight blocks [blk, blk + nb): v += float(acc - corr) *
+// (a_scale * b_scale), as the reference adds blocks (the first one a product, then one fused
+// multiply-add each). corr is the block's weight row sums times 128 (the a + 128 shift to take
+// back); sums and scales come straight from the weights' lane tables (pack_block_lanes).
+void add_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t m0, size_t mr, size_t blk, size_t nb,
+               const __m512i acc[kMr * kNb], __m512 v[kMr * kNb]) {
+  __m512i corr[kNb];
+  __m512 b_scale[kNb];
   for (size_t c = 0; c < nb; ++c) {
-    const size_t col = n0 + 16 * c;
-    alignas(64) int32_t sums[16] = {};
-    alignas(64) float scales[16] = {};
-    for (size_t j = 0; j < 16 && col + j < p.n; ++j) {
-      sums[j] = p.block_row_sums[(col + j) * blocks + q];
-      scales[j] = p.b_scales_per_block ? p.b_scales[(col + j) * blocks + q] : p.b_scales[col + j];
-    }
-    corr[c] = _mm512_slli_epi32(_mm512_load_si512(sums), 7);
-    b_scale[c] = _mm512_load_ps(scales);
+    const size_t at = ((blk + c) * blocks + q) * 16;
+    corr[c] = _mm512_slli_epi32(_mm512_loadu_si512(p.block_lane_sums + at), 7);
+    b_scale[c] = _mm512_loadu_ps(p.block_lane_scales + at);
   }
-}
-
-// One activation block q done: v += float(acc - corr) * (a_scale * b_scale), as the reference adds
-// blocks (the first one a product, then one fused multiply-add each).
-void add_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t m0, size_t mr, size_t nb,
-               const __m512i acc[kMr * kNb], const __m512i corr[kNb], const __m512 b_scale[kNb],
-               __m512 v[kMr * kNb]) {
   for (size_t i = 0; i < mr; ++i) {
     const __m512 a_scale = _mm512_set1_ps(p.a_scales[(m0 + i) * blocks + q]);
     for (size_t c = 0; c < nb; ++c) {
@@ -324,26 +313,14 @@ void for_each_tile(const GemmI8PackedParams& p, size_t k4, Tile tile) {
   }
 }
 
-// Activation blocks (p.a_block, and the weights' per-block row sums): the same tiles over each
-// block of K in turn, from the block's place in the shifted rows and the weights. The weights' side
-// of every block (row sums, scales) is gathered once per group of weight blocks, up to
-// kGatheredBlocks blocks of K (more: per tile).
-constexpr size_t kGatheredBlocks = 128;
-
+// Activation blocks (p.a_block, and the weights' lane tables): the same tiles over each block of
+// K in turn, from the block's place in the shifted rows and the weights.
 void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
   const size_t block_bytes = 16 * k4, kblocks = gemm_i8_groups(p.k, p.a_block);
-  const bool gather_once = kblocks <= kGatheredBlocks;
   alignas(64) __m512i acc[kMr * kNb];
   alignas(64) __m512 v[kMr * kNb];
-  alignas(64) __m512i corr[kGatheredBlocks * kNb];
-  alignas(64) __m512 b_scale[kGatheredBlocks * kNb];
-  size_t gathered = ~size_t{0};  // the weight block group corr and b_scale hold
   for_each_tile(p, k4, [&](const uint8_t* a0, const int8_t* b0, size_t row, size_t mr, size_t blk, size_t nb, size_t,
                            size_t skip) {
-    if (gather_once && gathered != blk) {
-      for (size_t q = 0; q < kblocks; ++q) gather_block(p, q, kblocks, blk * 16, nb, corr + q * kNb, b_scale + q * kNb);
-      gathered = blk;
-    }
     for (size_t q = 0; q < kblocks; ++q) {
       const size_t kb = q * p.a_block, end = kb + p.a_block < k4 ? kb + p.a_block : k4, groups = (end - kb) / 4;
       const uint8_t* a = a0 + kb;
@@ -352,9 +329,7 @@ void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
       else if (nb == kNb && mr == kMr) tile_8x3(a, k4, b, block_bytes, groups, b, acc);
       else if (nb == kNb) tile_4x3(a, k4, b, block_bytes, groups, b, acc);
       else tile_edge(a, k4, mr, b, block_bytes, nb, groups, acc);
-      const size_t at = gather_once ? q * kNb : 0;
-      if (!gather_once) gather_block(p, q, kblocks, blk * 16, nb, corr, b_scale);
-      add_block(p, q, kblocks, row, mr, nb, acc, corr + at, b_scale + at, v);
+      add_block(p, q, kblocks, row, mr, blk, nb, acc, v);
     }
     store_tile(p, row, mr, (blk + skip) * 16, nb - skip, v + skip);
   });
@@ -370,9 +345,9 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
     return;
   }
   if (p.a_block != 0) {
-    // The a + 128 shift needs the weights' row sums per block of K; without them the AVX2
-    // kernel, which multiplies signed A directly, does it (every VNNI CPU runs it).
-    if (p.block_row_sums == nullptr) return avx2::gemm_i8_packed(p);
+    // The a + 128 shift needs the weights' row sums per block of K; without the lane tables the
+    // AVX2 kernel, which multiplies signed A directly, does it (every VNNI CPU runs it).
+    if (p.block_lane_sums == nullptr || p.block_lane_scales == nullptr) return avx2::gemm_i8_packed(p);
     return gemm_blocks(p, k4);
   }
   const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;

@@ -30,9 +30,9 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
     if (w->row_sums == nullptr) return invalid_file("tensor '" + weight_name + "' is packed without row sums");
     row_sums_ = w->row_sums;
     a_block_ = w->activation_block;
-    block_row_sums_.clear();
-    if (a_block_ != 0) sum_blocks(static_cast<const int8_t*>(w->data));
   }
+  block_lane_sums_.clear();
+  block_lane_scales_.clear();
   switch (w->dtype) {
     case fb::DType::F32:
     case fb::DType::F16:
@@ -60,6 +60,7 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
       return invalid_file("tensor '" + weight_name + "' has dtype " + dtype_name(w->dtype) +
                           ", expected f32, f16 or i8");
   }
+  if (a_block_ != 0 && dtype_ == fb::DType::I8) pack_block_lanes();
   if (!bias_name.empty()) HEED_RETURN_IF_ERROR(bias_.load(model, bias_name, out, /*optional=*/true));
   return Status::success();
 }
@@ -98,12 +99,12 @@ bool Linear::forward_xnnpack(const kernels::KernelTable& k, const float* x, size
   return true;
 }
 
-void Linear::sum_blocks(const int8_t* packed) {
-  const size_t blocks = (in_ + a_block_ - 1) / a_block_;
-  block_row_sums_.assign(out_ * blocks, 0);
-  for (size_t n = 0; n < out_; ++n)
-    for (size_t k = 0; k < in_; ++k)
-      block_row_sums_[n * blocks + k / a_block_] += packed[kernels::packed_i8_16x4_index(n, k, in_)];
+void Linear::pack_block_lanes() {
+  const size_t count = kernels::block_lanes_count(out_, in_, a_block_);
+  block_lane_sums_.assign(count, 0);
+  block_lane_scales_.assign(count, 0.0f);
+  kernels::pack_block_lanes(static_cast<const int8_t*>(weight_), out_, in_, a_block_, scales_, group_size_ != 0,
+                            block_lane_sums_.data(), block_lane_scales_.data());
 }
 
 void Linear::quantize_activations(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx,
@@ -201,7 +202,9 @@ void Linear::gemm_rows(const kernels::KernelTable& k, const void* a, size_t m, s
     p.a_block = a_block_;
     if (a_block_ != 0) {
       const size_t blocks = (in_ + a_block_ - 1) / a_block_;
-      p.block_row_sums = block_row_sums_.data() + n0 * blocks;
+      const size_t lanes = n0 / 16 * blocks * 16;  // n0 starts a 16-row block
+      p.block_lane_sums = block_lane_sums_.data() + lanes;
+      p.block_lane_scales = block_lane_scales_.data() + lanes;
       p.b_scales_per_block = group_size_ != 0;  // the loader allows only group size == a_block_
       if (p.b_scales_per_block) p.b_scales = scales_ + n0 * blocks;
     }
