@@ -67,8 +67,10 @@ void bench_gemm_i8(benchmark::State& state, const KernelTable* t, size_t m, size
 }
 
 // The same product over weights packed by pack_i8_16x4 (packing is done once, outside the timing,
-// as a converter or loader would).
-void bench_gemm_i8_packed(benchmark::State& state, const KernelTable* t, size_t m, size_t n, size_t k) {
+// as a converter or loader would). a_block > 0: activations and weights in blocks of K, with the
+// weights' lane tables (pack_block_lanes) as the runtime's Linear passes them.
+void bench_gemm_i8_packed(benchmark::State& state, const KernelTable* t, size_t m, size_t n, size_t k,
+                          size_t a_block) {
   GemmData d(m, n, k);
   std::vector<int8_t> packed(heed::kernels::packed_i8_16x4_bytes(n, k) + 64);
   int8_t* aligned = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;
@@ -79,6 +81,14 @@ void bench_gemm_i8_packed(benchmark::State& state, const KernelTable* t, size_t 
   p.a = d.a.data(); p.lda = k; p.a_scales = d.a_scales.data();
   p.packed = aligned; p.row_sums = sums.data(); p.b_scales = d.b_scales.data();
   p.bias = d.bias.data(); p.c = d.c.data(); p.ldc = n;
+  const size_t blocks = a_block == 0 ? 1 : (k + a_block - 1) / a_block;
+  std::vector<float> a_scales(m * blocks, 0.01f), b_scales(n * blocks, 0.01f);
+  std::vector<heed::kernels::BlockLanes> lanes(a_block == 0 ? 0 : heed::kernels::block_lanes_count(n, k, a_block));
+  if (a_block != 0) {
+    heed::kernels::pack_block_lanes(aligned, n, k, a_block, b_scales.data(), true, lanes.data());
+    p.a_block = a_block; p.a_scales = a_scales.data(); p.b_scales = b_scales.data(); p.b_scales_per_block = true;
+    p.block_lanes = lanes.data();
+  }
   const double t0 = heed::bench::thread_cpu_seconds();
   for (auto _ : state) {
     t->gemm_i8_packed(p);
@@ -145,8 +155,15 @@ int register_all() {
         for (size_t m : kRows) {
           const std::string name = "gemm_i8_packed/" + isa + "/" + s.what + "/m" + std::to_string(m) +
                                    "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k);
-          benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, m, s.n, s.k);
+          benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, m, s.n, s.k, size_t{0});
         }
+      // An encoder's FFN input (all-MiniLM: 1536 x 384) over 256 rows, per row and in blocks of K.
+      for (size_t block : {0, 16, 32, 64}) {
+        const std::string name = "gemm_i8_packed/" + isa + "/encoder_blocks/b" + std::to_string(block) +
+                                 "_m256_n1536_k384";
+        benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, size_t{256}, size_t{1536},
+                                     size_t{384}, size_t{block});
+      }
     }
     // Batch-1 GEMV over 1 GiB of weights: far beyond the last-level cache, so bandwidth-bound.
     if (t->isa != Isa::kScalar) {
@@ -155,7 +172,7 @@ int register_all() {
           ->MinTime(2.0);
       if (t->gemm_i8_packed != heed::kernels::reference().gemm_i8_packed) {
         benchmark::RegisterBenchmark(("gemm_i8_packed/" + isa + "/gemv_large/m1_n524288_k2048").c_str(),
-                                     bench_gemm_i8_packed, t, size_t{1}, size_t{524288}, size_t{2048})
+                                     bench_gemm_i8_packed, t, size_t{1}, size_t{524288}, size_t{2048}, size_t{0})
             ->MinTime(2.0);
       }
     }

@@ -26,16 +26,17 @@ void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packe
 }
 
 void pack_block_lanes(const int8_t* packed, size_t n, size_t k, size_t a_block, const float* b_scales,
-                      bool per_block, int32_t* sums, float* scales) {
+                      bool per_block, BlockLanes* lanes) {
   const size_t blocks = (k + a_block - 1) / a_block;
-  std::memset(sums, 0, block_lanes_count(n, k, a_block) * sizeof(int32_t));
-  std::memset(scales, 0, block_lanes_count(n, k, a_block) * sizeof(float));
+  std::memset(lanes, 0, block_lanes_count(n, k, a_block) * sizeof(BlockLanes));
   for (size_t r = 0; r < n; ++r) {
     for (size_t q = 0; q < blocks; ++q) {
-      const size_t at = ((r / 16) * blocks + q) * 16 + r % 16;
-      scales[at] = per_block ? b_scales[r * blocks + q] : b_scales[r];
+      BlockLanes& to = lanes[(r / 16) * blocks + q];
+      to.scales[r % 16] = per_block ? b_scales[r * blocks + q] : b_scales[r];
       const size_t end = (q + 1) * a_block < k ? (q + 1) * a_block : k;
-      for (size_t i = q * a_block; i < end; ++i) sums[at] += packed[packed_i8_16x4_index(r, i, k)];
+      int32_t sum = 0;
+      for (size_t i = q * a_block; i < end; ++i) sum += packed[packed_i8_16x4_index(r, i, k)];
+      to.corrections[r % 16] = sum * 128;
     }
   }
 }

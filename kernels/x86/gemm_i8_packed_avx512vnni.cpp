@@ -142,6 +142,87 @@ void tile_4x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
 #undef HEED_SAVE
 }
 
+// Activation blocks, 4 rows of A x 48 weight rows over `blocks` whole blocks of K: the int32 sums
+// of each block (zmm0-11) are dequantized into float accumulators that stay in registers
+// (zmm12-23) for all of K, instead of going through memory after every block as the 8x3 tile's
+// sums must (its 24 accumulators leave no room for floats). Per block and accumulator: subtract
+// the correction, convert, a_scale x b_scale (a_scale broadcast from memory), one fused
+// multiply-add, starting from -0 so that the first block is the reference's plain product.
+// a_scales: the 4 rows' scales by block, [q * 4 + i]; lanes: the first weight block's record for
+// the first block of K; lane_stride: bytes from one weight block's records to the next's.
+void tile_4x3_blocks(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups_per_block,
+                     size_t blocks, const float* a_scales, const BlockLanes* lanes, size_t lane_stride,
+                     __m512 v[kMr * kNb]) {
+  const size_t s3 = 3 * lda;
+  const float neg_zero = -0.0f;
+  size_t n = 0;
+#define HEED_ROW(addr, r0, r1, r2)                          \
+  "vpbroadcastd " addr ", %%zmm27\n\t"                      \
+  "vpdpbusd %%zmm24, %%zmm27, %%zmm" #r0 "\n\t"             \
+  "vpdpbusd %%zmm25, %%zmm27, %%zmm" #r1 "\n\t"             \
+  "vpdpbusd %%zmm26, %%zmm27, %%zmm" #r2 "\n\t"
+#define HEED_ZERO(r) "vpxord %%zmm" #r ", %%zmm" #r ", %%zmm" #r "\n\t"
+#define HEED_COPY(r) "vmovaps %%zmm12, %%zmm" #r "\n\t"
+#define HEED_DQ(acc, out, corr, scale, a_off)              \
+  "vpsubd " corr ", %%zmm" #acc ", %%zmm" #acc "\n\t"      \
+  "vcvtdq2ps %%zmm" #acc ", %%zmm" #acc "\n\t"             \
+  "vmulps " #a_off "(%[as])%{1to16%}, %%zmm" #scale ", %%zmm31\n\t" \
+  "vfmadd231ps %%zmm31, %%zmm" #acc ", %%zmm" #out "\n\t"  \
+  HEED_ZERO(acc)
+#define HEED_SAVE(r) "vmovaps %%zmm" #r ", (" #r "-12)*64(%[v])\n\t"
+  __asm__ volatile(
+      HEED_ZERO(0) HEED_ZERO(1) HEED_ZERO(2) HEED_ZERO(3) HEED_ZERO(4) HEED_ZERO(5) HEED_ZERO(6)
+      HEED_ZERO(7) HEED_ZERO(8) HEED_ZERO(9) HEED_ZERO(10) HEED_ZERO(11)
+      "vbroadcastss %[nz], %%zmm12\n\t"
+      HEED_COPY(13) HEED_COPY(14) HEED_COPY(15) HEED_COPY(16) HEED_COPY(17) HEED_COPY(18)
+      HEED_COPY(19) HEED_COPY(20) HEED_COPY(21) HEED_COPY(22) HEED_COPY(23)
+      "1:\n\t"
+      "mov %[gpb], %[n]\n\t"
+      "2:\n\t"
+      "prefetcht0 1024(%[b])\n\t"
+      "prefetcht0 1024(%[b],%[bs],1)\n\t"
+      "prefetcht0 1024(%[b],%[bs],2)\n\t"
+      "vmovdqu64 (%[b]), %%zmm24\n\t"
+      "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"
+      "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"
+      HEED_ROW("(%[a])", 0, 1, 2)
+      HEED_ROW("(%[a],%[s],1)", 3, 4, 5)
+      HEED_ROW("(%[a],%[s],2)", 6, 7, 8)
+      HEED_ROW("(%[a],%[s3],1)", 9, 10, 11)
+      "add $4, %[a]\n\t"
+      "add $64, %[b]\n\t"
+      "dec %[n]\n\t"
+      "jnz 2b\n\t"
+      "vmovups 64(%[ln]), %%zmm24\n\t"
+      "vmovups 64(%[ln],%[ls],1), %%zmm25\n\t"
+      "vmovups 64(%[ln],%[ls],2), %%zmm26\n\t"
+      HEED_DQ(0, 12, "(%[ln])", 24, 0) HEED_DQ(1, 13, "(%[ln],%[ls],1)", 25, 0)
+      HEED_DQ(2, 14, "(%[ln],%[ls],2)", 26, 0)
+      HEED_DQ(3, 15, "(%[ln])", 24, 4) HEED_DQ(4, 16, "(%[ln],%[ls],1)", 25, 4)
+      HEED_DQ(5, 17, "(%[ln],%[ls],2)", 26, 4)
+      HEED_DQ(6, 18, "(%[ln])", 24, 8) HEED_DQ(7, 19, "(%[ln],%[ls],1)", 25, 8)
+      HEED_DQ(8, 20, "(%[ln],%[ls],2)", 26, 8)
+      HEED_DQ(9, 21, "(%[ln])", 24, 12) HEED_DQ(10, 22, "(%[ln],%[ls],1)", 25, 12)
+      HEED_DQ(11, 23, "(%[ln],%[ls],2)", 26, 12)
+      "add $128, %[ln]\n\t"
+      "add $16, %[as]\n\t"
+      "dec %[nq]\n\t"
+      "jnz 1b\n\t"
+      HEED_SAVE(12) HEED_SAVE(13) HEED_SAVE(14) HEED_SAVE(15) HEED_SAVE(16) HEED_SAVE(17)
+      HEED_SAVE(18) HEED_SAVE(19) HEED_SAVE(20) HEED_SAVE(21) HEED_SAVE(22) HEED_SAVE(23)
+      : [a] "+r"(a), [b] "+r"(b), [n] "+r"(n), [nq] "+r"(blocks), [ln] "+r"(lanes), [as] "+r"(a_scales)
+      : [s] "r"(lda), [s3] "r"(s3), [bs] "r"(block_bytes), [ls] "r"(lane_stride), [gpb] "m"(groups_per_block),
+        [nz] "m"(neg_zero), [v] "r"(v)
+      : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
+        "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",
+        "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm31");
+#undef HEED_ROW
+#undef HEED_ZERO
+#undef HEED_COPY
+#undef HEED_DQ
+#undef HEED_SAVE
+}
+
 // Edge tiles (fewer rows of A or weight blocks): the same arithmetic in intrinsics.
 void tile_edge(const uint8_t* a, size_t lda, size_t mr, const int8_t* b, size_t block_bytes,
                size_t nb, size_t groups, __m512i acc[kMr * kNb]) {
@@ -263,15 +344,15 @@ void shift_rows(const GemmI8PackedParams& p, size_t mc, size_t rows, size_t k4, 
 // One activation block q done for the weight blocks [blk, blk + nb): v += float(acc - corr) *
 // (a_scale * b_scale), as the reference adds blocks (the first one a product, then one fused
 // multiply-add each). corr is the block's weight row sums times 128 (the a + 128 shift to take
-// back); sums and scales come straight from the weights' lane tables (pack_block_lanes).
+// back); corrections and scales come straight from the weights' lane records (pack_block_lanes).
 void add_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t m0, size_t mr, size_t blk, size_t nb,
                const __m512i acc[kMr * kNb], __m512 v[kMr * kNb]) {
   __m512i corr[kNb];
   __m512 b_scale[kNb];
   for (size_t c = 0; c < nb; ++c) {
-    const size_t at = ((blk + c) * blocks + q) * 16;
-    corr[c] = _mm512_slli_epi32(_mm512_loadu_si512(p.block_lane_sums + at), 7);
-    b_scale[c] = _mm512_loadu_ps(p.block_lane_scales + at);
+    const BlockLanes& lanes = p.block_lanes[(blk + c) * blocks + q];
+    corr[c] = _mm512_loadu_si512(lanes.corrections);
+    b_scale[c] = _mm512_loadu_ps(lanes.scales);
   }
   for (size_t i = 0; i < mr; ++i) {
     const __m512 a_scale = _mm512_set1_ps(p.a_scales[(m0 + i) * blocks + q]);
@@ -313,15 +394,37 @@ void for_each_tile(const GemmI8PackedParams& p, size_t k4, Tile tile) {
   }
 }
 
-// Activation blocks (p.a_block, and the weights' lane tables): the same tiles over each block of
-// K in turn, from the block's place in the shifted rows and the weights.
+// Rows [row, row + mr) of a tile (mr = 4 or 8, 3 weight blocks) over the whole blocks of K in
+// tile_4x3_blocks, 4 rows at a time, their scales transposed for it; returns the number of whole
+// blocks done (0 when there are too many to transpose on the stack: the caller does them all).
+constexpr size_t kMaxRegisterBlocks = 256;
+
+size_t whole_blocks_in_registers(const GemmI8PackedParams& p, size_t k4, const uint8_t* a0, const int8_t* b0,
+                                 size_t row, size_t mr, size_t blk, size_t kblocks, __m512 v[kMr * kNb]) {
+  const size_t whole = k4 / p.a_block;
+  if (whole == 0 || whole > kMaxRegisterBlocks) return 0;
+  alignas(64) float scales[4 * kMaxRegisterBlocks];
+  for (size_t half = 0; half < mr; half += 4) {
+    for (size_t q = 0; q < whole; ++q)
+      for (size_t i = 0; i < 4; ++i) scales[q * 4 + i] = p.a_scales[(row + half + i) * kblocks + q];
+    tile_4x3_blocks(a0 + half * k4, k4, b0, 16 * k4, p.a_block / 4, whole, scales, p.block_lanes + blk * kblocks,
+                    kblocks * sizeof(BlockLanes), v + half * kNb);
+  }
+  return whole;
+}
+
+// Activation blocks (p.a_block, and the weights' lane records): full tiles of 4 or 8 rows keep
+// their float sums in registers over the whole blocks of K (whole_blocks_in_registers); the
+// others, and a last partial block, run the integer tiles over each block of K in turn and add
+// each block's sums through memory (add_block).
 void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
   const size_t block_bytes = 16 * k4, kblocks = gemm_i8_groups(p.k, p.a_block);
   alignas(64) __m512i acc[kMr * kNb];
   alignas(64) __m512 v[kMr * kNb];
   for_each_tile(p, k4, [&](const uint8_t* a0, const int8_t* b0, size_t row, size_t mr, size_t blk, size_t nb, size_t,
                            size_t skip) {
-    for (size_t q = 0; q < kblocks; ++q) {
+    const size_t done = nb == kNb && mr >= 4 ? whole_blocks_in_registers(p, k4, a0, b0, row, mr, blk, kblocks, v) : 0;
+    for (size_t q = done; q < kblocks; ++q) {
       const size_t kb = q * p.a_block, end = kb + p.a_block < k4 ? kb + p.a_block : k4, groups = (end - kb) / 4;
       const uint8_t* a = a0 + kb;
       const int8_t* b = b0 + 16 * kb;
@@ -347,7 +450,7 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
   if (p.a_block != 0) {
     // The a + 128 shift needs the weights' row sums per block of K; without the lane tables the
     // AVX2 kernel, which multiplies signed A directly, does it (every VNNI CPU runs it).
-    if (p.block_lane_sums == nullptr || p.block_lane_scales == nullptr) return avx2::gemm_i8_packed(p);
+    if (p.block_lanes == nullptr) return avx2::gemm_i8_packed(p);
     return gemm_blocks(p, k4);
   }
   const size_t groups = k4 / 4, block_bytes = 16 * k4, blocks = (p.n + 15) / 16;

@@ -374,22 +374,18 @@ void check_packed_blocks(const KernelTable& t, size_t m, size_t n, size_t k, siz
   q.packed = packed.data(); q.row_sums = sums.data(); q.b_scales = bs.data(); q.bias = bias.data();
   q.activation = Activation::kRelu; q.c = got.data(); q.ldc = ldc; q.b_scales_per_block = b_per_block;
   // The optional lane tables, checked against sums and scales taken from B itself.
-  std::vector<int32_t> lane_sums(block_lanes_count(n, k, a_block));
-  std::vector<float> lane_scales(lane_sums.size());
-  pack_block_lanes(packed.data(), n, k, a_block, bs.data(), b_per_block, lane_sums.data(), lane_scales.data());
+  std::vector<BlockLanes> lanes(block_lanes_count(n, k, a_block));
+  pack_block_lanes(packed.data(), n, k, a_block, bs.data(), b_per_block, lanes.data());
   for (size_t j = 0; j < (n + 15) / 16 * 16; ++j)
     for (size_t qb = 0; qb < blocks; ++qb) {
       int32_t sum = 0;
       for (size_t i = qb * a_block; j < n && i < std::min(k, (qb + 1) * a_block); ++i) sum += b[j * k + i];
       const float scale = j >= n ? 0.0f : b_per_block ? bs[j * blocks + qb] : bs[j];
-      const size_t at = ((j / 16) * blocks + qb) * 16 + j % 16;
-      REQUIRE(lane_sums[at] == sum);
-      REQUIRE(lane_scales[at] == scale);
+      const BlockLanes& at = lanes[(j / 16) * blocks + qb];
+      REQUIRE(at.corrections[j % 16] == 128 * sum);
+      REQUIRE(at.scales[j % 16] == scale);
     }
-  if (block_sums) {
-    q.block_lane_sums = lane_sums.data();
-    q.block_lane_scales = lane_scales.data();
-  }
+  if (block_sums) q.block_lanes = lanes.data();
   t.gemm_i8_packed(q);
   INFO(isa_name(t.isa) << " gemm_i8_packed a_block " << a_block << " m " << m << " n " << n << " k " << k
                        << " block row sums " << block_sums << " weight scales per block " << b_per_block);

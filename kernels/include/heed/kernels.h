@@ -149,15 +149,19 @@ void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packe
                   int32_t* row_sums);
 
 // Activation blocks: the weights' side of every block of K, laid out as the AVX-512 VNNI kernel
-// loads it (one 64-byte vector per 16-row weight block and block of K, no gathering per call):
-// lane l of entry (n / 16) * ceil(K / a_block) + q is row n = 16 (n / 16) + l. `sums` gets each
-// row's sum over block q of the packed weights, `scales` its scale there (b_scales[n * blocks + q]
-// when per_block, else b_scales[n]); lanes past N are 0. Both hold block_lanes_count values.
+// loads it (no gathering per call): record (n / 16) * ceil(K / a_block) + q holds, in lane
+// l = n % 16, 128 times row n's sum over block q of the packed weights (the kernel's correction
+// for shifting A to unsigned bytes) and row n's scale there (b_scales[n * blocks + q] when
+// per_block, else b_scales[n]); lanes past N are 0.
+struct alignas(64) BlockLanes {
+  int32_t corrections[16];
+  float scales[16];
+};
 inline size_t block_lanes_count(size_t n, size_t k, size_t a_block) {
-  return (n + 15) / 16 * ((k + a_block - 1) / a_block) * 16;
+  return (n + 15) / 16 * ((k + a_block - 1) / a_block);
 }
 void pack_block_lanes(const int8_t* packed, size_t n, size_t k, size_t a_block, const float* b_scales,
-                      bool per_block, int32_t* sums, float* scales);
+                      bool per_block, BlockLanes* lanes);
 
 // gemm_i8 over packed weights: the same result as gemm_i8 with per-row scales (group_size 0).
 // Activation blocks (a_block > 0, a multiple of 16): A is quantized in blocks of a_block values
@@ -174,10 +178,9 @@ struct GemmI8PackedParams {
   size_t a_block = 0;  // 0: one scale per row of A
   const int8_t* packed = nullptr;     // pack_i8_16x4 output, 64-byte aligned for speed
   const int32_t* row_sums = nullptr;  // [n]
-  // Activation blocks: pack_block_lanes' sums and scales for these weights (optional, both or
-  // neither; a kernel that shifts A to unsigned, as the AVX-512 VNNI one does, runs faster with them).
-  const int32_t* block_lane_sums = nullptr;
-  const float* block_lane_scales = nullptr;
+  // Activation blocks: pack_block_lanes' records for these weights (optional; a kernel that
+  // shifts A to unsigned, as the AVX-512 VNNI one does, runs faster with them).
+  const BlockLanes* block_lanes = nullptr;
   const float* b_scales = nullptr;    // [n], or [n * ceil(K / a_block)] with b_scales_per_block
   // Activation blocks only: the weights are quantized in the same blocks of K, each row's block
   // with its own scale (b_scales[n * blocks + q] then replaces b_scale[n] in f_q).

@@ -31,8 +31,7 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
     row_sums_ = w->row_sums;
     a_block_ = w->activation_block;
   }
-  block_lane_sums_.clear();
-  block_lane_scales_.clear();
+  block_lanes_.clear();
   switch (w->dtype) {
     case fb::DType::F32:
     case fb::DType::F16:
@@ -100,11 +99,9 @@ bool Linear::forward_xnnpack(const kernels::KernelTable& k, const float* x, size
 }
 
 void Linear::pack_block_lanes() {
-  const size_t count = kernels::block_lanes_count(out_, in_, a_block_);
-  block_lane_sums_.assign(count, 0);
-  block_lane_scales_.assign(count, 0.0f);
+  block_lanes_.resize(kernels::block_lanes_count(out_, in_, a_block_));
   kernels::pack_block_lanes(static_cast<const int8_t*>(weight_), out_, in_, a_block_, scales_, group_size_ != 0,
-                            block_lane_sums_.data(), block_lane_scales_.data());
+                            block_lanes_.data());
 }
 
 void Linear::quantize_activations(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx,
@@ -202,9 +199,7 @@ void Linear::gemm_rows(const kernels::KernelTable& k, const void* a, size_t m, s
     p.a_block = a_block_;
     if (a_block_ != 0) {
       const size_t blocks = (in_ + a_block_ - 1) / a_block_;
-      const size_t lanes = n0 / 16 * blocks * 16;  // n0 starts a 16-row block
-      p.block_lane_sums = block_lane_sums_.data() + lanes;
-      p.block_lane_scales = block_lane_scales_.data() + lanes;
+      p.block_lanes = block_lanes_.data() + n0 / 16 * blocks;  // n0 starts a 16-row block
       p.b_scales_per_block = group_size_ != 0;  // the loader allows only group size == a_block_
       if (p.b_scales_per_block) p.b_scales = scales_ + n0 * blocks;
     }

@@ -86,7 +86,7 @@ class Linear {
   bool forward_xnnpack(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
                        size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
                        const threading::ThreadPool* pool) const;
-  // block_lane_sums_ and block_lane_scales_ from the packed weights and scales (once, at load).
+  // block_lanes_ from the packed weights and scales (once, at load).
   void pack_block_lanes();
   // x's rows as int8 into scratch.q with their scales: per row, or per activation block.
   void quantize_activations(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx,
@@ -111,8 +111,7 @@ class Linear {
   size_t a_block_ = 0;                 // packed: activations quantized per block of K (0: per row)
   // a_block_: the weights' per-block row sums and scales in the kernels' lane layout
   // (kernels::pack_block_lanes).
-  std::vector<int32_t> block_lane_sums_;
-  std::vector<float> block_lane_scales_;
+  std::vector<kernels::BlockLanes> block_lanes_;
   F32Vector bias_;
   // Set by use_xnnpack. Shared so Linear stays copyable (model families copy layers while loading,
   // before use_xnnpack); one operator must not run from two sessions at once.
