@@ -18,4 +18,5 @@ set(HEED_KERNEL_AVX2_SOURCES
 set(HEED_KERNEL_AVX512VNNI_SOURCES
   x86/gemm_i8_avx512vnni.cpp
   x86/gemm_i8_packed_avx512vnni.cpp
+  x86/quantize_rows_i8_avx512vnni.cpp
 )

@@ -190,7 +190,7 @@ TEST_CASE("gemm_i8 variants: -128 handling as documented", "[variants][gemm_i8]"
 
 TEST_CASE("quantize_rows_i8 variants match the reference exactly", "[variants][quantize]") {
   for (const KernelTable* v : simd_variants()) {
-    for (size_t rows : {1, 3, 8})
+    for (size_t rows : {1, 3, 8, 16, 37})  // 16 and 37: the AVX-512 variant's groups of 16 short rows
       for (size_t cols : {1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 64, 65, 100, 257, 1024}) {
         const size_t ldx = cols + 3, ldq = cols + 5;
         auto x = random_f32(rows * ldx, -5.0f, 5.0f);
@@ -199,6 +199,7 @@ TEST_CASE("quantize_rows_i8 variants match the reference exactly", "[variants][q
           x[0] = 127.0f; x[1] = 0.5f; x[2] = -2.5f; x[3] = 63.5f;
         }
         if (rows > 2) for (size_t c = 0; c < cols; ++c) x[2 * ldx + c] = 0.0f;  // zero row
+        if (rows > 20) for (size_t c = 0; c < cols; ++c) x[20 * ldx + c] = 0.0f;  // one in a later group
         std::vector<int8_t> q_ref(rows * ldq, 77), q_var(rows * ldq, 77);
         std::vector<float> s_ref(rows), s_var(rows);
         reference().quantize_rows_i8(x.data(), rows, cols, ldx, q_ref.data(), ldq, s_ref.data());
