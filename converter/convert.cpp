@@ -1,6 +1,8 @@
 #include "convert.h"
 
 #include "heed_writer.h"
+#include "outliers.h"
+#include "heed_format/quantization.h"
 #include "loader/model_index.h"
 #include "sentencepiece_model.h"
 
@@ -21,6 +23,19 @@ Status check_convert_options(const ConvertOptions& o) {
       return invalid_argument("--activation-block needs packed int8 weights with one scale per row (--quantize int8, "
                               "no --group-size, --layout auto or packed16x4)");
     }
+  }
+  if (o.outlier_channels && *o.outlier_channels != 0) {
+    if (*o.outlier_channels > format::kMaxOutlierChannels) {
+      return invalid_argument("--outlier-channels " + std::to_string(*o.outlier_channels) + " is above " +
+                              std::to_string(format::kMaxOutlierChannels));
+    }
+    if (o.quantize.type != WeightType::kInt8 || o.quantize.group_size != 0 || o.layout == WeightLayout::kRowMajor) {
+      return invalid_argument("--outlier-channels needs packed int8 weights with one scale per row (--quantize int8, "
+                              "no --group-size, --layout auto or packed16x4)");
+    }
+  }
+  if (!o.calibration.empty() && o.outlier_channels && *o.outlier_channels == 0) {
+    return invalid_argument("--calibration chooses outlier channels: it needs --outlier-channels above 0");
   }
   if (o.source_spm.empty() != o.target_spm.empty()) {
     return invalid_argument("--source-spm and --target-spm go together (a translation model needs both)");
@@ -50,6 +65,27 @@ uint32_t activation_block(const NeutralModel& model, const ConvertOptions& o) {
   return model.config.AsTransformerEncoderOnly() != nullptr ? kEncoderActivationBlock : 0;
 }
 
+// Outlier channels asked for, or the model's default: encoder-only models in activation blocks.
+uint32_t outlier_channels(const NeutralModel& model, const ConvertOptions& o, uint32_t block) {
+  if (o.outlier_channels) return *o.outlier_channels;
+  return model.config.AsTransformerEncoderOnly() != nullptr && block != 0 ? kEncoderOutlierChannels : 0;
+}
+
+// Splits the outlier channels off the float model (before quantization), calibrating on the
+// options' file or the built-in lines.
+Status split_outliers(NeutralModel* model, const ConvertOptions& o, uint32_t count, ConvertSummary* summary) {
+  if (count == 0) return Status::success();
+  if (model->config.AsTransformerEncoderOnly() == nullptr) {
+    return invalid_argument("--outlier-channels calibrates by embedding text: it needs an encoder (hf-bert) model");
+  }
+  std::vector<std::string> file_lines;
+  if (!o.calibration.empty()) HEED_RETURN_IF_ERROR(read_calibration_lines(o.calibration, &file_lines));
+  const std::vector<std::string>& lines = o.calibration.empty() ? builtin_calibration_lines() : file_lines;
+  HEED_RETURN_IF_ERROR(split_outlier_channels(model, count, lines, &summary->outlier_layers));
+  summary->outlier_channels = summary->outlier_layers > 0 ? count : 0;
+  return Status::success();
+}
+
 }  // namespace
 
 Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, ConvertSummary* summary) {
@@ -61,6 +97,9 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
                              : activation_block(*model, options);
   // Activation blocks come with the linear weights quantized in the same blocks of K (as ggml's
   // q8_0 x q8_0): per-row weight scales alone keep real encoders below 0.999 (docs/quantization.md).
+  const bool packs = options.layout != WeightLayout::kRowMajor && options.quantize.type == WeightType::kInt8 &&
+                     options.quantize.group_size == 0;
+  HEED_RETURN_IF_ERROR(split_outliers(model, options, packs ? outlier_channels(*model, options, block) : 0, summary));
   QuantizeOptions quantize = options.quantize;
   quantize.linear_group_size = block;
   HEED_RETURN_IF_ERROR(quantize_model(model, quantize, options.report, stage_progress(options, "quantizing")));

@@ -25,6 +25,11 @@ struct ConvertOptions {
   // multiple of 16; unset: the model's default (kEncoderActivationBlock for encoder-only models,
   // per row for the others; docs/quantization.md has the measurements).
   std::optional<uint32_t> activation_block;
+  // Input channels of each packed int8 linear layer kept in float32 (outliers.h), found by running
+  // the float model on calibration text: 0 none; unset: the model's default
+  // (kEncoderOutlierChannels for encoder-only models with activation blocks, else none).
+  std::optional<uint32_t> outlier_channels;
+  std::string calibration;  // calibration text file, one sentence per line; empty: the built-in lines
   // SentencePiece models to embed in a translation model read with whitespace vocabularies (a
   // CTranslate2 folder): both or neither; they replace source.spm / target.spm found in the folder.
   std::string source_spm, target_spm;
@@ -37,13 +42,16 @@ struct ConvertOptions {
 // the packed layout with weights it cannot pack.
 Status check_convert_options(const ConvertOptions& options);
 
-constexpr uint32_t kEncoderActivationBlock = 64;
+constexpr uint32_t kEncoderActivationBlock = 32;
+constexpr uint32_t kEncoderOutlierChannels = 8;
 
 struct ConvertSummary {
   size_t tensors = 0;
   uint32_t activation_block = 0;  // the block written to the packed linear weights (0: per row)
   size_t parameters = 0;  // values of every tensor but the quantization scales
   size_t packed = 0;      // matrices stored packed 16x4
+  uint32_t outlier_channels = 0;  // input channels per linear layer kept in float32
+  size_t outlier_layers = 0;      // linear layers that got them
 };
 
 // Quantizes and packs a model a reader produced.

@@ -151,6 +151,8 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
     e->layout = t->layout;
     e->row_sums = t->row_sums;
     e->activation_block = t->activation_block;
+    e->outlier_channels = t->outlier_channels;
+    e->outliers = t->outliers;
     e->offset = offset;
     e->size = t->bytes.size();
     offset = align64(offset + t->bytes.size());

@@ -22,6 +22,8 @@ struct NeutralTensor {
   fb::Layout layout = fb::Layout::RowMajor;
   std::string row_sums;        // Packed16x4: name of the int32 [N] row sums tensor
   uint32_t activation_block = 0;  // Packed16x4: activations quantized per block of K (0: per row)
+  std::vector<uint32_t> outlier_channels;  // input channels kept in float32 (outliers.h)
+  std::string outliers;                    // name of their F32 [channels, N] weights
   std::vector<uint8_t> bytes;  // raw little-endian values in `dtype`, ordered by `layout`
   bool quantizable = false;    // a weight matrix the quantizer may turn into int8
 

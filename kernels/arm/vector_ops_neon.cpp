@@ -23,6 +23,18 @@ void axpy_f32(float alpha, const float* x, float* y, size_t n) {
   for (; i < n; ++i) y[i] += alpha * x[i];
 }
 
+// y stays in registers over the rows: 4 outputs at a time, one multiply-add per row.
+void axpy_rows_f32(const float* alphas, size_t count, const float* x, size_t ldx, float* y, size_t n) {
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    float32x4_t acc = vld1q_f32(y + i);
+    for (size_t j = 0; j < count; ++j) acc = fma_n_f32x4(acc, vld1q_f32(x + j * ldx + i), alphas[j]);
+    vst1q_f32(y + i, acc);
+  }
+  for (; i < n; ++i)
+    for (size_t j = 0; j < count; ++j) y[i] += alphas[j] * x[j * ldx + i];
+}
+
 void add(float* y, const float* x, size_t n) {
   size_t i = 0;
   for (; i + 4 <= n; i += 4) vst1q_f32(y + i, vaddq_f32(vld1q_f32(y + i), vld1q_f32(x + i)));

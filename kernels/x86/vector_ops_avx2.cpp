@@ -26,6 +26,17 @@ void axpy_f32(float alpha, const float* x, float* y, size_t n) {
   }
 }
 
+// y stays in registers over the rows: 8 outputs at a time, one fused multiply-add per row.
+void axpy_rows_f32(const float* alphas, size_t count, const float* x, size_t ldx, float* y, size_t n) {
+  for (size_t i = 0; i < n; i += 8) {
+    __m256 acc = load_part(y + i, n - i);
+    for (size_t j = 0; j < count; ++j) {
+      acc = _mm256_fmadd_ps(_mm256_broadcast_ss(alphas + j), load_part(x + j * ldx + i, n - i), acc);
+    }
+    store_part(y + i, acc, n - i);
+  }
+}
+
 void add(float* y, const float* x, size_t n) {
   for (size_t i = 0; i < n; i += 8) store_part(y + i, _mm256_add_ps(load_part(y + i, n - i), load_part(x + i, n - i)), n - i);
 }

@@ -104,7 +104,7 @@ TEST_CASE("activate variants match the reference", "[variants][activate]") {
   }
 }
 
-TEST_CASE("add, dot_f32, axpy_f32 and f16 conversion variants match the reference", "[variants][vector]") {
+TEST_CASE("add, dot_f32, axpy_f32, axpy_rows_f32 and f16 conversion variants match the reference", "[variants][vector]") {
   for (const KernelTable* v : simd_variants()) {
     for (size_t n : kLens) {
       auto a = random_f32(n), b = random_f32(n);
@@ -116,6 +116,13 @@ TEST_CASE("add, dot_f32, axpy_f32 and f16 conversion variants match the referenc
       reference().axpy_f32(-1.25f, a.data(), r.data(), n);
       v->axpy_f32(-1.25f, a.data(), y.data(), n);
       for (size_t i = 0; i < n; ++i) REQUIRE(close(y[i], r[i], 3.0, 1e-6));
+      for (size_t count : {1, 3, 8}) {  // rows of x at stride n + 5
+        const auto rows = random_f32(count * (n + 5)), alphas = random_f32(count);
+        r = b; y = b;
+        reference().axpy_rows_f32(alphas.data(), count, rows.data(), n + 5, r.data(), n);
+        v->axpy_rows_f32(alphas.data(), count, rows.data(), n + 5, y.data(), n);
+        for (size_t i = 0; i < n; ++i) REQUIRE(close(y[i], r[i], 1.0 + count, 1e-6));
+      }
       r = b; y = b;
       reference().add(r.data(), a.data(), n);
       v->add(y.data(), a.data(), n);

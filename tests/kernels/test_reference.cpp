@@ -230,7 +230,7 @@ TEST_CASE("reference activations match their defining formulas", "[reference]") 
   CHECK(t == Approx(0.8411920).epsilon(1e-6));
 }
 
-TEST_CASE("reference add, dot_f32, axpy_f32 match double arithmetic", "[reference]") {
+TEST_CASE("reference add, dot_f32, axpy_f32, axpy_rows_f32 match double arithmetic", "[reference]") {
   const size_t n = 103;
   auto a = random_f32(n), b = random_f32(n);
   double dot = 0, mag = 0;
@@ -242,6 +242,12 @@ TEST_CASE("reference add, dot_f32, axpy_f32 match double arithmetic", "[referenc
   auto y = b;
   reference().axpy_f32(0.75f, a.data(), y.data(), n);
   for (size_t i = 0; i < n; ++i) CHECK(close(y[i], b[i] + 0.75 * a[i], 2.0, 1e-6));
+  y = b;
+  const float alphas[2] = {0.75f, -2.0f};
+  std::vector<float> rows(a);
+  rows.insert(rows.end(), b.begin(), b.end());  // rows a and b, stride n
+  reference().axpy_rows_f32(alphas, 2, rows.data(), n, y.data(), n);
+  for (size_t i = 0; i < n; ++i) CHECK(close(y[i], b[i] + 0.75 * a[i] - 2.0 * b[i], 4.0, 1e-6));
   y = b;
   reference().add(y.data(), a.data(), n);
   for (size_t i = 0; i < n; ++i) CHECK(y[i] == a[i] + b[i]);

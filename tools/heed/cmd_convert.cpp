@@ -62,6 +62,12 @@ constexpr const char* kDescription =
     "coarsens its own block, not the whole row. The default is 64 for encoders (hf-bert: real\n"
     "sentence encoders lose most to per-row activations), 0 (per row) for the other models;\n"
     "docs/quantization.md has the measurements.\n\n"
+    "Outlier channels (--outlier-channels N): a few input channels of a real encoder's layers carry\n"
+    "activations 10-30x wider than the rest. The converter runs the float32 model on calibration\n"
+    "text (--calibration FILE, one sentence per line; default: 32 built-in English sentences),\n"
+    "finds each packed int8 linear layer's N widest input channels and keeps them in float32:\n"
+    "their weights are stored apart, their activations are multiplied in float32 and left out of\n"
+    "the int8 scales. The default is 8 for encoders (hf-bert), 0 otherwise.\n\n"
     "Weight layout (--layout):\n"
     "  auto        (default) int8 matrices with one scale per row that only a linear layer\n"
     "              reads (every NAME.weight) are stored in the 16x4 packed layout the int8 GEMM\n"
@@ -84,6 +90,10 @@ std::vector<OptionSpec> specs() {
       {"activation-block", 0, true, "N", "int8 linear layers in blocks of N values of K (multiple of 16), each with its "
                                          "own scale for the weights and for the activations; 0: per row; default: 64 "
                                          "for encoders (hf-bert), 0 otherwise"},
+      {"outlier-channels", 0, true, "N", "input channels per int8 linear layer kept in float32, chosen on calibration "
+                                         "text (0-64; default: 8 for encoders (hf-bert), 0 otherwise)"},
+      {"calibration", 0, true, "FILE", "text to find the outlier channels on, one sentence per line (default: "
+                                       "built-in English sentences)"},
       {"source-spm", 0, true, "FILE", "SentencePiece model that splits the source text, embedded (with --target-spm; "
                                       "for CTranslate2 folders, whose source.spm/target.spm are taken by default)"},
       {"target-spm", 0, true, "FILE", "SentencePiece model that joins the target pieces, embedded (with --source-spm)"},
@@ -134,6 +144,12 @@ std::optional<int> parse_options(const Args& args, convert::ConvertOptions* opti
     if (!block) return kExitUsage;
     options->activation_block = static_cast<uint32_t>(*block);
   }
+  if (args.has("outlier-channels")) {
+    const std::optional<int64_t> count = args.get_int("outlier-channels", 0, 0, 64);
+    if (!count) return kExitUsage;
+    options->outlier_channels = static_cast<uint32_t>(*count);
+  }
+  options->calibration = args.get("calibration", "");
   options->source_spm = args.get("source-spm", "");
   options->target_spm = args.get("target-spm", "");
   status = convert::check_convert_options(*options);
@@ -154,6 +170,10 @@ void print_summary(const std::string& output, const std::string& source, const c
   weights += " weights";
   weights += summary.packed ? " (" + std::to_string(summary.packed) + " matrices packed 16x4)" : " (row-major)";
   if (summary.activation_block) weights += ", activations quantized in the same blocks";
+  if (summary.outlier_layers) {
+    weights += ", " + std::to_string(summary.outlier_channels) + " outlier input channels of " +
+               std::to_string(summary.outlier_layers) + " layers in float32";
+  }
   std::printf("heed convert: wrote %s: %zu tensors, %zu parameters, %s, %s (from %s %s)\n", output.c_str(),
               summary.tensors, summary.parameters, human_bytes(size).c_str(), weights.c_str(), format.name,
               source.c_str());

@@ -195,10 +195,10 @@ void print_json(const std::vector<Section>& sections, const Model& model) {
   for (size_t i = 0; i < model.tensors().size(); ++i) {
     const TensorView& t = model.tensors()[i];
     std::printf("%s\n    {\"name\": %s, \"dtype\": \"%s\", \"quantization\": \"%s\", \"group_size\": %u, \"layout\": \"%s\", "
-                "\"activation_block\": %u, \"shape\": %s, \"bytes\": %" PRIu64 "}",
+                "\"activation_block\": %u, \"outlier_channels\": %zu, \"shape\": %s, \"bytes\": %" PRIu64 "}",
                 i ? "," : "", json_string(t.name).c_str(), dtype_name(t.dtype), fb::EnumNameQuantization(t.quantization),
-                t.group_size, fb::EnumNameLayout(t.layout), t.activation_block, shape_text(t.shape).c_str(),
-                t.size_bytes);
+                t.group_size, fb::EnumNameLayout(t.layout), t.activation_block, t.num_outlier_channels,
+                shape_text(t.shape).c_str(), t.size_bytes);
   }
   std::printf("\n  ]\n}\n");
 }

@@ -1,5 +1,7 @@
 #include "layers/linear.h"
 
+#include <cstring>
+
 #include "heed_format/quantization.h"
 
 #include "layers/output_ranges.h"
@@ -8,12 +10,23 @@
 
 namespace heed::layers {
 
+namespace {
+thread_local InputRecorder* t_recorder = nullptr;
+}  // namespace
+
+InputRecorder* set_input_recorder(InputRecorder* recorder) {
+  InputRecorder* previous = t_recorder;
+  t_recorder = recorder;
+  return previous;
+}
+
 Status Linear::load(const Model& model, const std::string& weight_name, const std::string& bias_name,
                     size_t out, size_t in) {
   const TensorView* w = nullptr;
   HEED_RETURN_IF_ERROR(require_shape(model, weight_name,
                                      {static_cast<uint32_t>(out), static_cast<uint32_t>(in)}, &w));
   model_ = &model;
+  name_ = weight_name;
   out_ = out;
   in_ = in;
   dtype_ = w->dtype;
@@ -23,6 +36,9 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
   group_size_ = 0;
   row_sums_ = nullptr;
   a_block_ = 0;
+  outlier_channels_ = nullptr;
+  num_outliers_ = 0;
+  outlier_weights_ = nullptr;
   xnnpack_.reset();
   if (w->layout == fb::Layout::Packed16x4) {
     // The loader has checked dtype, size, per-row/per-tensor scales, the row sums tensor and that
@@ -31,6 +47,9 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
     row_sums_ = w->row_sums;
     a_block_ = w->activation_block;
   }
+  outlier_channels_ = w->outlier_channels;
+  num_outliers_ = w->num_outlier_channels;
+  outlier_weights_ = w->outlier_weights;
   block_lanes_.clear();
   switch (w->dtype) {
     case fb::DType::F32:
@@ -106,8 +125,25 @@ void Linear::pack_block_lanes() {
 
 void Linear::quantize_activations(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx,
                                   const QuantScratch& scratch) const {
+  if (num_outliers_ == 0) {
+    quantize_rows(k, x, m, ldx, scratch.q, scratch.scales);
+    return;
+  }
+  // Outlier channels leave the int8 scales: each row is quantized from a copy with them set to 0
+  // (their int8 weights are 0 too; forward_rows adds them in float32).
+  alignas(64) float row[format::kMaxOutlierInputs];
+  const size_t scales = a_block_ == 0 ? 1 : (in_ + a_block_ - 1) / a_block_;
+  for (size_t r = 0; r < m; ++r) {
+    std::memcpy(row, x + r * ldx, in_ * sizeof(float));
+    for (size_t j = 0; j < num_outliers_; ++j) row[outlier_channels_[j]] = 0.0f;
+    quantize_rows(k, row, 1, in_, scratch.q + r * in_, scratch.scales + r * scales);
+  }
+}
+
+void Linear::quantize_rows(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, int8_t* q,
+                           float* scales) const {
   if (a_block_ == 0) {
-    k.quantize_rows_i8(x, m, in_, ldx, scratch.q, in_, scratch.scales);
+    k.quantize_rows_i8(x, m, in_, ldx, q, in_, scales);
     return;
   }
   // Each block of a row is a "row" of a_block_ values for the kernel: row r's scales are
@@ -115,10 +151,19 @@ void Linear::quantize_activations(const kernels::KernelTable& k, const float* x,
   const size_t whole = in_ / a_block_, blocks = (in_ + a_block_ - 1) / a_block_, tail = in_ - whole * a_block_;
   for (size_t r = 0; r < m; ++r) {
     const float* row = x + r * ldx;
-    int8_t* q = scratch.q + r * in_;
-    float* scales = scratch.scales + r * blocks;
-    if (whole > 0) k.quantize_rows_i8(row, whole, a_block_, a_block_, q, a_block_, scales);
-    if (tail > 0) k.quantize_rows_i8(row + whole * a_block_, 1, tail, tail, q + whole * a_block_, tail, scales + whole);
+    int8_t* qr = q + r * in_;
+    float* sr = scales + r * blocks;
+    if (whole > 0) k.quantize_rows_i8(row, whole, a_block_, a_block_, qr, a_block_, sr);
+    if (tail > 0) k.quantize_rows_i8(row + whole * a_block_, 1, tail, tail, qr + whole * a_block_, tail, sr + whole);
+  }
+}
+
+void Linear::add_outliers(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y, size_t ldy,
+                          size_t n0, size_t n1) const {
+  float xo[format::kMaxOutlierChannels];
+  for (size_t r = 0; r < m; ++r) {
+    for (size_t j = 0; j < num_outliers_; ++j) xo[j] = x[r * ldx + outlier_channels_[j]];
+    k.axpy_rows_f32(xo, num_outliers_, outlier_weights_ + n0, out_, y + r * ldy + n0, n1 - n0);
   }
 }
 
@@ -126,6 +171,7 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
                      size_t ldy, kernels::Activation act, bool accumulate,
                      const QuantScratch& scratch, const threading::ThreadPool* pool) const {
   if (m == 0) return;
+  if (t_recorder != nullptr) t_recorder->record(name_, x, m, in_, ldx);
   if (forward_xnnpack(k, x, m, ldx, y, ldy, act, accumulate, scratch, pool)) return;
   const void* a = x;
   size_t lda = ldx;
@@ -135,7 +181,7 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
     lda = in_;
   }
   for_each_output_range(pool, m, out_, in_, [&](size_t n0, size_t n1) {
-    forward_rows(k, a, m, lda, y, ldy, act, accumulate, scratch, n0, n1);
+    forward_rows(k, x, ldx, a, m, lda, y, ldy, act, accumulate, scratch, n0, n1);
   });
 }
 
@@ -171,13 +217,16 @@ Params gemm_params(const GemmCall& call) {
 
 }  // namespace
 
-void Linear::forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
-                          size_t ldy, kernels::Activation act, bool accumulate,
+void Linear::forward_rows(const kernels::KernelTable& k, const float* x, size_t ldx, const void* a, size_t m,
+                          size_t lda, float* y, size_t ldy, kernels::Activation act, bool accumulate,
                           const QuantScratch& scratch, size_t n0, size_t n1) const {
   // GELU, GELU-tanh and SiLU run afterwards over the range through the vectorized activate slot:
-  // the GEMM epilogues evaluate them one value at a time (ReLU stays fused).
-  const bool activate_after = !accumulate && act != kernels::Activation::kNone && act != kernels::Activation::kRelu;
+  // the GEMM epilogues evaluate them one value at a time (ReLU stays fused, unless the outlier
+  // channels' float32 products must come first; no caller combines accumulate and an activation).
+  const bool activate_after = !accumulate && act != kernels::Activation::kNone &&
+                              (act != kernels::Activation::kRelu || num_outliers_ > 0);
   gemm_rows(k, a, m, lda, y, ldy, activate_after ? kernels::Activation::kNone : act, accumulate, scratch, n0, n1);
+  if (num_outliers_ > 0) add_outliers(k, x, m, ldx, y, ldy, n0, n1);
   if (activate_after) {
     for (size_t r = 0; r < m; ++r) k.activate(y + r * ldy + n0, n1 - n0, act);
   }

@@ -51,6 +51,16 @@ struct QuantScratch {
   size_t staging_floats = 0;
 };
 
+// Calibration (heed convert --outlier-channels): while a recorder is installed on a thread, every
+// Linear::forward on that thread first reports its input rows with the layer's weight name.
+class InputRecorder {
+ public:
+  virtual ~InputRecorder() = default;
+  virtual void record(const std::string& weight, const float* x, size_t m, size_t in, size_t ldx) = 0;
+};
+// Installs `recorder` (nullptr: none) for the calling thread; returns the one it replaces.
+InputRecorder* set_input_recorder(InputRecorder* recorder);
+
 class Linear {
  public:
   // Loads `weight_name` [out, in] and, when `bias_name` is non-empty, the optional bias [out].
@@ -88,12 +98,19 @@ class Linear {
                        const threading::ThreadPool* pool) const;
   // block_lanes_ from the packed weights and scales (once, at load).
   void pack_block_lanes();
-  // x's rows as int8 into scratch.q with their scales: per row, or per activation block.
+  // x's rows as int8 into scratch.q with their scales: per row, or per activation block; outlier
+  // channels count as 0.
   void quantize_activations(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx,
                             const QuantScratch& scratch) const;
+  // quantize_activations' kernel calls for m rows of x into q (rows of in_) and scales.
+  void quantize_rows(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, int8_t* q,
+                     float* scales) const;
+  // y[:, n0:n1) += x's outlier channels times their float32 weights (axpy_rows_f32 per row).
+  void add_outliers(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y, size_t ldy,
+                    size_t n0, size_t n1) const;
   // The GEMM for output rows [n0, n1) of y; `a` is x (f32, f16) or the quantized x (int8).
-  void forward_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
-                    size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+  void forward_rows(const kernels::KernelTable& k, const float* x, size_t ldx, const void* a, size_t m, size_t lda,
+                    float* y, size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
                     size_t n0, size_t n1) const;
   // forward_rows' kernel call, the activation in the kernel's epilogue.
   void gemm_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
@@ -101,6 +118,7 @@ class Linear {
                     size_t n0, size_t n1) const;
 
   const Model* model_ = nullptr;  // the file the weights live in (for release_pages)
+  std::string name_;              // the weight tensor's name (for an InputRecorder)
   size_t out_ = 0, in_ = 0;
   fb::DType dtype_ = fb::DType::F32;
   const void* weight_ = nullptr;
@@ -109,6 +127,11 @@ class Linear {
   size_t group_size_ = 0;
   const int32_t* row_sums_ = nullptr;  // non-null: weight_ is in the 16x4 packed layout
   size_t a_block_ = 0;                 // packed: activations quantized per block of K (0: per row)
+  // packed: input channels computed in float32 and their weights [num_outliers_, out_]
+  // (TensorView::outlier_channels).
+  const uint32_t* outlier_channels_ = nullptr;
+  size_t num_outliers_ = 0;
+  const float* outlier_weights_ = nullptr;
   // a_block_: the weights' per-block row sums and scales in the kernels' lane layout
   // (kernels::pack_block_lanes).
   std::vector<kernels::BlockLanes> block_lanes_;

@@ -27,6 +27,11 @@ struct TensorView {
   size_t num_scales = 0;
   const int32_t* row_sums = nullptr;  // layout Packed16x4: sum_k q[n, k] for each of the rows()
   uint32_t activation_block = 0;      // Packed16x4: activations quantized per block of K (0: per row)
+  // Packed16x4: input channels computed in float32 (Tensor.outlier_channels, increasing, < K) and
+  // their weights, [num_outlier_channels, rows()] (one row of N per channel).
+  const uint32_t* outlier_channels = nullptr;
+  size_t num_outlier_channels = 0;
+  const float* outlier_weights = nullptr;
 
   size_t rows() const { return shape.empty() ? 1 : shape[0]; }
   size_t row_size() const;        // product of shape[1..]

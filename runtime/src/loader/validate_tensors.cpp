@@ -83,6 +83,47 @@ Status resolve_row_sums(const fb::Tensor& entry, const std::vector<TensorView>& 
   return Status::success();
 }
 
+// Outlier channels (Tensor.outlier_channels) of packed int8 weights: at most kMaxOutlierChannels
+// increasing indices into K (at most kMaxOutlierInputs), and their F32 [channels, N] weights.
+Status check_outlier_channels(const flatbuffers::Vector<uint32_t>& channels, const TensorView& v, const std::string& at) {
+  if (v.layout != fb::Layout::Packed16x4) return invalid_file(at + "has outlier channels but is not packed int8");
+  if (channels.size() == 0 || channels.size() > format::kMaxOutlierChannels || v.row_size() > format::kMaxOutlierInputs) {
+    return invalid_file(at + "has " + std::to_string(channels.size()) + " outlier channels over " +
+                        std::to_string(v.row_size()) + " inputs (1 to " + std::to_string(format::kMaxOutlierChannels) +
+                        " over at most " + std::to_string(format::kMaxOutlierInputs) + ")");
+  }
+  for (flatbuffers::uoffset_t j = 0; j < channels.size(); ++j) {
+    if (channels.Get(j) >= v.row_size() || (j > 0 && channels.Get(j) <= channels.Get(j - 1))) {
+      return invalid_file(at + "outlier channels are not increasing indices below " + std::to_string(v.row_size()));
+    }
+  }
+  return Status::success();
+}
+
+Status resolve_outliers(const fb::Tensor& entry, const std::vector<TensorView>& views,
+                        const std::unordered_map<std::string_view, size_t>& by_name, const std::string& at,
+                        TensorView* v) {
+  const auto* channels = entry.outlier_channels();
+  const flatbuffers::String* name = entry.outliers();
+  const bool named = name && name->size() > 0, listed = channels && channels->size() > 0;
+  if (!named && !listed) return Status::success();
+  if (named != listed) return invalid_file(at + "needs both outlier channels and their weights tensor, or neither");
+  HEED_RETURN_IF_ERROR(check_outlier_channels(*channels, *v, at));
+  const std::string_view oname(name->c_str(), name->size());
+  auto found = by_name.find(oname);
+  if (found == by_name.end()) return invalid_file(at + "outlier weights tensor '" + std::string(oname) + "' is missing");
+  const TensorView& o = views[found->second];
+  if (o.dtype != fb::DType::F32 || o.layout != fb::Layout::RowMajor || o.shape.size() != 2 ||
+      o.shape[0] != channels->size() || o.shape[1] != v->rows()) {
+    return invalid_file(at + "outlier weights tensor '" + std::string(oname) + "' is not F32 [" +
+                        std::to_string(channels->size()) + ", " + std::to_string(v->rows()) + "]");
+  }
+  v->outlier_channels = channels->data();
+  v->num_outlier_channels = channels->size();
+  v->outlier_weights = o.as<float>();
+  return Status::success();
+}
+
 // The entry's name, type and shape as a view (no data yet); refuses unknown enums and shapes
 // whose size does not fit.
 Status read_entry(const fb::Tensor& t, std::string_view name, const std::string& at, TensorView* v) {
@@ -215,11 +256,13 @@ Status validate_tensors(const fb::Model& index, const uint8_t* weights, const st
     (*by_name)[v.name] = views->size();
     views->push_back(std::move(v));
   }
-  // Scales and row sums are resolved once every tensor is known, since they may sort after their user.
+  // Scales, row sums and outlier weights are resolved once every tensor is known, since they may
+  // sort after their user.
   for (flatbuffers::uoffset_t i = 0; i < tensors.size(); ++i) {
     TensorView& v = (*views)[i];
     const std::string at = where + ": tensor '" + std::string(v.name) + "': ";
     HEED_RETURN_IF_ERROR(resolve_row_sums(*tensors.Get(i), *views, *by_name, at, &v));
+    HEED_RETURN_IF_ERROR(resolve_outliers(*tensors.Get(i), *views, *by_name, at, &v));
     if (v.quantization != fb::Quantization::None) {
       HEED_RETURN_IF_ERROR(resolve_scales(*tensors.Get(i), *views, *by_name, at, &v));
     }

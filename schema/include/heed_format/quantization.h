@@ -20,6 +20,12 @@ inline bool packable_quantization(fb::Quantization q, uint32_t group_size, uint3
          (q == fb::Quantization::PerGroup && activation_block != 0 && group_size == activation_block);
 }
 
+// Outlier channels of a packed int8 linear weight (Tensor.outlier_channels): at most this many,
+// on weights of at most kMaxOutlierInputs inputs (the runtime quantizes each activation row
+// from a copy on the stack with those channels set to 0).
+constexpr uint32_t kMaxOutlierChannels = 64;
+constexpr uint32_t kMaxOutlierInputs = 8192;
+
 // Scale groups in one row of `row_size` values: 1 per-tensor or per-row, ceil(row_size /
 // group_size) per-group; 0 when the parameters make no sense (per-group with group size 0, none).
 inline uint64_t groups_per_row(fb::Quantization q, uint64_t row_size, uint32_t group_size) {
