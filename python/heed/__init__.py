@@ -16,9 +16,11 @@ __all__ = ["Translator", "Generator", "Embedder", "convert", "inspect", "Transla
            "GenerationResult", "GenerationStepResult", "contains_model"]
 
 
-def convert(source, output, source_format=None, quantize="int8", group_size=None, activation_block=None):
+def convert(source, output, source_format=None, quantize="int8", group_size=None, activation_block=None,
+            outlier_channels=None, calibration=None):
     """Converts a model (any format `heed convert` reads; detected when source_format is None) to
-    the .heed file `output`, written atomically. Returns a summary dict."""
+    the .heed file `output`, written atomically. Returns a summary dict. outlier_channels and
+    calibration are `heed convert --outlier-channels N --calibration FILE` (None: the defaults)."""
     import os
 
     from . import _checks
@@ -26,7 +28,9 @@ def convert(source, output, source_format=None, quantize="int8", group_size=None
         raise ValueError("quantize must be 'int8', 'float16' or 'float32', not %r" % (quantize,))
     group = 0 if group_size is None else _checks.integer("group_size", group_size, 1)
     block = -1 if activation_block is None else _checks.integer("activation_block", activation_block)
-    return _heed.convert(os.fspath(source), os.fspath(output), source_format or "", quantize, group, block)
+    outliers = -1 if outlier_channels is None else _checks.integer("outlier_channels", outlier_channels)
+    return _heed.convert(os.fspath(source), os.fspath(output), source_format or "", quantize, group, block, outliers,
+                         "" if calibration is None else os.fspath(calibration))
 
 
 def inspect(path):

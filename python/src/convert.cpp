@@ -31,9 +31,11 @@ convert::WeightType stored_type(const convert::NeutralModel& model) {
   return f16 ? convert::WeightType::kFloat16 : convert::WeightType::kFloat32;
 }
 
-// source_format "" detects the format; quantize "default" keeps the source's weight type; activation_block < 0: the converter's default.
+// source_format "" detects the format; quantize "default" keeps the source's weight type; activation_block and
+// outlier_channels < 0: the converter's defaults; calibration "": the built-in lines.
 nb::dict convert_model(const std::string& source, const std::string& output, const std::string& source_format,
-                       const std::string& quantize, uint32_t group_size, int64_t activation_block) {
+                       const std::string& quantize, uint32_t group_size, int64_t activation_block,
+                       int64_t outlier_channels, const std::string& calibration) {
   const convert::SourceFormat* format = nullptr;
   check(source_format.empty() ? convert::detect_format(source, &format) : convert::find_format(source_format, &format));
   convert::ConvertOptions options;
@@ -41,6 +43,8 @@ nb::dict convert_model(const std::string& source, const std::string& output, con
   if (!keep) check(convert::parse_weight_type(quantize, &options.quantize.type));
   options.quantize.group_size = group_size;
   if (activation_block >= 0) options.activation_block = static_cast<uint32_t>(activation_block);
+  if (outlier_channels >= 0) options.outlier_channels = static_cast<uint32_t>(outlier_channels);
+  options.calibration = calibration;
   check(convert::check_convert_options(options));
   convert::ConvertSummary summary;
   convert::NeutralModel model;
@@ -59,6 +63,8 @@ nb::dict convert_model(const std::string& source, const std::string& output, con
   d["parameters"] = summary.parameters;
   d["packed"] = summary.packed;
   d["activation_block"] = summary.activation_block;
+  d["outlier_channels"] = summary.outlier_channels;
+  d["outlier_layers"] = summary.outlier_layers;
   return d;
 }
 
@@ -72,6 +78,7 @@ nb::list tensor_list(const Model& model) {
     d["group_size"] = t.group_size;
     d["layout"] = fb::EnumNameLayout(t.layout);
     d["activation_block"] = t.activation_block;
+    d["outlier_channels"] = t.num_outlier_channels;
     nb::list shape;
     for (uint32_t dim : t.shape) shape.append(dim);
     d["shape"] = shape;
@@ -111,7 +118,8 @@ nb::dict inspect_model(const std::string& path) {
 
 void bind_convert(nb::module_& m) {
   m.def("convert", &convert_model, nb::arg("source"), nb::arg("output"), nb::arg("source_format"),
-        nb::arg("quantize"), nb::arg("group_size"), nb::arg("activation_block"));
+        nb::arg("quantize"), nb::arg("group_size"), nb::arg("activation_block"), nb::arg("outlier_channels"),
+        nb::arg("calibration"));
   m.def("inspect", &inspect_model, nb::arg("path"));
 }
 

@@ -113,7 +113,15 @@ def test_convert_and_inspect(bert, tmp_path):
     info = heed.inspect(bert)
     assert info["family"] == "TransformerEncoderOnly"
     assert info["tokenizer"]["kind"] and info["tensors"]
-    assert any(t["activation_block"] == 64 for t in info["tensors"])
+    assert any(t["activation_block"] == 32 for t in info["tensors"])
+    assert any(t["outlier_channels"] == 8 for t in info["tensors"])  # the encoders' default
+    summary = heed.convert(os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model"), str(tmp_path / "o.heed"),
+                           outlier_channels=2, calibration=os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model/vocab.txt"))
+    assert summary["outlier_channels"] == 2 and summary["outlier_layers"] > 0
+    assert {t["outlier_channels"] for t in heed.inspect(str(tmp_path / "o.heed"))["tensors"]} == {0, 2}
+    with pytest.raises(ValueError):
+        heed.convert(os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model"), str(tmp_path / "x.heed"),
+                     outlier_channels=65)
     with pytest.raises(ValueError):
         heed.convert(os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model"), str(tmp_path / "x.heed"),
                      quantize="int4")

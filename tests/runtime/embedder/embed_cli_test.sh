@@ -80,6 +80,27 @@ $emu "$heed" convert "$shared/models/ct2/aren-transliteration" -o "$dir/aren.hee
 $emu "$heed" embed -m "$dir/aren.heed" <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 1 ] && grep -q 'not an encoder-only' "$dir/err" || fail "translation model: exit $rc, $(cat "$dir/err")"
 
+# Outlier channels (docs/quantization.md): the default int8 conversion keeps 8 input channels of
+# every linear layer in float32, chosen on the built-in lines or on --calibration FILE; the
+# summary says so and `heed inspect` lists the float32 columns; wrong uses are refused.
+$emu "$heed" convert "$fixture/model" -o "$dir/cal.heed" --calibration "$dir/in.txt" --outlier-channels 4 >"$dir/out" 2>"$dir/err" ||
+  fail "convert --calibration: $(cat "$dir/err")"
+grep -q '4 outlier input channels of 8 layers in float32' "$dir/out" || fail "outlier summary: $(cat "$dir/out")"
+$emu "$heed" inspect "$dir/i8.heed" | grep -q 'encoder.layers.1.ffn.out.weight.outliers *F32 .*\[8, 64\]' ||
+  fail "inspect: no [8, 64] float32 outlier columns for ffn.out"
+$emu "$heed" embed -m "$dir/cal.heed" <"$dir/in.txt" >"$dir/cal.jsonl" 2>"$dir/err" || fail "embed with 4 outlier channels: $(cat "$dir/err")"
+$emu "$heed" convert "$fixture/model" -o "$dir/x.heed" --calibration "$dir/missing.txt" --quiet 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "cannot read the calibration file" "$dir/err" && [ ! -e "$dir/x.heed" ] ||
+  fail "missing calibration file: exit $rc, $(cat "$dir/err")"
+$emu "$heed" convert "$fixture/model" -o "$dir/x.heed" --outlier-channels 65 --quiet 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] || fail "--outlier-channels 65: exit $rc"
+$emu "$heed" convert "$fixture/model" -o "$dir/x.heed" --outlier-channels 0 --calibration "$dir/in.txt" --quiet 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'needs --outlier-channels above 0' "$dir/err" || fail "--calibration without channels: exit $rc"
+$emu "$heed" convert "$fixture/model" -o "$dir/x.heed" -q float32 --outlier-channels 4 --quiet 2>"$dir/err"; rc=$?
+[ $rc -eq 2 ] || fail "--outlier-channels with float32 weights: exit $rc"
+$emu "$heed" convert "$shared/models/ct2/aren-transliteration" -o "$dir/x.heed" --outlier-channels 4 --quiet 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q 'needs an encoder' "$dir/err" || fail "--outlier-channels on a translation model: exit $rc, $(cat "$dir/err")"
+
 # Errors: usage (exit 2), runtime (exit 1, one line).
 $emu "$heed" embed <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 2 ] || fail "missing --model: exit $rc"
