@@ -36,16 +36,35 @@ struct Packed {
   size_t block_bytes;  // bytes of one 16-row block: 16 * k4
 };
 
-// The full tile: acc[i * 3 + c] = sum over k of a'[i] x weight block c (16 lanes = 16 rows).
-void tile_8x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
-              const int8_t* pf, __m512i acc[kMr * kNb]) {
-  const size_t s3 = 3 * lda, s5 = 5 * lda, s7 = 7 * lda;
+// The assembly tiles' shared pieces. HEED_ROW: one row of A (4 bytes broadcast to zmm27) times
+// the 3 weight blocks in zmm24-26 into accumulators r0-r2. HEED_LOAD_B: the next 4 k of the 3
+// weight blocks, with an L1 prefetch of each stream. HEED_ROWS_4: rows 0-3 into zmm0-11.
 #define HEED_ROW(addr, r0, r1, r2)                          \
   "vpbroadcastd " addr ", %%zmm27\n\t"                      \
   "vpdpbusd %%zmm24, %%zmm27, %%zmm" #r0 "\n\t"             \
   "vpdpbusd %%zmm25, %%zmm27, %%zmm" #r1 "\n\t"             \
   "vpdpbusd %%zmm26, %%zmm27, %%zmm" #r2 "\n\t"
 #define HEED_ZERO(r) "vpxord %%zmm" #r ", %%zmm" #r ", %%zmm" #r "\n\t"
+#define HEED_LOAD_B                         \
+  "prefetcht0 1024(%[b])\n\t"               \
+  "prefetcht0 1024(%[b],%[bs],1)\n\t"       \
+  "prefetcht0 1024(%[b],%[bs],2)\n\t"       \
+  "vmovdqu64 (%[b]), %%zmm24\n\t"           \
+  "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"   \
+  "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"
+#define HEED_ROWS_4                          \
+  HEED_ROW("(%[a])", 0, 1, 2)                \
+  HEED_ROW("(%[a],%[s],1)", 3, 4, 5)         \
+  HEED_ROW("(%[a],%[s],2)", 6, 7, 8)         \
+  HEED_ROW("(%[a],%[s3],1)", 9, 10, 11)
+#define HEED_ZERO_12                                                                        \
+  HEED_ZERO(0) HEED_ZERO(1) HEED_ZERO(2) HEED_ZERO(3) HEED_ZERO(4) HEED_ZERO(5) HEED_ZERO(6) \
+  HEED_ZERO(7) HEED_ZERO(8) HEED_ZERO(9) HEED_ZERO(10) HEED_ZERO(11)
+
+// The full tile: acc[i * 3 + c] = sum over k of a'[i] x weight block c (16 lanes = 16 rows).
+void tile_8x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
+              const int8_t* pf, __m512i acc[kMr * kNb]) {
+  const size_t s3 = 3 * lda, s5 = 5 * lda, s7 = 7 * lda;
 #define HEED_SAVE(r) "vmovdqa64 %%zmm" #r ", " #r "*64(%[acc])\n\t"
   size_t n = groups;
   __asm__ volatile(
@@ -56,18 +75,10 @@ void tile_8x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
       "test %[n], %[n]\n\t"
       "jz 2f\n\t"
       "1:\n\t"
-      "prefetcht0 1024(%[b])\n\t"
-      "prefetcht0 1024(%[b],%[bs],1)\n\t"
-      "prefetcht0 1024(%[b],%[bs],2)\n\t"
       "prefetcht1 (%[pf])\n\t"
       "prefetcht1 (%[pf],%[bs],1)\n\t"
-      "vmovdqu64 (%[b]), %%zmm24\n\t"
-      "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"
-      "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"
-      HEED_ROW("(%[a])", 0, 1, 2)
-      HEED_ROW("(%[a],%[s],1)", 3, 4, 5)
-      HEED_ROW("(%[a],%[s],2)", 6, 7, 8)
-      HEED_ROW("(%[a],%[s3],1)", 9, 10, 11)
+      HEED_LOAD_B
+      HEED_ROWS_4
       HEED_ROW("(%[a],%[s],4)", 12, 13, 14)
       HEED_ROW("(%[a],%[s5],1)", 15, 16, 17)
       HEED_ROW("(%[a],%[s3],2)", 18, 19, 20)
@@ -87,8 +98,6 @@ void tile_8x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
       : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
         "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",
         "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27");
-#undef HEED_ROW
-#undef HEED_ZERO
 #undef HEED_SAVE
 }
 
@@ -98,33 +107,18 @@ void tile_8x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
 void tile_4x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
               const int8_t* pf, __m512i acc[kMr * kNb]) {
   const size_t s3 = 3 * lda;
-#define HEED_ROW(addr, r0, r1, r2)                          \
-  "vpbroadcastd " addr ", %%zmm27\n\t"                      \
-  "vpdpbusd %%zmm24, %%zmm27, %%zmm" #r0 "\n\t"             \
-  "vpdpbusd %%zmm25, %%zmm27, %%zmm" #r1 "\n\t"             \
-  "vpdpbusd %%zmm26, %%zmm27, %%zmm" #r2 "\n\t"
-#define HEED_ZERO(r) "vpxord %%zmm" #r ", %%zmm" #r ", %%zmm" #r "\n\t"
 #define HEED_SAVE(r) "vmovdqa64 %%zmm" #r ", " #r "*64(%[acc])\n\t"
   size_t n = groups;
   __asm__ volatile(
-      HEED_ZERO(0) HEED_ZERO(1) HEED_ZERO(2) HEED_ZERO(3) HEED_ZERO(4) HEED_ZERO(5) HEED_ZERO(6)
-      HEED_ZERO(7) HEED_ZERO(8) HEED_ZERO(9) HEED_ZERO(10) HEED_ZERO(11)
+      HEED_ZERO_12
       "test %[n], %[n]\n\t"
       "jz 2f\n\t"
       "1:\n\t"
-      "prefetcht0 1024(%[b])\n\t"
-      "prefetcht0 1024(%[b],%[bs],1)\n\t"
-      "prefetcht0 1024(%[b],%[bs],2)\n\t"
       "prefetcht1 (%[pf])\n\t"
       "prefetcht1 (%[pf],%[bs],1)\n\t"
       "prefetcht1 (%[pf],%[bs],2)\n\t"
-      "vmovdqu64 (%[b]), %%zmm24\n\t"
-      "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"
-      "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"
-      HEED_ROW("(%[a])", 0, 1, 2)
-      HEED_ROW("(%[a],%[s],1)", 3, 4, 5)
-      HEED_ROW("(%[a],%[s],2)", 6, 7, 8)
-      HEED_ROW("(%[a],%[s3],1)", 9, 10, 11)
+      HEED_LOAD_B
+      HEED_ROWS_4
       "add $4, %[a]\n\t"
       "add $64, %[b]\n\t"
       "add $64, %[pf]\n\t"
@@ -137,8 +131,6 @@ void tile_4x3(const uint8_t* a, size_t lda, const int8_t* b, size_t block_bytes,
       : [s] "r"(lda), [s3] "r"(s3), [bs] "r"(block_bytes), [acc] "r"(acc)
       : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
         "xmm9", "xmm10", "xmm11", "xmm24", "xmm25", "xmm26", "xmm27");
-#undef HEED_ROW
-#undef HEED_ZERO
 #undef HEED_SAVE
 }
 
@@ -156,12 +148,6 @@ void tile_4x3_blocks(const uint8_t* a, size_t lda, const int8_t* b, size_t block
   const size_t s3 = 3 * lda;
   const float neg_zero = -0.0f;
   size_t n = 0;
-#define HEED_ROW(addr, r0, r1, r2)                          \
-  "vpbroadcastd " addr ", %%zmm27\n\t"                      \
-  "vpdpbusd %%zmm24, %%zmm27, %%zmm" #r0 "\n\t"             \
-  "vpdpbusd %%zmm25, %%zmm27, %%zmm" #r1 "\n\t"             \
-  "vpdpbusd %%zmm26, %%zmm27, %%zmm" #r2 "\n\t"
-#define HEED_ZERO(r) "vpxord %%zmm" #r ", %%zmm" #r ", %%zmm" #r "\n\t"
 #define HEED_COPY(r) "vmovaps %%zmm12, %%zmm" #r "\n\t"
 #define HEED_DQ(acc, out, corr, scale, a_off)              \
   "vpsubd " corr ", %%zmm" #acc ", %%zmm" #acc "\n\t"      \
@@ -171,24 +157,15 @@ void tile_4x3_blocks(const uint8_t* a, size_t lda, const int8_t* b, size_t block
   HEED_ZERO(acc)
 #define HEED_SAVE(r) "vmovaps %%zmm" #r ", (" #r "-12)*64(%[v])\n\t"
   __asm__ volatile(
-      HEED_ZERO(0) HEED_ZERO(1) HEED_ZERO(2) HEED_ZERO(3) HEED_ZERO(4) HEED_ZERO(5) HEED_ZERO(6)
-      HEED_ZERO(7) HEED_ZERO(8) HEED_ZERO(9) HEED_ZERO(10) HEED_ZERO(11)
+      HEED_ZERO_12
       "vbroadcastss %[nz], %%zmm12\n\t"
       HEED_COPY(13) HEED_COPY(14) HEED_COPY(15) HEED_COPY(16) HEED_COPY(17) HEED_COPY(18)
       HEED_COPY(19) HEED_COPY(20) HEED_COPY(21) HEED_COPY(22) HEED_COPY(23)
       "1:\n\t"
       "mov %[gpb], %[n]\n\t"
       "2:\n\t"
-      "prefetcht0 1024(%[b])\n\t"
-      "prefetcht0 1024(%[b],%[bs],1)\n\t"
-      "prefetcht0 1024(%[b],%[bs],2)\n\t"
-      "vmovdqu64 (%[b]), %%zmm24\n\t"
-      "vmovdqu64 (%[b],%[bs],1), %%zmm25\n\t"
-      "vmovdqu64 (%[b],%[bs],2), %%zmm26\n\t"
-      HEED_ROW("(%[a])", 0, 1, 2)
-      HEED_ROW("(%[a],%[s],1)", 3, 4, 5)
-      HEED_ROW("(%[a],%[s],2)", 6, 7, 8)
-      HEED_ROW("(%[a],%[s3],1)", 9, 10, 11)
+      HEED_LOAD_B
+      HEED_ROWS_4
       "add $4, %[a]\n\t"
       "add $64, %[b]\n\t"
       "dec %[n]\n\t"
@@ -216,8 +193,6 @@ void tile_4x3_blocks(const uint8_t* a, size_t lda, const int8_t* b, size_t block
       : "cc", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
         "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18",
         "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm31");
-#undef HEED_ROW
-#undef HEED_ZERO
 #undef HEED_COPY
 #undef HEED_DQ
 #undef HEED_SAVE
@@ -437,6 +412,12 @@ void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
     store_tile(p, row, mr, (blk + skip) * 16, nb - skip, v + skip);
   });
 }
+
+#undef HEED_ROW
+#undef HEED_ZERO
+#undef HEED_LOAD_B
+#undef HEED_ROWS_4
+#undef HEED_ZERO_12
 
 }  // namespace
 

@@ -59,7 +59,7 @@ constexpr const char* kDescription =
     "Blocks (--activation-block N): the packed int8 linear layers are quantized in blocks of N\n"
     "values along K (a multiple of 16), each with its own scale, for the weights (written so) and\n"
     "for the activations (quantized so at run time), as ggml's q8_0 x q8_0; an outlier channel then\n"
-    "coarsens its own block, not the whole row. The default is 64 for encoders (hf-bert: real\n"
+    "coarsens its own block, not the whole row. The default is 32 for encoders (hf-bert: real\n"
     "sentence encoders lose most to per-row activations), 0 (per row) for the other models;\n"
     "docs/quantization.md has the measurements.\n\n"
     "Outlier channels (--outlier-channels N): a few input channels of a real encoder's layers carry\n"
@@ -88,7 +88,7 @@ std::vector<OptionSpec> specs() {
       {"group-size", 0, true, "N", "int8 scale per group of N values of a row (N multiple of 4)"},
       {"layout", 0, true, "LAYOUT", "weight layout: auto (default), row-major, packed16x4"},
       {"activation-block", 0, true, "N", "int8 linear layers in blocks of N values of K (multiple of 16), each with its "
-                                         "own scale for the weights and for the activations; 0: per row; default: 64 "
+                                         "own scale for the weights and for the activations; 0: per row; default: 32 "
                                          "for encoders (hf-bert), 0 otherwise"},
       {"outlier-channels", 0, true, "N", "input channels per int8 linear layer kept in float32, chosen on calibration "
                                          "text (0-64; default: 8 for encoders (hf-bert), 0 otherwise)"},
