@@ -23,16 +23,42 @@ void axpy_f32(float alpha, const float* x, float* y, size_t n) {
   for (; i < n; ++i) y[i] += alpha * x[i];
 }
 
-// y stays in registers over the rows: 4 outputs at a time, one multiply-add per row.
-void axpy_rows_f32(const float* alphas, size_t count, const float* x, size_t ldx, float* y, size_t n) {
+namespace {
+
+// M rows of y (a compile-time count, so the accumulators stay in registers).
+template <size_t M>
+void axpy_rows_tile(const float* a, size_t lda, size_t count, const float* x, size_t ldx, float* y, size_t ldy,
+                    size_t n) {
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    float32x4_t acc = vld1q_f32(y + i);
-    for (size_t j = 0; j < count; ++j) acc = fma_n_f32x4(acc, vld1q_f32(x + j * ldx + i), alphas[j]);
-    vst1q_f32(y + i, acc);
+    float32x4_t acc[M];
+    for (size_t r = 0; r < M; ++r) acc[r] = vld1q_f32(y + r * ldy + i);
+    for (size_t j = 0; j < count; ++j) {
+      const float32x4_t w = vld1q_f32(x + j * ldx + i);
+      for (size_t r = 0; r < M; ++r) acc[r] = fma_n_f32x4(acc[r], w, a[r * lda + j]);
+    }
+    for (size_t r = 0; r < M; ++r) vst1q_f32(y + r * ldy + i, acc[r]);
   }
   for (; i < n; ++i)
-    for (size_t j = 0; j < count; ++j) y[i] += alphas[j] * x[j * ldx + i];
+    for (size_t r = 0; r < M; ++r)
+      for (size_t j = 0; j < count; ++j) y[r * ldy + i] += a[r * lda + j] * x[j * ldx + i];
+}
+
+}  // namespace
+
+// 4 outputs of 4 rows of y (then the 1-3 left) stay in registers over the rows of x, each loaded
+// once for them; one multiply-add per row of x and of y.
+void axpy_rows_f32(size_t rows, const float* alphas, size_t lda, size_t count, const float* x, size_t ldx, float* y,
+                   size_t ldy, size_t n) {
+  size_t r = 0;
+  for (; r + 4 <= rows; r += 4) axpy_rows_tile<4>(alphas + r * lda, lda, count, x, ldx, y + r * ldy, ldy, n);
+  const float* a = alphas + r * lda;
+  switch (rows - r) {
+    case 3: return axpy_rows_tile<3>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
+    case 2: return axpy_rows_tile<2>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
+    case 1: return axpy_rows_tile<1>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
+    default: return;
+  }
 }
 
 void add(float* y, const float* x, size_t n) {

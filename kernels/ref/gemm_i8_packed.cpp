@@ -27,18 +27,19 @@ void pack_i8_16x4(const int8_t* b, size_t n, size_t k, size_t ldb, int8_t* packe
 
 void pack_block_lanes(const int8_t* packed, size_t n, size_t k, size_t a_block, const float* b_scales,
                       bool per_block, BlockLanes* lanes) {
-  const size_t blocks = (k + a_block - 1) / a_block;
+  const size_t blocks = (k + a_block - 1) / a_block, groups = (k + 3) / 4;
   std::memset(lanes, 0, block_lanes_count(n, k, a_block) * sizeof(BlockLanes));
-  for (size_t r = 0; r < n; ++r) {
-    for (size_t q = 0; q < blocks; ++q) {
-      BlockLanes& to = lanes[(r / 16) * blocks + q];
-      to.scales[r % 16] = per_block ? b_scales[r * blocks + q] : b_scales[r];
-      const size_t end = (q + 1) * a_block < k ? (q + 1) * a_block : k;
-      int32_t sum = 0;
-      for (size_t i = q * a_block; i < end; ++i) sum += packed[packed_i8_16x4_index(r, i, k)];
-      to.corrections[r % 16] = sum * 128;
+  // The packed bytes in order: per 16-row block, per group of 4 k (never split by a block of K,
+  // a multiple of 16), 16 rows x 4 bytes; padding rows and k are 0.
+  const int8_t* unit = packed;
+  for (size_t nb = 0; nb < (n + 15) / 16; ++nb) {
+    for (size_t g = 0; g < groups; ++g, unit += 64) {
+      BlockLanes& to = lanes[nb * blocks + 4 * g / a_block];
+      for (size_t l = 0; l < 16; ++l) to.corrections[l] += 128 * (unit[4 * l] + unit[4 * l + 1] + unit[4 * l + 2] + unit[4 * l + 3]);
     }
   }
+  for (size_t r = 0; r < n; ++r)
+    for (size_t q = 0; q < blocks; ++q) lanes[(r / 16) * blocks + q].scales[r % 16] = per_block ? b_scales[r * blocks + q] : b_scales[r];
 }
 
 namespace ref {

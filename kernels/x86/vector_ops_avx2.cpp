@@ -26,14 +26,37 @@ void axpy_f32(float alpha, const float* x, float* y, size_t n) {
   }
 }
 
-// y stays in registers over the rows: 8 outputs at a time, one fused multiply-add per row.
-void axpy_rows_f32(const float* alphas, size_t count, const float* x, size_t ldx, float* y, size_t n) {
+namespace {
+
+// M rows of y (a compile-time count, so the accumulators stay in registers).
+template <size_t M>
+void axpy_rows_tile(const float* a, size_t lda, size_t count, const float* x, size_t ldx, float* y, size_t ldy,
+                    size_t n) {
   for (size_t i = 0; i < n; i += 8) {
-    __m256 acc = load_part(y + i, n - i);
+    __m256 acc[M];
+    for (size_t r = 0; r < M; ++r) acc[r] = load_part(y + r * ldy + i, n - i);
     for (size_t j = 0; j < count; ++j) {
-      acc = _mm256_fmadd_ps(_mm256_broadcast_ss(alphas + j), load_part(x + j * ldx + i, n - i), acc);
+      const __m256 w = load_part(x + j * ldx + i, n - i);
+      for (size_t r = 0; r < M; ++r) acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + r * lda + j), w, acc[r]);
     }
-    store_part(y + i, acc, n - i);
+    for (size_t r = 0; r < M; ++r) store_part(y + r * ldy + i, acc[r], n - i);
+  }
+}
+
+}  // namespace
+
+// 8 outputs of 4 rows of y (then the 1-3 left) stay in registers over the rows of x, each loaded
+// once for them; one fused multiply-add per row of x and of y.
+void axpy_rows_f32(size_t rows, const float* alphas, size_t lda, size_t count, const float* x, size_t ldx, float* y,
+                   size_t ldy, size_t n) {
+  size_t r = 0;
+  for (; r + 4 <= rows; r += 4) axpy_rows_tile<4>(alphas + r * lda, lda, count, x, ldx, y + r * ldy, ldy, n);
+  const float* a = alphas + r * lda;
+  switch (rows - r) {
+    case 3: return axpy_rows_tile<3>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
+    case 2: return axpy_rows_tile<2>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
+    case 1: return axpy_rows_tile<1>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
+    default: return;
   }
 }
 

@@ -116,13 +116,14 @@ TEST_CASE("add, dot_f32, axpy_f32, axpy_rows_f32 and f16 conversion variants mat
       reference().axpy_f32(-1.25f, a.data(), r.data(), n);
       v->axpy_f32(-1.25f, a.data(), y.data(), n);
       for (size_t i = 0; i < n; ++i) REQUIRE(close(y[i], r[i], 3.0, 1e-6));
-      for (size_t count : {1, 3, 8}) {  // rows of x at stride n + 5
-        const auto rows = random_f32(count * (n + 5)), alphas = random_f32(count);
-        r = b; y = b;
-        reference().axpy_rows_f32(alphas.data(), count, rows.data(), n + 5, r.data(), n);
-        v->axpy_rows_f32(alphas.data(), count, rows.data(), n + 5, y.data(), n);
-        for (size_t i = 0; i < n; ++i) REQUIRE(close(y[i], r[i], 1.0 + count, 1e-6));
-      }
+      for (size_t count : {1, 3, 8})  // rows of x at stride n + 5; 1, 4 and 6 rows of y at stride n + 2
+        for (size_t ys : {1, 4, 6}) {
+          const auto rows = random_f32(count * (n + 5)), alphas = random_f32(ys * (count + 1));
+          auto ry = random_f32(ys * (n + 2)), vy = ry;
+          reference().axpy_rows_f32(ys, alphas.data(), count + 1, count, rows.data(), n + 5, ry.data(), n + 2, n);
+          v->axpy_rows_f32(ys, alphas.data(), count + 1, count, rows.data(), n + 5, vy.data(), n + 2, n);
+          for (size_t i = 0; i < ry.size(); ++i) REQUIRE(close(vy[i], ry[i], 1.0 + count, 1e-6));  // padding untouched
+        }
       r = b; y = b;
       reference().add(r.data(), a.data(), n);
       v->add(y.data(), a.data(), n);

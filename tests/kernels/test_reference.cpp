@@ -246,7 +246,7 @@ TEST_CASE("reference add, dot_f32, axpy_f32, axpy_rows_f32 match double arithmet
   const float alphas[2] = {0.75f, -2.0f};
   std::vector<float> rows(a);
   rows.insert(rows.end(), b.begin(), b.end());  // rows a and b, stride n
-  reference().axpy_rows_f32(alphas, 2, rows.data(), n, y.data(), n);
+  reference().axpy_rows_f32(1, alphas, 2, 2, rows.data(), n, y.data(), n, n);
   for (size_t i = 0; i < n; ++i) CHECK(close(y[i], b[i] + 0.75 * a[i] - 2.0 * b[i], 4.0, 1e-6));
   y = b;
   reference().add(y.data(), a.data(), n);

@@ -219,9 +219,11 @@ struct KernelTable {
   float (*dot_f32)(const float* a, const float* b, size_t n) = nullptr;
   // y[i] += alpha * x[i].
   void (*axpy_f32)(float alpha, const float* x, float* y, size_t n) = nullptr;
-  // y[i] += alphas[j] * x[j * ldx + i] for j = 0 .. count-1 in turn: `count` axpys with y read and
-  // written once (a linear layer's outlier channels, layers/linear.cpp).
-  void (*axpy_rows_f32)(const float* alphas, size_t count, const float* x, size_t ldx, float* y, size_t n) = nullptr;
+  // For each of `rows` rows r: y[r * ldy + i] += alphas[r * lda + j] * x[j * ldx + i] for
+  // j = 0 .. count-1 in turn (`count` axpys per row with y read and written once, x shared by the
+  // rows; a linear layer's outlier channels, layers/linear.cpp).
+  void (*axpy_rows_f32)(size_t rows, const float* alphas, size_t lda, size_t count, const float* x, size_t ldx,
+                        float* y, size_t ldy, size_t n) = nullptr;
   // f16 bit patterns -> f32, and back (round to nearest even).
   void (*f16_to_f32)(const uint16_t* x, float* y, size_t n) = nullptr;
   void (*f32_to_f16)(const float* x, uint16_t* y, size_t n) = nullptr;

@@ -160,10 +160,14 @@ void Linear::quantize_rows(const kernels::KernelTable& k, const float* x, size_t
 
 void Linear::add_outliers(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y, size_t ldy,
                           size_t n0, size_t n1) const {
-  float xo[format::kMaxOutlierChannels];
-  for (size_t r = 0; r < m; ++r) {
-    for (size_t j = 0; j < num_outliers_; ++j) xo[j] = x[r * ldx + outlier_channels_[j]];
-    k.axpy_rows_f32(xo, num_outliers_, outlier_weights_ + n0, out_, y + r * ldy + n0, n1 - n0);
+  constexpr size_t kRows = 32;  // rows gathered on the stack per call
+  float xo[kRows * format::kMaxOutlierChannels];
+  for (size_t r0 = 0; r0 < m; r0 += kRows) {
+    const size_t rows = m - r0 < kRows ? m - r0 : kRows;
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t j = 0; j < num_outliers_; ++j) xo[r * num_outliers_ + j] = x[(r0 + r) * ldx + outlier_channels_[j]];
+    k.axpy_rows_f32(rows, xo, num_outliers_, num_outliers_, outlier_weights_ + n0, out_, y + r0 * ldy + n0, ldy,
+                    n1 - n0);
   }
 }
 
