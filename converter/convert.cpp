@@ -71,17 +71,24 @@ uint32_t outlier_channels(const NeutralModel& model, const ConvertOptions& o, ui
   return model.config.AsTransformerEncoderOnly() != nullptr && block != 0 ? kEncoderOutlierChannels : 0;
 }
 
+// The calibration lines and the float model's embeddings of them (for the self-check).
+struct Calibration {
+  std::vector<std::string> lines;
+  std::vector<float> embeddings;
+};
+
 // Splits the outlier channels off the float model (before quantization), calibrating on the
 // options' file or the built-in lines.
-Status split_outliers(NeutralModel* model, const ConvertOptions& o, uint32_t count, ConvertSummary* summary) {
+Status split_outliers(NeutralModel* model, const ConvertOptions& o, uint32_t count, Calibration* calibration,
+                      ConvertSummary* summary) {
   if (count == 0) return Status::success();
   if (model->config.AsTransformerEncoderOnly() == nullptr) {
     return invalid_argument("--outlier-channels calibrates by embedding text: it needs an encoder (hf-bert) model");
   }
-  std::vector<std::string> file_lines;
-  if (!o.calibration.empty()) HEED_RETURN_IF_ERROR(read_calibration_lines(o.calibration, &file_lines));
-  const std::vector<std::string>& lines = o.calibration.empty() ? builtin_calibration_lines() : file_lines;
-  HEED_RETURN_IF_ERROR(split_outlier_channels(model, count, lines, &summary->outlier_layers));
+  if (o.calibration.empty()) calibration->lines = builtin_calibration_lines();
+  else HEED_RETURN_IF_ERROR(read_calibration_lines(o.calibration, &calibration->lines));
+  HEED_RETURN_IF_ERROR(
+      split_outlier_channels(model, count, calibration->lines, &summary->outlier_layers, &calibration->embeddings));
   summary->outlier_channels = summary->outlier_layers > 0 ? count : 0;
   return Status::success();
 }
@@ -99,7 +106,9 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
   // q8_0 x q8_0): per-row weight scales alone keep real encoders below 0.999 (docs/quantization.md).
   const bool packs = options.layout != WeightLayout::kRowMajor && options.quantize.type == WeightType::kInt8 &&
                      options.quantize.group_size == 0;
-  HEED_RETURN_IF_ERROR(split_outliers(model, options, packs ? outlier_channels(*model, options, block) : 0, summary));
+  Calibration calibration;
+  HEED_RETURN_IF_ERROR(
+      split_outliers(model, options, packs ? outlier_channels(*model, options, block) : 0, &calibration, summary));
   QuantizeOptions quantize = options.quantize;
   quantize.linear_group_size = block;
   HEED_RETURN_IF_ERROR(quantize_model(model, quantize, options.report, stage_progress(options, "quantizing")));
@@ -108,6 +117,11 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
       pack_model(model, options.layout, &summary->packed, options.report, stage_progress(options, "packing")));
   summary->activation_block = block;
   summary->tensors = model->tensors.size();
+  if (!calibration.embeddings.empty()) {  // the converted encoder against the float one, on the same lines
+    HEED_RETURN_IF_ERROR(self_check(*model, calibration.lines, calibration.embeddings, &summary->check_lowest_cosine,
+                                    &summary->check_mean_cosine));
+    summary->check_lines = calibration.lines.size();
+  }
   return Status::success();
 }
 

@@ -52,6 +52,10 @@ struct ConvertSummary {
   size_t packed = 0;      // matrices stored packed 16x4
   uint32_t outlier_channels = 0;  // input channels per linear layer kept in float32
   size_t outlier_layers = 0;      // linear layers that got them
+  // Encoders calibrated for outlier channels: the converted model's mean-pooled embeddings of the
+  // calibration lines against the float model's (cosine similarity); check_lines 0 when not run.
+  size_t check_lines = 0;
+  double check_lowest_cosine = 0, check_mean_cosine = 0;
 };
 
 // Quantizes and packs a model a reader produced.

@@ -82,17 +82,19 @@ class ChannelRanges : public layers::InputRecorder {
   std::map<std::string, std::vector<float>> ranges_;
 };
 
-Status calibrate(const NeutralModel& model, const std::vector<std::string>& lines, ChannelRanges* ranges) {
+// `model`'s mean-pooled embeddings of `lines` (one session in memory), reporting every linear
+// layer's input to `recorder` when given.
+Status embed_lines(const NeutralModel& model, const std::vector<std::string>& lines, layers::InputRecorder* recorder,
+                   std::vector<float>* out, size_t* dimension) {
   std::vector<uint8_t> bytes;
   HEED_RETURN_IF_ERROR(serialize_heed(model, &bytes));
   std::unique_ptr<Model> loaded;
   HEED_RETURN_IF_ERROR(Model::from_bytes(bytes.data(), bytes.size(), &loaded));
   std::unique_ptr<Embedder> embedder;
-  EmbedderOptions options;
-  HEED_RETURN_IF_ERROR(Embedder::create(*loaded, options, &embedder));
-  std::vector<float> out;
-  layers::InputRecorder* previous = layers::set_input_recorder(ranges);
-  const Status status = embedder->embed_text(lines, Pooling::kMean, false, &out);
+  HEED_RETURN_IF_ERROR(Embedder::create(*loaded, EmbedderOptions(), &embedder));
+  *dimension = embedder->dimension();
+  layers::InputRecorder* previous = layers::set_input_recorder(recorder);
+  const Status status = embedder->embed_text(lines, Pooling::kMean, false, out);
   layers::set_input_recorder(previous);
   return status;
 }
@@ -135,12 +137,15 @@ Status split_channels(NeutralModel* model, const std::string& weight, std::vecto
 }
 
 Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::vector<std::string>& lines,
-                              size_t* split) {
+                              size_t* split, std::vector<float>* embeddings) {
   if (split != nullptr) *split = 0;
   if (count == 0) return Status::success();
   ChannelRanges ranges;
-  const Status calibrated = calibrate(*model, lines, &ranges);
+  size_t dimension = 0;
+  std::vector<float> out;
+  const Status calibrated = embed_lines(*model, lines, &ranges, &out, &dimension);
   if (!calibrated) return invalid_argument("calibrating outlier channels: " + calibrated.message());
+  if (embeddings != nullptr) *embeddings = std::move(out);
   for (const auto& [name, range] : ranges.ranges()) {
     NeutralTensor* t = model->find(name);
     if (t == nullptr || !t->quantizable || t->dtype != fb::DType::F32 || t->shape.size() != 2 ||
@@ -150,6 +155,33 @@ Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::ve
     HEED_RETURN_IF_ERROR(split_channels(model, name, widest_channels(range, count)));
     if (split != nullptr) ++*split;
   }
+  return Status::success();
+}
+
+Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const std::vector<float>& reference,
+                  double* lowest, double* mean) {
+  std::vector<float> out;
+  size_t dimension = 0;
+  const Status embedded = embed_lines(model, lines, nullptr, &out, &dimension);
+  if (!embedded) return invalid_argument("self-check of the converted model: " + embedded.message());
+  if (dimension == 0 || out.size() != reference.size() || out.size() != lines.size() * dimension) {
+    return invalid_argument("self-check of the converted model: embeddings of different sizes");
+  }
+  *lowest = 1.0;
+  double sum = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    double dot = 0, a2 = 0, b2 = 0;
+    for (size_t d = 0; d < dimension; ++d) {
+      const double a = out[i * dimension + d], b = reference[i * dimension + d];
+      dot += a * b;
+      a2 += a * a;
+      b2 += b * b;
+    }
+    const double cosine = a2 > 0 && b2 > 0 ? dot / std::sqrt(a2 * b2) : (a2 == b2 ? 1.0 : 0.0);
+    *lowest = std::min(*lowest, cosine);
+    sum += cosine;
+  }
+  *mean = sum / static_cast<double>(lines.size());
   return Status::success();
 }
 

@@ -30,8 +30,14 @@ Status split_channels(NeutralModel* model, const std::string& weight, std::vecto
 // Runs `model` (an encoder-only model, still float) on `lines` and splits the `count` input
 // channels of largest |activation| out of every linear weight the encoder multiplies (those with
 // at most format::kMaxOutlierInputs inputs and more than `count`). `split` (optional) receives how
-// many weights got outlier channels.
+// many weights got outlier channels; `embeddings` (optional) the float model's mean-pooled
+// embeddings of the lines, for self_check.
 Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::vector<std::string>& lines,
-                              size_t* split);
+                              size_t* split, std::vector<float>* embeddings = nullptr);
+
+// The converted (quantized) encoder `model` embeds `lines` again; `lowest` and `mean` get the
+// cosine similarities of its embeddings to `reference` (split_outlier_channels' float ones).
+Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const std::vector<float>& reference,
+                  double* lowest, double* mean);
 
 }  // namespace heed::convert

@@ -65,6 +65,11 @@ nb::dict convert_model(const std::string& source, const std::string& output, con
   d["activation_block"] = summary.activation_block;
   d["outlier_channels"] = summary.outlier_channels;
   d["outlier_layers"] = summary.outlier_layers;
+  if (summary.check_lines > 0) {  // the converter's self-check (encoders with outlier channels)
+    d["check_lines"] = summary.check_lines;
+    d["check_lowest_cosine"] = summary.check_lowest_cosine;
+    d["check_mean_cosine"] = summary.check_mean_cosine;
+  }
   return d;
 }
 

@@ -118,6 +118,7 @@ def test_convert_and_inspect(bert, tmp_path):
     summary = heed.convert(os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model"), str(tmp_path / "o.heed"),
                            outlier_channels=2, calibration=os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model/vocab.txt"))
     assert summary["outlier_channels"] == 2 and summary["outlier_layers"] > 0
+    assert summary["check_lines"] > 0 and 0.99 < summary["check_lowest_cosine"] <= summary["check_mean_cosine"] <= 1.0
     assert {t["outlier_channels"] for t in heed.inspect(str(tmp_path / "o.heed"))["tensors"]} == {0, 2}
     with pytest.raises(ValueError):
         heed.convert(os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model"), str(tmp_path / "x.heed"),

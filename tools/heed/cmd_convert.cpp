@@ -67,7 +67,9 @@ constexpr const char* kDescription =
     "text (--calibration FILE, one sentence per line; default: 32 built-in English sentences),\n"
     "finds each packed int8 linear layer's N widest input channels and keeps them in float32:\n"
     "their weights are stored apart, their activations are multiplied in float32 and left out of\n"
-    "the int8 scales. The default is 8 for encoders (hf-bert), 0 otherwise.\n\n"
+    "the int8 scales. The default is 8 for encoders (hf-bert), 0 otherwise. The converted encoder\n"
+    "then embeds the calibration lines again and the summary prints its cosine similarity to the\n"
+    "float32 model (self-check).\n\n"
     "Weight layout (--layout):\n"
     "  auto        (default) int8 matrices with one scale per row that only a linear layer\n"
     "              reads (every NAME.weight) are stored in the 16x4 packed layout the int8 GEMM\n"
@@ -177,6 +179,11 @@ void print_summary(const std::string& output, const std::string& source, const c
   std::printf("heed convert: wrote %s: %zu tensors, %zu parameters, %s, %s (from %s %s)\n", output.c_str(),
               summary.tensors, summary.parameters, human_bytes(size).c_str(), weights.c_str(), format.name,
               source.c_str());
+  if (summary.check_lines > 0) {
+    std::printf("heed convert: self-check on %zu calibration lines: cosine similarity to the float32 model %.5f "
+                "lowest, %.5f mean\n",
+                summary.check_lines, summary.check_lowest_cosine, summary.check_mean_cosine);
+  }
 }
 
 int run_convert(const std::vector<std::string>& argv) {

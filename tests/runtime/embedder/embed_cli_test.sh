@@ -86,6 +86,8 @@ $emu "$heed" embed -m "$dir/aren.heed" <"$dir/in.txt" >/dev/null 2>"$dir/err"; r
 $emu "$heed" convert "$fixture/model" -o "$dir/cal.heed" --calibration "$dir/in.txt" --outlier-channels 4 >"$dir/out" 2>"$dir/err" ||
   fail "convert --calibration: $(cat "$dir/err")"
 grep -q '4 outlier input channels of 8 layers in float32' "$dir/out" || fail "outlier summary: $(cat "$dir/out")"
+grep -q 'self-check on 2 calibration lines: cosine similarity to the float32 model 0\.99[0-9]* lowest' "$dir/out" ||
+  fail "self-check line: $(cat "$dir/out")"
 $emu "$heed" inspect "$dir/i8.heed" | grep -q 'encoder.layers.1.ffn.out.weight.outliers *F32 .*\[8, 64\]' ||
   fail "inspect: no [8, 64] float32 outlier columns for ffn.out"
 $emu "$heed" embed -m "$dir/cal.heed" <"$dir/in.txt" >"$dir/cal.jsonl" 2>"$dir/err" || fail "embed with 4 outlier channels: $(cat "$dir/err")"
