@@ -2,6 +2,7 @@
 #include "x86/avx2_math.h"
 
 #include "internal/variants.h"
+#include "internal/row_tiles.h"
 
 namespace heed::kernels::avx2 {
 
@@ -49,15 +50,9 @@ void axpy_rows_tile(const float* a, size_t lda, size_t count, const float* x, si
 // once for them; one fused multiply-add per row of x and of y.
 void axpy_rows_f32(size_t rows, const float* alphas, size_t lda, size_t count, const float* x, size_t ldx, float* y,
                    size_t ldy, size_t n) {
-  size_t r = 0;
-  for (; r + 4 <= rows; r += 4) axpy_rows_tile<4>(alphas + r * lda, lda, count, x, ldx, y + r * ldy, ldy, n);
-  const float* a = alphas + r * lda;
-  switch (rows - r) {
-    case 3: return axpy_rows_tile<3>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
-    case 2: return axpy_rows_tile<2>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
-    case 1: return axpy_rows_tile<1>(a, lda, count, x, ldx, y + r * ldy, ldy, n);
-    default: return;
-  }
+  for_each_row_tile(rows, [&](auto m, size_t r) {
+    axpy_rows_tile<decltype(m)::value>(alphas + r * lda, lda, count, x, ldx, y + r * ldy, ldy, n);
+  });
 }
 
 void add(float* y, const float* x, size_t n) {
