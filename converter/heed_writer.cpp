@@ -124,7 +124,10 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
   std::sort(order.begin(), order.end(), [](const NeutralTensor* a, const NeutralTensor* b) { return a->name < b->name; });
 
   fb::ModelT index;
-  index.format_version = kFormatVersion;
+  index.format_version = kFormatVersionWithoutOutliers;
+  for (const NeutralTensor& t : model.tensors) {
+    if (!t.outlier_channels.empty()) index.format_version = kFormatVersion;
+  }
   index.producer = std::make_unique<fb::ProducerT>(model.producer);
   index.config = model.config;
   index.tokenizer = std::make_unique<fb::TokenizerT>(model.tokenizer);

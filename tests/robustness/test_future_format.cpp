@@ -58,17 +58,17 @@ TEST_CASE("a newer format version is reported as such, whatever else the file ho
   CHECK(as_v1.code() == StatusCode::kInvalidFile);
   CHECK(as_v1.message() == "<memory>: unknown model family 9");
 
-  for (uint32_t version : {2u, 1000u, 0xffffffffu}) {
+  for (uint32_t version : {3u, 1000u, 0xffffffffu}) {
     const Status s = load(future_file(version));
     CHECK(s.code() == StatusCode::kUnsupportedVersion);
     CHECK(s.message() == "<memory>: format version " + std::to_string(version) +
-                             " is newer than this heed reads (1); update heed");
+                             " is newer than this heed reads (2); update heed");
   }
 }
 
 TEST_CASE("a newer format version through Model::open names the file", "[robustness][version]") {
   const std::string path = temp_dir() + "/future.heed";
-  const std::vector<uint8_t> bytes = future_file(2);
+  const std::vector<uint8_t> bytes = future_file(3);
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                               static_cast<std::streamsize>(bytes.size()));
   for (bool use_mmap : {true, false}) {
@@ -77,7 +77,7 @@ TEST_CASE("a newer format version through Model::open names the file", "[robustn
     std::unique_ptr<Model> model;
     const Status s = Model::open(path, options, &model);
     CHECK(s.code() == StatusCode::kUnsupportedVersion);
-    CHECK(s.message() == path + ": format version 2 is newer than this heed reads (1); update heed");
+    CHECK(s.message() == path + ": format version 3 is newer than this heed reads (2); update heed");
     CHECK(!model);
   }
 }

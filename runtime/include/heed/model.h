@@ -20,7 +20,11 @@ struct Model;  // the FlatBuffers index of the file (schema/heed.fbs), internal 
 }  // namespace fb
 struct TensorView;  // one tensor of the file, internal to the runtime
 
-inline constexpr uint32_t kFormatVersion = 1;
+// The newest format version this heed reads. The converter writes the lowest version that
+// describes a file: 1, or 2 when a tensor has outlier channels (an older reader would ignore them
+// and compute wrong products; docs/format.md, Versioning).
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kFormatVersionWithoutOutliers = 1;
 inline constexpr size_t kTensorAlignment = 64;
 
 struct LoadOptions {

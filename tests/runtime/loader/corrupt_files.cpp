@@ -70,7 +70,7 @@ std::vector<CorruptFile> corrupt_files(const std::vector<uint8_t>& valid) {
     add("bad_root_offset", b, C::kInvalidFile, "failed verification");
   }
   add("newer_version", edited([](fb::ModelT& m) { m.format_version = 7; }), C::kUnsupportedVersion,
-      "format version 7 is newer than this heed reads (1); update heed");
+      "format version 7 is newer than this heed reads (2); update heed");
   add("version_zero", edited([](fb::ModelT& m) { m.format_version = 0; }), C::kInvalidFile, "format version 0");
   add("offset_past_end", edited([](fb::ModelT& m) { tensor(m, kEmbeddings).offset = m.weights_size; }),
       C::kInvalidFile, "tensor 'encoder.embeddings': bytes 1024..1344 run past the end of the weight segment (1024 bytes)");

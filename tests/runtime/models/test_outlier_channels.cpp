@@ -80,6 +80,8 @@ TEST_CASE("outlier channels: float32 on the chosen channels, int8 scales without
   const convert::NeutralModel f32 = make_tiny_model(o);
   const LoadedModel reference_model = load_model(f32);
   const LoadedModel split = int8_model(f32, true), plain = int8_model(f32, false);
+  CHECK(split.model->index().format_version() == kFormatVersion);  // 2: older readers refuse it
+  CHECK(plain.model->index().format_version() == kFormatVersionWithoutOutliers);
   const TensorView* w = split.model->find(std::string(kWeight) + ".weight");
   REQUIRE(w != nullptr);
   REQUIRE(w->num_outlier_channels == kChannels.size());
