@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 
@@ -11,6 +10,7 @@
 #include "heed/model.h"
 #include "heed_format/quantization.h"
 #include "heed_writer.h"
+#include "source_files.h"
 #include "layers/linear.h"
 
 namespace heed::convert {
@@ -54,12 +54,17 @@ const std::vector<std::string>& builtin_calibration_lines() {
 }
 
 Status read_calibration_lines(const std::string& path, std::vector<std::string>* lines) {
-  std::ifstream in(path);
-  if (!in) return invalid_argument("cannot read the calibration file '" + path + "'");
+  std::string text;  // the converter's one checked reader: regular files only, size capped
+  const Status read = read_text(path, &text);
+  if (!read) return invalid_argument("cannot read the calibration file: " + read.message());
   lines->clear();
-  std::string line;
-  while (lines->size() < 1000 && std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) lines->push_back(line);
+  size_t start = 0;
+  while (start < text.size() && lines->size() < 1000) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines->push_back(std::move(line));
+    start = end + 1;
   }
   if (lines->empty()) return invalid_argument("the calibration file '" + path + "' has no text lines");
   return Status::success();

@@ -94,6 +94,8 @@ $emu "$heed" embed -m "$dir/cal.heed" <"$dir/in.txt" >"$dir/cal.jsonl" 2>"$dir/e
 $emu "$heed" convert "$fixture/model" -o "$dir/x.heed" --calibration "$dir/missing.txt" --quiet 2>"$dir/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "cannot read the calibration file" "$dir/err" && [ ! -e "$dir/x.heed" ] ||
   fail "missing calibration file: exit $rc, $(cat "$dir/err")"
+$emu "$heed" convert "$fixture/model" -o "$dir/x.heed" --calibration /dev/zero --quiet 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "is not a regular file" "$dir/err" || fail "--calibration /dev/zero: exit $rc, $(cat "$dir/err")"
 $emu "$heed" convert "$fixture/model" -o "$dir/x.heed" --outlier-channels 65 --quiet 2>"$dir/err"; rc=$?
 [ $rc -eq 2 ] || fail "--outlier-channels 65: exit $rc"
 $emu "$heed" convert "$fixture/model" -o "$dir/x.heed" --outlier-channels 0 --calibration "$dir/in.txt" --quiet 2>"$dir/err"; rc=$?
