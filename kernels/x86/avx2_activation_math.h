@@ -13,45 +13,63 @@
 
 namespace heed::kernels::avx2 {
 
-static inline __m256 erfc_nonneg_ps(__m256 z) {
+// Each function works on N vectors in place, stepped together (HEED_EACH in avx2_math.h).
+
+// erfc(z) of z >= 0.
+template <size_t N>
+__attribute__((always_inline)) static inline void erfc_nonneg_n(__m256* z) {
+  static constexpr float kP[] = {-0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f, -0.18628806f,
+                                 0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f};
   const __m256 one = _mm256_set1_ps(1.0f);
-  const __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.5f), z, one));
-  __m256 p = _mm256_set1_ps(0.17087277f);
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.82215223f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.48851587f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.13520398f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.27886807f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-0.18628806f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.09678418f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(0.37409196f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(1.00002368f));
-  p = _mm256_fmadd_ps(p, t, _mm256_set1_ps(-1.26551223f));
-  return _mm256_mul_ps(t, exp_ps(_mm256_fnmadd_ps(z, z, p)));
+  __m256 t[N], p[N];
+  HEED_EACH(j, N) t[j] = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.5f), z[j], one));
+  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(_mm256_set1_ps(0.17087277f), t[j], _mm256_set1_ps(kP[0]));
+  for (size_t c = 1; c < sizeof(kP) / sizeof(kP[0]); ++c) {
+    HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], t[j], _mm256_set1_ps(kP[c]));
+  }
+  HEED_EACH(j, N) p[j] = _mm256_fnmadd_ps(z[j], z[j], p[j]);
+  exp_n<N>(p);
+  HEED_EACH(j, N) z[j] = _mm256_mul_ps(t[j], p[j]);
 }
 
-static inline __m256 gelu_ps(__m256 x) {
-  const __m256 half_x = _mm256_mul_ps(_mm256_set1_ps(0.5f), x);
-  const __m256 abs_x = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-  const __m256 e = erfc_nonneg_ps(_mm256_mul_ps(abs_x, _mm256_set1_ps(0.70710678118654752f)));
-  const __m256 pos = _mm256_mul_ps(half_x, _mm256_sub_ps(_mm256_set1_ps(2.0f), e));
-  const __m256 neg = _mm256_mul_ps(half_x, e);
-  return _mm256_blendv_ps(pos, neg, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+template <size_t N>
+__attribute__((always_inline)) static inline void gelu_n(__m256* x) {
+  __m256 e[N];
+  HEED_EACH(j, N) {
+    e[j] = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x[j]), _mm256_set1_ps(0.70710678118654752f));
+  }
+  erfc_nonneg_n<N>(e);
+  HEED_EACH(j, N) {
+    const __m256 half_x = _mm256_mul_ps(_mm256_set1_ps(0.5f), x[j]);
+    const __m256 pos = _mm256_mul_ps(half_x, _mm256_sub_ps(_mm256_set1_ps(2.0f), e[j]));
+    const __m256 neg = _mm256_mul_ps(half_x, e[j]);
+    x[j] = _mm256_blendv_ps(pos, neg, _mm256_cmp_ps(x[j], _mm256_setzero_ps(), _CMP_LT_OQ));
+  }
 }
 
-static inline __m256 gelu_tanh_ps(__m256 x) {
-  const __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x, x), x);
-  const __m256 u = _mm256_mul_ps(_mm256_set1_ps(0.79788456080286536f),
-                                 _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), x3, x));
-  const __m256 abs_u = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), u);
-  const __m256 t = exp_ps(_mm256_mul_ps(_mm256_set1_ps(-2.0f), abs_u));  // in (0, 1]
-  const __m256 inv = _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), t));
-  // 0.5 x (1 + tanh u) = x / (1 + t) for u >= 0, x t / (1 + t) for u < 0.
-  return _mm256_blendv_ps(inv, _mm256_mul_ps(inv, t), _mm256_cmp_ps(u, _mm256_setzero_ps(), _CMP_LT_OQ));
+template <size_t N>
+__attribute__((always_inline)) static inline void gelu_tanh_n(__m256* x) {
+  __m256 u[N], t[N];
+  HEED_EACH(j, N) {
+    const __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x[j], x[j]), x[j]);
+    u[j] = _mm256_mul_ps(_mm256_set1_ps(0.79788456080286536f), _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), x3, x[j]));
+  }
+  HEED_EACH(j, N) t[j] = _mm256_mul_ps(_mm256_set1_ps(-2.0f), _mm256_andnot_ps(_mm256_set1_ps(-0.0f), u[j]));
+  exp_n<N>(t);  // in (0, 1]
+  HEED_EACH(j, N) {
+    const __m256 inv = _mm256_div_ps(x[j], _mm256_add_ps(_mm256_set1_ps(1.0f), t[j]));
+    // 0.5 x (1 + tanh u) = x / (1 + t) for u >= 0, x t / (1 + t) for u < 0.
+    x[j] = _mm256_blendv_ps(inv, _mm256_mul_ps(inv, t[j]), _mm256_cmp_ps(u[j], _mm256_setzero_ps(), _CMP_LT_OQ));
+  }
 }
 
-static inline __m256 silu_ps(__m256 x) {
+template <size_t N>
+__attribute__((always_inline)) static inline void silu_n(__m256* x) {
   // x / (1 + e^-x); e^-x = +inf for x < -88.7 gives -0, as the reference does.
-  return _mm256_div_ps(x, _mm256_add_ps(_mm256_set1_ps(1.0f), exp_ps(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+  __m256 e[N];
+  HEED_EACH(j, N) e[j] = _mm256_sub_ps(_mm256_setzero_ps(), x[j]);
+  exp_n<N>(e);
+  HEED_EACH(j, N) x[j] = _mm256_div_ps(x[j], _mm256_add_ps(_mm256_set1_ps(1.0f), e[j]));
 }
 
 }  // namespace heed::kernels::avx2

@@ -44,35 +44,52 @@ static inline void store_part(float* p, __m256 v, size_t left) {
   }
 }
 
-// exp(x) to about 2 ulp: x = n ln2 + r with |r| <= ln2/2 (ln2 split in two for exactness), a
-// degree-6 polynomial for e^r, and 2^n built in the exponent field. Results that would be
-// subnormal (x < -87.3) flush to 0, so exp(-inf) = 0 exactly, as masked attention needs; x > 88.7
-// gives +inf.
-static inline __m256 exp_ps(__m256 x) {
+// Steps of a function of N independent vectors, each statement written once for all N (fully
+// unrolled): the core then has N independent chains in flight. A long dependent chain such as exp
+// or GELU, one vector at a time, fills the FP scheduler with waiting instructions long before the
+// next vector's start: on an AMD EPYC GELU ran 1.9x faster with 8 vectors stepped together.
+#define HEED_EACH(j, N) _Pragma("GCC unroll 16") for (size_t j = 0; j < (N); ++j)
+
+// exp(x) to about 2 ulp, of N vectors in place: x = n ln2 + r with |r| <= ln2/2 (ln2 split in two
+// for exactness), a degree-6 polynomial for e^r, and 2^n built in the exponent field. Results that
+// would be subnormal (x < -87.3) flush to 0, so exp(-inf) = 0 exactly, as masked attention needs;
+// x > 88.7 gives +inf.
+template <size_t N>
+__attribute__((always_inline)) static inline void exp_n(__m256* x) {
   const __m256 lo = _mm256_set1_ps(-87.33654f), hi = _mm256_set1_ps(88.72283f);
-  const __m256 underflow = _mm256_cmp_ps(x, lo, _CMP_LT_OQ);
-  const __m256 overflow = _mm256_cmp_ps(x, hi, _CMP_GT_OQ);
-  const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), xc);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  __m256 underflow[N], overflow[N], n[N], r[N], p[N];
+  HEED_EACH(j, N) underflow[j] = _mm256_cmp_ps(x[j], lo, _CMP_LT_OQ);
+  HEED_EACH(j, N) overflow[j] = _mm256_cmp_ps(x[j], hi, _CMP_GT_OQ);
+  HEED_EACH(j, N) x[j] = _mm256_min_ps(_mm256_max_ps(x[j], lo), hi);
+  HEED_EACH(j, N) {
+    n[j] = _mm256_round_ps(_mm256_mul_ps(x[j], _mm256_set1_ps(1.44269504088896341f)),
+                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  HEED_EACH(j, N) r[j] = _mm256_fnmadd_ps(n[j], _mm256_set1_ps(0.693359375f), x[j]);
+  HEED_EACH(j, N) r[j] = _mm256_fnmadd_ps(n[j], _mm256_set1_ps(-2.12194440e-4f), r[j]);
+  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(_mm256_set1_ps(1.9875691500e-4f), r[j], _mm256_set1_ps(1.3981999507e-3f));
+  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(8.3334519073e-3f));
+  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(4.1665795894e-2f));
+  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(1.6666665459e-1f));
+  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(5.0000001201e-1f));
+  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], _mm256_mul_ps(r[j], r[j]), _mm256_add_ps(r[j], _mm256_set1_ps(1.0f)));
   // n is in [-126, 128]; 2^n via the exponent field, split in two halves so n = 128 works.
-  const __m256i ni = _mm256_cvtps_epi32(n);
-  const __m256i half = _mm256_srai_epi32(ni, 1);
-  const __m256 pow_a = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, _mm256_set1_epi32(127)), 23));
-  const __m256 pow_b = _mm256_castsi256_ps(
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, half), _mm256_set1_epi32(127)), 23));
-  __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, pow_a), pow_b);
-  y = _mm256_andnot_ps(underflow, y);
-  return _mm256_blendv_ps(y, _mm256_set1_ps(__builtin_inff()), overflow);
+  HEED_EACH(j, N) {
+    const __m256i ni = _mm256_cvtps_epi32(n[j]);
+    const __m256i half = _mm256_srai_epi32(ni, 1);
+    const __m256 pow_a = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, _mm256_set1_epi32(127)), 23));
+    const __m256 pow_b = _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, half), _mm256_set1_epi32(127)), 23));
+    p[j] = _mm256_mul_ps(_mm256_mul_ps(p[j], pow_a), pow_b);
+  }
+  HEED_EACH(j, N) {
+    x[j] = _mm256_blendv_ps(_mm256_andnot_ps(underflow[j], p[j]), _mm256_set1_ps(__builtin_inff()), overflow[j]);
+  }
+}
+
+static inline __m256 exp_ps(__m256 x) {
+  exp_n<1>(&x);
+  return x;
 }
 
 }  // namespace heed::kernels::avx2

@@ -17,7 +17,15 @@ void log_softmax(float* x, size_t n) {
   if (std::isinf(max) && max < 0.0f) return;
   const __m256 vm = _mm256_set1_ps(max);
   __m256 vsum = _mm256_setzero_ps();
-  for (i = 0; i + 8 <= n; i += 8) vsum = _mm256_add_ps(vsum, exp_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm)));
+  i = 0;
+  constexpr size_t kVectors = 4;  // stepped together (HEED_EACH); the sum keeps the one-vector order
+  for (; i + 8 * kVectors <= n; i += 8 * kVectors) {
+    __m256 e[kVectors];
+    HEED_EACH(j, kVectors) e[j] = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * j), vm);
+    exp_n<kVectors>(e);
+    HEED_EACH(j, kVectors) vsum = _mm256_add_ps(vsum, e[j]);
+  }
+  for (; i + 8 <= n; i += 8) vsum = _mm256_add_ps(vsum, exp_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm)));
   if (i < n) {
     const __m256i mask = tail_mask(n - i);
     const __m256 e = exp_ps(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), vm));
