@@ -105,6 +105,8 @@ class Linear {
   // quantize_activations' kernel calls for m rows of x into q (rows of in_) and scales.
   void quantize_rows(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, int8_t* q,
                      float* scales) const;
+  // Rows per pass of forward() when the layer has outlier channels.
+  size_t outlier_pass_rows() const;
   // y[:, n0:n1) += x's outlier channels times their float32 weights (axpy_rows_f32).
   void add_outliers(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y, size_t ldy,
                     size_t n0, size_t n1) const;
