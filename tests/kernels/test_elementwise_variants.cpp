@@ -39,6 +39,18 @@ TEST_CASE("layer_norm and rms_norm variants match the reference", "[variants][no
           REQUIRE(close(y[i], r[i], scale, 1e-5));
           REQUIRE(close(yr[i], rr[i], scale, 1e-5));
         }
+        // In place (y == x), as the post-norm stacks call them: the same values bit for bit.
+        auto in_place = x, rms_in_place = x;
+        v->layer_norm(in_place.data(), rows, n, gm, bt, 1e-5f, in_place.data());
+        v->rms_norm(rms_in_place.data(), rows, n, gm, 1e-6f, rms_in_place.data());
+        REQUIRE(in_place == y);
+        REQUIRE(rms_in_place == yr);
+        in_place = x;
+        rms_in_place = x;
+        reference().layer_norm(in_place.data(), rows, n, gm, bt, 1e-5f, in_place.data());
+        reference().rms_norm(rms_in_place.data(), rows, n, gm, 1e-6f, rms_in_place.data());
+        REQUIRE(in_place == r);
+        REQUIRE(rms_in_place == rr);
       }
     }
     // A constant row: zero variance, output exactly beta (no NaN from 0/0 thanks to eps).

@@ -203,6 +203,7 @@ struct KernelTable {
   void (*gemm_f32)(const GemmF32Params& p) = nullptr;
   void (*gemm_f16)(const GemmF16Params& p) = nullptr;
   // y = (x - mean) / sqrt(var + eps) * gamma + beta, per row of n (gamma/beta may be null: 1/0).
+  // Both norms may run in place (y == x): a row's statistics are read before it is written.
   void (*layer_norm)(const float* x, size_t rows, size_t n, const float* gamma, const float* beta,
                      float eps, float* y) = nullptr;
   // y = x / sqrt(mean(x^2) + eps) * gamma, per row of n.

@@ -15,7 +15,7 @@ namespace {
 void embed_step(const Compute& cx, const StackWeights& w, const StackScratch& s, const DecoderStep& in) {
   const size_t d = w.config.d_model;
   for (size_t r = 0; r < in.rows; ++r) embed_token(cx, w, in.positions, in.ids[r], in.step, s.x() + r * d);
-  if (w.has_embedding_norm) normalize_rows(cx, w.embedding_norm, s.x(), s.normed(), in.rows, d);
+  if (w.has_embedding_norm) normalize_rows(cx, w.embedding_norm, s.x(), in.rows);
 }
 
 // Causal self-attention: this position's K/V join the cache; the query sees positions 0..step.
@@ -60,7 +60,7 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
     }
   });
   l.self_out.forward(*cx.k, s.context(), rows, qd, s.x(), d, kernels::Activation::kNone, true, q, cx.pool);
-  sublayer_output(cx, c, l.self_norm, s.x(), s.normed(), rows);
+  sublayer_output(cx, c, l.self_norm, s.x(), rows);
 }
 
 // Attention of every (row, head) over the row's sentence: keys and values projected by start().
@@ -107,7 +107,7 @@ void cross_attention(const Compute& cx, const Decoder& dec, size_t layer, size_t
   l.cross_q.forward(*cx.k, input, rows, d, s.qkv(), qd, kernels::Activation::kNone, false, q, cx.pool);
   attend_memory(cx, dec, layer, rows);
   l.cross_out.forward(*cx.k, s.context(), rows, qd, s.x(), d, kernels::Activation::kNone, true, q, cx.pool);
-  sublayer_output(cx, c, l.cross_norm, s.x(), s.normed(), rows);
+  sublayer_output(cx, c, l.cross_norm, s.x(), rows);
 }
 
 void project_to_vocabulary(const Compute& cx, const Decoder& dec, size_t rows, const layers::QuantScratch& q,

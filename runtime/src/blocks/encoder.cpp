@@ -19,7 +19,7 @@ void embed_sentences(const Compute& cx, const StackWeights& w, const StackScratc
       if (in.token_types != nullptr) in.token_types->gather(0, 1.0f, true, row);  // single sentences: segment 0
     }
   }
-  if (w.has_embedding_norm) normalize_rows(cx, w.embedding_norm, s.x(), s.normed(), in.offsets[batch.size], d);
+  if (w.has_embedding_norm) normalize_rows(cx, w.embedding_norm, s.x(), in.offsets[batch.size]);
 }
 
 // Every (sentence, head) pair attends over its own sentence's rows, all query rows in one call of
@@ -76,10 +76,10 @@ void encode_stack(const Compute& cx, const StackWeights& w, const StackScratch& 
     l.self_qkv.forward(*cx.k, input, tokens, d, s.qkv(), ld, kernels::Activation::kNone, false, q, cx.pool);
     packed_self_attention(cx, c, s, in.offsets, batch, tokens);
     l.self_out.forward(*cx.k, s.context(), tokens, qd, x, d, kernels::Activation::kNone, true, q, cx.pool);
-    sublayer_output(cx, c, l.self_norm, x, s.normed(), tokens);
+    sublayer_output(cx, c, l.self_norm, x, tokens);
     feed_forward(cx, c, l, s, q, tokens);
   }
-  if (w.has_final_norm) normalize_rows(cx, w.final_norm, x, s.normed(), tokens, d);
+  if (w.has_final_norm) normalize_rows(cx, w.final_norm, x, tokens);
 }
 
 }  // namespace heed::blocks

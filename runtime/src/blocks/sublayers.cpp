@@ -1,6 +1,5 @@
 #include "blocks/sublayers.h"
 
-#include <cstring>
 
 #include "loader/model_index.h"
 
@@ -13,15 +12,13 @@ const float* sublayer_input(const Compute& cx, const StackConfig& c, const layer
   return normed;
 }
 
-void sublayer_output(const Compute& cx, const StackConfig& c, const layers::Norm& norm, float* x, float* normed,
-                     size_t rows) {
+void sublayer_output(const Compute& cx, const StackConfig& c, const layers::Norm& norm, float* x, size_t rows) {
   if (c.pre_norm) return;  // the residual was accumulated into x: x + F(norm(x))
-  normalize_rows(cx, norm, x, normed, rows, c.d_model);  // post-norm: x = norm(x + F(x))
+  normalize_rows(cx, norm, x, rows);  // post-norm: x = norm(x + F(x))
 }
 
-void normalize_rows(const Compute& cx, const layers::Norm& norm, float* x, float* normed, size_t rows, size_t d) {
-  norm.apply(*cx.k, x, rows, normed);
-  std::memcpy(x, normed, rows * d * sizeof(float));
+void normalize_rows(const Compute& cx, const layers::Norm& norm, float* x, size_t rows) {
+  norm.apply(*cx.k, x, rows, x);  // the norm kernels work in place
 }
 
 namespace {
@@ -59,7 +56,7 @@ void feed_forward(const Compute& cx, const StackConfig& c, const LayerWeights& l
     l.ffn_out.forward(*cx.k, inner, m, c.ffn_dim, x + r0 * c.d_model, c.d_model, kernels::Activation::kNone, true, q,
                       cx.pool);
   }
-  sublayer_output(cx, c, l.ffn_norm, x, s.normed(), rows);
+  sublayer_output(cx, c, l.ffn_norm, x, rows);
 }
 
 void embed_token(const Compute& cx, const StackWeights& w, const float* sinusoidal, int32_t id, size_t position,

@@ -18,10 +18,9 @@ namespace heed::blocks {
 const float* sublayer_input(const Compute& cx, const StackConfig& c, const layers::Norm& norm, float* x,
                             float* normed, size_t rows);
 // After F(...) was added into x: post-norm replaces x by norm(x); pre-norm leaves it.
-void sublayer_output(const Compute& cx, const StackConfig& c, const layers::Norm& norm, float* x, float* normed,
-                     size_t rows);
-// x = norm(x), through `normed` (embedding and final norms).
-void normalize_rows(const Compute& cx, const layers::Norm& norm, float* x, float* normed, size_t rows, size_t d);
+void sublayer_output(const Compute& cx, const StackConfig& c, const layers::Norm& norm, float* x, size_t rows);
+// x = norm(x) in place (embedding and final norms).
+void normalize_rows(const Compute& cx, const layers::Norm& norm, float* x, size_t rows);
 
 // The feed-forward sub-layer of layer `l` on the rows of s.x(): act(in W1) (* in Wg), then W2,
 // added to the residual.
