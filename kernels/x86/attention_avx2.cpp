@@ -1,85 +1,12 @@
-// Fused attention for AVX2: the block path (internal/attention_block_impl.h) with a 6 x 16 FMA
-// register tile (12 accumulators, two loads of B and one broadcast of A per k), and the row loop
-// (internal/attention_impl.h) for the calls blocks do not take, with the register-tiled scores and
-// weighted sum of internal/attention_row_impl.h: 8 keys per group of scores (8 accumulators and a
-// vector of q), output blocks of 8 vectors (64 columns in 8 of the 16 ymm registers).
-#include <immintrin.h>
+// Fused attention for AVX2: the block path (internal/attention_block_impl.h) and the row loop
+// (internal/attention_impl.h) for the calls blocks do not take, on the primitives of
+// x86/attention_avx2_ops.h.
+#include "x86/attention_avx2_ops.h"
 
-#include "internal/attention_block_impl.h"
-#include "internal/attention_row_impl.h"
 #include "internal/variants.h"
 
 namespace heed::kernels::avx2 {
 
-namespace {
-struct Avx2Vec {
-  using Vec = __m256;
-  using Weight = __m256;
-  static constexpr size_t kLanes = 8, kScoreKeys = 8, kSumVectors = 8, kSumSets = 1;
-
-  static Vec zero() { return _mm256_setzero_ps(); }
-  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
-  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
-  static Vec fma(Vec acc, Vec a, Vec b) { return _mm256_fmadd_ps(a, b, acc); }
-  static Weight weight(float w) { return _mm256_set1_ps(w); }
-  static Vec fma_weight(Vec acc, Weight w, Vec x) { return _mm256_fmadd_ps(w, x, acc); }
-
-  // Two rounds of VHADDPS give, for acc[0..3] (s03) and acc[4..7] (s47), the sums of lanes 0-3
-  // in the low 128 bits and of lanes 4-7 in the high ones, in key order; the low halves of both
-  // plus the high halves of both are the 8 sums.
-  static void hsums(const Vec* acc, float* out) {
-    const __m256 s03 = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
-    const __m256 s47 = _mm256_hadd_ps(_mm256_hadd_ps(acc[4], acc[5]), _mm256_hadd_ps(acc[6], acc[7]));
-    const __m256 low = _mm256_permute2f128_ps(s03, s47, 0x20), high = _mm256_permute2f128_ps(s03, s47, 0x31);
-    _mm256_storeu_ps(out, _mm256_add_ps(low, high));
-  }
-};
-
-struct Avx2Ops {
-  static constexpr size_t kTileRows = 6, kTileCols = 16;
-
-  void softmax(float* x, size_t n) const { avx2::softmax(x, n); }
-  void scores(const float* q, KvRows k, size_t n, size_t d, float scale, float* s) const {
-    attention_row_scores<Avx2Vec>(q, k, n, d, scale, s);
-  }
-  void weighted_sum(const float* s, KvRows v, size_t n, size_t d, float* out) const {
-    attention_row_sum<Avx2Vec>(s, v, n, d, out);
-  }
-
-  // Named accumulators: GCC kept an accumulator array in memory, storing it on every k.
-  void tile(const float* a, size_t lda, size_t rows, const float* b, size_t ldb, size_t k, float alpha, float* c,
-            size_t ldc) const {
-    const float* ar[kTileRows];
-    for (size_t r = 0; r < kTileRows; ++r) ar[r] = a + (r < rows ? r : rows - 1) * lda;  // extra rows: repeats
-    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
-    __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    for (size_t i = 0; i < k; ++i, b += ldb) {
-      const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-      fma_row(ar[0][i], b0, b1, &c00, &c01);
-      fma_row(ar[1][i], b0, b1, &c10, &c11);
-      fma_row(ar[2][i], b0, b1, &c20, &c21);
-      fma_row(ar[3][i], b0, b1, &c30, &c31);
-      fma_row(ar[4][i], b0, b1, &c40, &c41);
-      fma_row(ar[5][i], b0, b1, &c50, &c51);
-    }
-    const __m256 s = _mm256_set1_ps(alpha);
-    const __m256 acc[kTileRows][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
-    for (size_t r = 0; r < rows; ++r) {
-      _mm256_storeu_ps(c + r * ldc, _mm256_mul_ps(acc[r][0], s));
-      _mm256_storeu_ps(c + r * ldc + 8, _mm256_mul_ps(acc[r][1], s));
-    }
-  }
-
-  // One row of the tile: (c0, c1) += a * (b0, b1).
-  static void fma_row(float a, __m256 b0, __m256 b1, __m256* c0, __m256* c1) {
-    const __m256 x = _mm256_set1_ps(a);
-    *c0 = _mm256_fmadd_ps(x, b0, *c0);
-    *c1 = _mm256_fmadd_ps(x, b1, *c1);
-  }
-};
-}  // namespace
-
-void attention(const AttentionParams& p) { attention_block_impl(p, Avx2Ops{}); }
+void attention(const AttentionParams& p) { attention_block_impl(p, Avx2Ops<avx2::softmax>{}); }
 
 }  // namespace heed::kernels::avx2

@@ -1,9 +1,8 @@
 // Vector forms of heed's activations for AVX2 + FMA, built on exp_ps (avx2_math.h). Static, like
 // every helper included by files with different flags (see internal/gemm_epilogue.h).
 //
-// erfc: the Chebyshev-fitted form erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), z >= 0,
-// (fractional error below 1.2e-7 for every z >= 0), so GELU keeps its relative accuracy for
-// negative inputs too, where 1 + erf(x) is tiny:
+// erfc: the Chebyshev-fitted form of x86/math_constants.h (fractional error below 1.2e-7 for every
+// z >= 0), so GELU keeps its relative accuracy for negative inputs too, where 1 + erf(x) is tiny:
 //   GELU(x) = x/2 * erfc(|x|/sqrt2) for x < 0, x/2 * (2 - erfc(x/sqrt2)) for x >= 0.
 // GELU tanh form: 1 + tanh(u) = 2 / (1 + e^(-2u)) for u >= 0 and 2 e^(2u) / (1 + e^(2u)) for
 // u < 0, which never subtracts nearly equal numbers.
@@ -18,14 +17,12 @@ namespace heed::kernels::avx2 {
 // erfc(z) of z >= 0.
 template <size_t N>
 __attribute__((always_inline)) static inline void erfc_nonneg_n(__m256* z) {
-  static constexpr float kP[] = {-0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f, -0.18628806f,
-                                 0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f};
   const __m256 one = _mm256_set1_ps(1.0f);
   __m256 t[N], p[N];
   HEED_EACH(j, N) t[j] = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.5f), z[j], one));
-  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(_mm256_set1_ps(0.17087277f), t[j], _mm256_set1_ps(kP[0]));
-  for (size_t c = 1; c < sizeof(kP) / sizeof(kP[0]); ++c) {
-    HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], t[j], _mm256_set1_ps(kP[c]));
+  HEED_EACH(j, N) p[j] = _mm256_set1_ps(x86::kErfcPoly[0]);
+  for (size_t c = 1; c < sizeof(x86::kErfcPoly) / sizeof(float); ++c) {
+    HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], t[j], _mm256_set1_ps(x86::kErfcPoly[c]));
   }
   HEED_EACH(j, N) p[j] = _mm256_fnmadd_ps(z[j], z[j], p[j]);
   exp_n<N>(p);
@@ -36,7 +33,7 @@ template <size_t N>
 __attribute__((always_inline)) static inline void gelu_n(__m256* x) {
   __m256 e[N];
   HEED_EACH(j, N) {
-    e[j] = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x[j]), _mm256_set1_ps(0.70710678118654752f));
+    e[j] = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x[j]), _mm256_set1_ps(x86::kSqrtHalf));
   }
   erfc_nonneg_n<N>(e);
   HEED_EACH(j, N) {
@@ -52,7 +49,7 @@ __attribute__((always_inline)) static inline void gelu_tanh_n(__m256* x) {
   __m256 u[N], t[N];
   HEED_EACH(j, N) {
     const __m256 x3 = _mm256_mul_ps(_mm256_mul_ps(x[j], x[j]), x[j]);
-    u[j] = _mm256_mul_ps(_mm256_set1_ps(0.79788456080286536f), _mm256_fmadd_ps(_mm256_set1_ps(0.044715f), x3, x[j]));
+    u[j] = _mm256_mul_ps(_mm256_set1_ps(x86::kGeluTanhScale), _mm256_fmadd_ps(_mm256_set1_ps(x86::kGeluTanhCubic), x3, x[j]));
   }
   HEED_EACH(j, N) t[j] = _mm256_mul_ps(_mm256_set1_ps(-2.0f), _mm256_andnot_ps(_mm256_set1_ps(-0.0f), u[j]));
   exp_n<N>(t);  // in (0, 1]

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "x86/math_constants.h"
+
 namespace heed::kernels::avx2 {
 
 static inline float hsum_ps(__m256 v) {
@@ -50,28 +52,25 @@ static inline void store_part(float* p, __m256 v, size_t left) {
 // next vector's start: on an AMD EPYC GELU ran 1.9x faster with 8 vectors stepped together.
 #define HEED_EACH(j, N) _Pragma("GCC unroll 16") for (size_t j = 0; j < (N); ++j)
 
-// exp(x) to about 2 ulp, of N vectors in place: x = n ln2 + r with |r| <= ln2/2 (ln2 split in two
-// for exactness), a degree-6 polynomial for e^r, and 2^n built in the exponent field. Results that
-// would be subnormal (x < -87.3) flush to 0, so exp(-inf) = 0 exactly, as masked attention needs;
-// x > 88.7 gives +inf.
+// exp(x) to about 2 ulp, of N vectors in place (x86/math_constants.h), 2^n built in the exponent
+// field. Results that would be subnormal flush to 0, so exp(-inf) = 0 exactly, as masked attention
+// needs.
 template <size_t N>
 __attribute__((always_inline)) static inline void exp_n(__m256* x) {
-  const __m256 lo = _mm256_set1_ps(-87.33654f), hi = _mm256_set1_ps(88.72283f);
+  const __m256 lo = _mm256_set1_ps(x86::kExpLo), hi = _mm256_set1_ps(x86::kExpHi);
   __m256 underflow[N], overflow[N], n[N], r[N], p[N];
   HEED_EACH(j, N) underflow[j] = _mm256_cmp_ps(x[j], lo, _CMP_LT_OQ);
   HEED_EACH(j, N) overflow[j] = _mm256_cmp_ps(x[j], hi, _CMP_GT_OQ);
   HEED_EACH(j, N) x[j] = _mm256_min_ps(_mm256_max_ps(x[j], lo), hi);
   HEED_EACH(j, N) {
-    n[j] = _mm256_round_ps(_mm256_mul_ps(x[j], _mm256_set1_ps(1.44269504088896341f)),
-                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    n[j] = _mm256_round_ps(_mm256_mul_ps(x[j], _mm256_set1_ps(x86::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   }
-  HEED_EACH(j, N) r[j] = _mm256_fnmadd_ps(n[j], _mm256_set1_ps(0.693359375f), x[j]);
-  HEED_EACH(j, N) r[j] = _mm256_fnmadd_ps(n[j], _mm256_set1_ps(-2.12194440e-4f), r[j]);
-  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(_mm256_set1_ps(1.9875691500e-4f), r[j], _mm256_set1_ps(1.3981999507e-3f));
-  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(8.3334519073e-3f));
-  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(4.1665795894e-2f));
-  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(1.6666665459e-1f));
-  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(5.0000001201e-1f));
+  HEED_EACH(j, N) r[j] = _mm256_fnmadd_ps(n[j], _mm256_set1_ps(x86::kLn2Hi), x[j]);
+  HEED_EACH(j, N) r[j] = _mm256_fnmadd_ps(n[j], _mm256_set1_ps(x86::kLn2Lo), r[j]);
+  HEED_EACH(j, N) p[j] = _mm256_set1_ps(x86::kExpPoly[0]);
+  for (size_t c = 1; c < sizeof(x86::kExpPoly) / sizeof(float); ++c) {
+    HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(x86::kExpPoly[c]));
+  }
   HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], _mm256_mul_ps(r[j], r[j]), _mm256_add_ps(r[j], _mm256_set1_ps(1.0f)));
   // n is in [-126, 128]; 2^n via the exponent field, split in two halves so n = 128 works.
   HEED_EACH(j, N) {

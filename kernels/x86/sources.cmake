@@ -16,7 +16,10 @@ set(HEED_KERNEL_AVX2_SOURCES
   x86/vector_ops_avx2.cpp
 )
 set(HEED_KERNEL_AVX512VNNI_SOURCES
+  x86/activation_avx512vnni.cpp
+  x86/attention_avx512vnni.cpp
   x86/gemm_i8_avx512vnni.cpp
   x86/gemm_i8_packed_avx512vnni.cpp
   x86/quantize_rows_i8_avx512vnni.cpp
+  x86/softmax_avx512vnni.cpp
 )
