@@ -10,6 +10,7 @@
 //   heed_bench_kernels --benchmark_filter=gemm_i8
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -130,6 +131,38 @@ void bench_gelu(benchmark::State& state, const KernelTable* t, size_t n) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
+// Encoder self-attention over one 256-token sentence, all-MiniLM's 12 heads of 32 (Q, K, V
+// interleaved per token as the encoder's QKV product writes them); counters: multiply-adds of
+// Q.K^T and P.V per second.
+void bench_attention(benchmark::State& state, const KernelTable* t, size_t tokens) {
+  const size_t heads = 12, head_dim = 32, width = 3 * heads * head_dim;
+  std::vector<float> qkv(tokens * width), out(tokens * heads * head_dim);
+  for (size_t i = 0; i < qkv.size(); ++i) qkv[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
+  std::vector<float> scratch(heed::kernels::attention_block_scratch_floats(tokens, head_dim));
+  heed::kernels::AttentionParams p;
+  p.q_rows = p.kv_len = tokens;
+  p.num_heads = p.num_kv_heads = heads;
+  p.head_dim = head_dim;
+  p.q = qkv.data();
+  p.k = qkv.data() + heads * head_dim;
+  p.v = qkv.data() + 2 * heads * head_dim;
+  p.q_row_stride = p.k_row_stride = p.v_row_stride = width;
+  p.q_head_stride = p.k_head_stride = p.v_head_stride = head_dim;
+  p.out = out.data();
+  p.out_row_stride = heads * head_dim;
+  p.out_head_stride = head_dim;
+  p.scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+  p.scores = scratch.data();
+  p.scores_floats = scratch.size();
+  for (auto _ : state) {
+    t->attention(p);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["GMACs"] = benchmark::Counter(static_cast<double>(2 * tokens * tokens * head_dim * heads) * 1e-9 *
+                                                   static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+
 // (N, K) of the model's matrices: attention projections, FFN in and out, the vocabulary projection.
 const struct Shape {
   size_t n, k;
@@ -178,6 +211,8 @@ int register_all() {
     }
     benchmark::RegisterBenchmark(("softmax/" + isa + "/32000").c_str(), bench_softmax, t, size_t{32000});
     benchmark::RegisterBenchmark(("gelu/" + isa + "/98304").c_str(), bench_gelu, t, size_t{98304});
+    if (t->isa != Isa::kScalar)
+      benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32").c_str(), bench_attention, t, size_t{256});
   }
   return 0;
 }

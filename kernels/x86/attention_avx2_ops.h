@@ -50,21 +50,38 @@ struct Avx2Ops {
     attention_row_sum<Avx2Vec>(s, v, n, d, out);
   }
 
-  // Named accumulators: GCC kept an accumulator array in memory, storing it on every k.
+  // Named accumulators: GCC kept an accumulator array in memory, storing it on every k. A full tile
+  // reads its rows of A through two pointers and the strides lda, 2 lda, so the loop keeps every
+  // address in registers (six row pointers did not fit: GCC reloaded them from the stack per k).
   void tile(const float* a, size_t lda, size_t rows, const float* b, size_t ldb, size_t k, float alpha, float* c,
             size_t ldc) const {
-    const float* ar[kTileRows];
-    for (size_t r = 0; r < kTileRows; ++r) ar[r] = a + (r < rows ? r : rows - 1) * lda;  // extra rows: repeats
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    for (size_t i = 0; i < k; ++i, b += ldb) {
-      const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-      fma_row(ar[0][i], b0, b1, &c00, &c01);
-      fma_row(ar[1][i], b0, b1, &c10, &c11);
-      fma_row(ar[2][i], b0, b1, &c20, &c21);
-      fma_row(ar[3][i], b0, b1, &c30, &c31);
-      fma_row(ar[4][i], b0, b1, &c40, &c41);
-      fma_row(ar[5][i], b0, b1, &c50, &c51);
+    if (rows == kTileRows) {
+      const float* a0 = a;
+      const float* a3 = a + 3 * lda;
+      const size_t lda2 = 2 * lda;
+      for (size_t i = 0; i < k; ++i, ++a0, ++a3, b += ldb) {
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+        fma_row(a0[0], b0, b1, &c00, &c01);
+        fma_row(a0[lda], b0, b1, &c10, &c11);
+        fma_row(a0[lda2], b0, b1, &c20, &c21);
+        fma_row(a3[0], b0, b1, &c30, &c31);
+        fma_row(a3[lda], b0, b1, &c40, &c41);
+        fma_row(a3[lda2], b0, b1, &c50, &c51);
+      }
+    } else {
+      const float* ar[kTileRows];
+      for (size_t r = 0; r < kTileRows; ++r) ar[r] = a + (r < rows ? r : rows - 1) * lda;  // extra rows: repeats
+      for (size_t i = 0; i < k; ++i, b += ldb) {
+        const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+        fma_row(ar[0][i], b0, b1, &c00, &c01);
+        fma_row(ar[1][i], b0, b1, &c10, &c11);
+        fma_row(ar[2][i], b0, b1, &c20, &c21);
+        fma_row(ar[3][i], b0, b1, &c30, &c31);
+        fma_row(ar[4][i], b0, b1, &c40, &c41);
+        fma_row(ar[5][i], b0, b1, &c50, &c51);
+      }
     }
     const __m256 s = _mm256_set1_ps(alpha);
     const __m256 acc[kTileRows][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
