@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "internal/each.h"
 #include "x86/math_constants.h"
 
 namespace heed::kernels::avx2 {
@@ -46,11 +47,6 @@ static inline void store_part(float* p, __m256 v, size_t left) {
   }
 }
 
-// Steps of a function of N independent vectors, each statement written once for all N (fully
-// unrolled): the core then has N independent chains in flight. A long dependent chain such as exp
-// or GELU, one vector at a time, fills the FP scheduler with waiting instructions long before the
-// next vector's start: on an AMD EPYC GELU ran 1.9x faster with 8 vectors stepped together.
-#define HEED_EACH(j, N) _Pragma("GCC unroll 16") for (size_t j = 0; j < (N); ++j)
 
 // exp(x) to about 2 ulp, of N vectors in place (x86/math_constants.h), 2^n built in the exponent
 // field. Results that would be subnormal flush to 0, so exp(-inf) = 0 exactly, as masked attention

@@ -18,6 +18,7 @@ set(HEED_KERNEL_AVX2_SOURCES
 set(HEED_KERNEL_AVX512VNNI_SOURCES
   x86/activation_avx512vnni.cpp
   x86/attention_avx512vnni.cpp
+  x86/axpy_rows_f32_avx512vnni.cpp
   x86/gemm_i8_avx512vnni.cpp
   x86/gemm_i8_packed_avx512vnni.cpp
   x86/quantize_rows_i8_avx512vnni.cpp
