@@ -132,7 +132,7 @@ void decoder_step(const Compute& cx, const Decoder& dec, const DecoderStep& in, 
   for (size_t layer = 0; layer < dec.weights->layers.size(); ++layer) {
     self_attention(cx, dec, layer, in, q);
     if (dec.cross != nullptr) cross_attention(cx, dec, layer, in.rows, q);
-    feed_forward(cx, c, dec.weights->layers[layer], *dec.scratch, q, in.rows);
+    feed_forward(cx, c, dec.weights->layers[layer], *dec.scratch, dec.scratch->x(), q, in.rows);
   }
   project_to_vocabulary(cx, dec, in.rows, q, logits);
 }

@@ -38,9 +38,8 @@ size_t ffn_chunk_rows(const layers::Linear& ffn_in, size_t ffn_dim, size_t rows)
 
 }  // namespace
 
-void feed_forward(const Compute& cx, const StackConfig& c, const LayerWeights& l, const StackScratch& s,
+void feed_forward(const Compute& cx, const StackConfig& c, const LayerWeights& l, const StackScratch& s, float* x,
                   const layers::QuantScratch& q, size_t rows) {
-  float* x = s.x();
   float* inner = s.ffn();
   const float* in = sublayer_input(cx, c, l.ffn_norm, x, s.normed(), rows);
   const size_t chunk = ffn_chunk_rows(l.ffn_in, c.ffn_dim, rows);

@@ -22,9 +22,9 @@ void sublayer_output(const Compute& cx, const StackConfig& c, const layers::Norm
 // x = norm(x) in place (embedding and final norms).
 void normalize_rows(const Compute& cx, const layers::Norm& norm, float* x, size_t rows);
 
-// The feed-forward sub-layer of layer `l` on the rows of s.x(): act(in W1) (* in Wg), then W2,
-// added to the residual.
-void feed_forward(const Compute& cx, const StackConfig& c, const LayerWeights& l, const StackScratch& s,
+// The feed-forward sub-layer of layer `l` on `rows` rows of x (s.x() or a part of it): act(in W1)
+// (* in Wg), then W2, added to the residual.
+void feed_forward(const Compute& cx, const StackConfig& c, const LayerWeights& l, const StackScratch& s, float* x,
                   const layers::QuantScratch& q, size_t rows);
 
 // The stack's input embedding of token `id` at `position` into `row`: the scaled token
