@@ -23,7 +23,16 @@ struct EncoderInput {
   const layers::Embeddings* token_types = nullptr;  // BERT: type 0 added to every token
 };
 
-// Leaves the encoder's output in s.x() (rows as packed).
+// Rows one pass of the encoder's layers works on: sentences go through every layer in groups of up
+// to kEncoderGroupTokens rows (at least one sentence), so the scratch's per-layer buffers (all but
+// x and the int8 activations) need this many rows for sentences of up to max_length tokens.
+inline constexpr size_t kEncoderGroupTokens = 256;
+inline size_t encoder_group_rows(size_t max_length) {
+  return max_length > kEncoderGroupTokens ? max_length : kEncoderGroupTokens;
+}
+
+// Leaves the encoder's output in s.x() (rows as packed). The scratch is planned with group_rows
+// = encoder_group_rows(longest sentence) or more.
 void encode_stack(const Compute& cx, const StackWeights& w, const StackScratch& s, const EncoderInput& in);
 
 }  // namespace heed::blocks

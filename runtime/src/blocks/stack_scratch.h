@@ -1,8 +1,10 @@
 // The working buffers of one Transformer stack (encoder or decoder) for `rows` rows at a time:
 // the residual stream, its normed copy, Q/K/V, attention context, FFN inner and gate, the int8
 // activations and their scales, one attention scores row per worker task (room for blocks of
-// query rows in an encoder), and XNNPACK's staging
-// rows. Every family plans this one set for each of its stacks.
+// query rows in an encoder), and XNNPACK's staging rows. An encoder runs its layers over groups
+// of sentences: the per-layer buffers (normed, Q/K/V, context, FFN, staging) hold one group's
+// rows, the residual stream and the int8 activations all rows. Every family plans this one set
+// for each of its stacks.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +27,7 @@ struct StackScratchShape {
   uint32_t last = 0;
   uint32_t output_last = 0;  // the residual stream and int8 activations may be read until this phase
   bool block_attention = false;  // encoder: each task's scores row holds the attention block scratch
+  size_t group_rows = 0;  // encoder: rows of one pass of the layers (blocks/encoder.h); 0 = rows
 };
 
 class StackScratch {
@@ -52,7 +55,7 @@ class StackScratch {
 
  private:
   StackScratchShape shape_;
-  size_t d_model_ = 0, max_linear_input_ = 0, scores_floats_ = 0;
+  size_t d_model_ = 0, max_linear_input_ = 0, scores_floats_ = 0, group_rows_ = 0;
   ArenaBuffer x_, h_, qkv_, ctx_, ffn_, gate_, q_, qscales_, scores_, staging_;
 };
 

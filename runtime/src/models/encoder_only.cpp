@@ -93,7 +93,8 @@ void EncoderOnly::plan(ArenaPlanner* p) {
   const size_t rows = saturating_mul(max_batch_, max_length_);
   offsets_.request(p, "offsets", blocks::saturating_product(max_batch_ + 1, sizeof(size_t)), kEncode, kEncode);
   scratch_.plan(p, "encoder", stack_.config,
-                {rows, max_length_, threads_, xnnpack_min_rows_ > 0, kEncode, kEncode, kEncode, /*block_attention=*/true});
+                {rows, max_length_, threads_, xnnpack_min_rows_ > 0, kEncode, kEncode, kEncode, /*block_attention=*/true,
+                 blocks::encoder_group_rows(max_length_)});
   if (task_ == EncoderTask::kClassify) classifier_.plan(p, max_batch_, kEncode);
   if (task_ == EncoderTask::kFillMask) masked_lm_.plan(p, rows, kEncode);
 }
