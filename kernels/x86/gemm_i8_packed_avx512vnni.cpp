@@ -339,6 +339,12 @@ void add_block(const GemmI8PackedParams& p, size_t q, size_t blocks, size_t m0, 
   }
 }
 
+// Rows of A per chunk shifted on the stack (whole 8-row tiles when at least one fits).
+size_t a_chunk_rows(size_t k4) {
+  const size_t rows = kAChunkBytes / k4;
+  return rows >= kMr ? rows - rows % kMr : rows;
+}
+
 // Calls tile(a, b, row, mr, blk, nb, m0, skip) for every output tile, in the order the weights stay
 // in cache: chunks of A's rows shifted to unsigned, 16-row weight blocks kNb at a time, the chunk's
 // rows in tiles of 8, then 4, then one (the GEMV loop). a: the tile's first shifted row (m0 in
@@ -349,8 +355,7 @@ template <class Tile>
 void for_each_tile(const GemmI8PackedParams& p, size_t k4, Tile tile) {
   const size_t block_bytes = 16 * k4, blocks = (p.n + 15) / 16;
   alignas(64) uint8_t shifted[kAChunkBytes];
-  size_t chunk_rows = kAChunkBytes / k4;
-  if (chunk_rows >= kMr) chunk_rows -= chunk_rows % kMr;
+  const size_t chunk_rows = a_chunk_rows(k4);
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
     shift_rows(p, mc, rows, k4, shifted);
@@ -369,21 +374,48 @@ void for_each_tile(const GemmI8PackedParams& p, size_t k4, Tile tile) {
   }
 }
 
+// The activation scales of one chunk of A's rows (for_each_tile) in tile_4x3_blocks' order: rows
+// in groups of 4 (group g at g * blocks * 4), each group by block of K, 4 rows per block.
+// Transposed once per chunk, not once per tile (every 48 outputs).
+class ChunkScales {
+ public:
+  static constexpr size_t kMaxFloats = kAChunkBytes / 16;  // rows x blocks, blocks of 16 or more
+
+  // The group of 4 rows starting at `row` (a multiple of 4 from the chunk's first row `first`,
+  // which has `rows` rows); nullptr when the chunk's scales do not fit.
+  const float* group(const GemmI8PackedParams& p, size_t blocks, size_t first, size_t rows, size_t row) {
+    if (first != first_ || rows != rows_) fill(p, blocks, first, rows);
+    return fits_ ? scales_ + (row - first) * blocks : nullptr;
+  }
+
+ private:
+  void fill(const GemmI8PackedParams& p, size_t blocks, size_t first, size_t rows) {
+    first_ = first;
+    rows_ = rows;
+    fits_ = (rows + 3) / 4 * 4 * blocks <= kMaxFloats;
+    if (!fits_) return;
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t q = 0; q < blocks; ++q) scales_[(r / 4 * blocks + q) * 4 + r % 4] = p.a_scales[(first + r) * blocks + q];
+  }
+
+  alignas(64) float scales_[kMaxFloats];
+  size_t first_ = static_cast<size_t>(-1), rows_ = 0;
+  bool fits_ = false;
+};
+
 // Rows [row, row + mr) of a tile (mr = 4 or 8, 3 weight blocks) over the whole blocks of K in
-// tile_4x3_blocks, 4 rows at a time, their scales transposed for it; returns the number of whole
-// blocks done (0 when there are too many to transpose on the stack: the caller does them all).
+// tile_4x3_blocks, 4 rows at a time, with their groups of transposed scales; returns the number
+// of whole blocks done (0 when there are too many: the caller does them all).
 constexpr size_t kMaxRegisterBlocks = 256;
 
 size_t whole_blocks_in_registers(const GemmI8PackedParams& p, size_t k4, const uint8_t* a0, const int8_t* b0,
-                                 size_t row, size_t mr, size_t blk, size_t kblocks, __m512 v[kMr * kNb]) {
+                                 const float* scales, size_t mr, size_t blk, size_t kblocks,
+                                 __m512 v[kMr * kNb]) {
   const size_t whole = k4 / p.a_block;
-  if (whole == 0 || whole > kMaxRegisterBlocks) return 0;
-  alignas(64) float scales[4 * kMaxRegisterBlocks];
+  if (whole == 0 || whole > kMaxRegisterBlocks || scales == nullptr) return 0;
   for (size_t half = 0; half < mr; half += 4) {
-    for (size_t q = 0; q < whole; ++q)
-      for (size_t i = 0; i < 4; ++i) scales[q * 4 + i] = p.a_scales[(row + half + i) * kblocks + q];
-    tile_4x3_blocks(a0 + half * k4, k4, b0, 16 * k4, p.a_block / 4, whole, scales, p.block_lanes + blk * kblocks,
-                    kblocks * sizeof(BlockLanes), v + half * kNb);
+    tile_4x3_blocks(a0 + half * k4, k4, b0, 16 * k4, p.a_block / 4, whole, scales + half * kblocks,
+                    p.block_lanes + blk * kblocks, kblocks * sizeof(BlockLanes), v + half * kNb);
   }
   return whole;
 }
@@ -396,9 +428,16 @@ void gemm_blocks(const GemmI8PackedParams& p, size_t k4) {
   const size_t block_bytes = 16 * k4, kblocks = gemm_i8_groups(p.k, p.a_block);
   alignas(64) __m512i acc[kMr * kNb];
   alignas(64) __m512 v[kMr * kNb];
-  for_each_tile(p, k4, [&](const uint8_t* a0, const int8_t* b0, size_t row, size_t mr, size_t blk, size_t nb, size_t,
+  ChunkScales chunk_scales;
+  const size_t chunk_rows = a_chunk_rows(k4);
+  for_each_tile(p, k4, [&](const uint8_t* a0, const int8_t* b0, size_t row, size_t mr, size_t blk, size_t nb, size_t m0,
                            size_t skip) {
-    const size_t done = nb == kNb && mr >= 4 ? whole_blocks_in_registers(p, k4, a0, b0, row, mr, blk, kblocks, v) : 0;
+    size_t done = 0;
+    if (nb == kNb && mr >= 4) {
+      const size_t first = row - m0, rows = p.m - first < chunk_rows ? p.m - first : chunk_rows;
+      const float* scales = chunk_scales.group(p, kblocks, first, rows, row);
+      done = whole_blocks_in_registers(p, k4, a0, b0, scales, mr, blk, kblocks, v);
+    }
     for (size_t q = done; q < kblocks; ++q) {
       const size_t kb = q * p.a_block, end = kb + p.a_block < k4 ? kb + p.a_block : k4, groups = (end - kb) / 4;
       const uint8_t* a = a0 + kb;
