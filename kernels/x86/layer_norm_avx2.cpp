@@ -1,4 +1,5 @@
-// layer_norm for AVX2: the reference's two passes (mean, then centred variance) with 8 lanes.
+// layer_norm for AVX2: the reference's two passes (mean, then centred variance) with 8 lanes and
+// four accumulators.
 #include "x86/avx2_math.h"
 
 #include <cmath>
@@ -14,23 +15,35 @@ void layer_norm(const float* x, size_t rows, size_t n, const float* gamma, const
     const float* xr = x + r * n;
     float* yr = y + r * n;
     const __m256i tmask = tail_mask(n % 8);
-    const size_t body = n - n % 8;
-    __m256 vs = _mm256_setzero_ps();
-    for (size_t i = 0; i < body; i += 8) vs = _mm256_add_ps(vs, _mm256_loadu_ps(xr + i));
-    if (body < n) vs = _mm256_add_ps(vs, _mm256_maskload_ps(xr + body, tmask));
-    const float mean = hsum_ps(vs) / static_cast<float>(n);
+    const size_t body = n - n % 8, body4 = n - n % 32;
+    // Four accumulators: one add (or FMA) chain per vector made each row wait on its latency.
+    __m256 vs[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (size_t i = 0; i < body4; i += 32) {
+      HEED_EACH(j, 4) vs[j] = _mm256_add_ps(vs[j], _mm256_loadu_ps(xr + i + 8 * j));
+    }
+    for (size_t i = body4; i < body; i += 8) vs[0] = _mm256_add_ps(vs[0], _mm256_loadu_ps(xr + i));
+    if (body < n) vs[0] = _mm256_add_ps(vs[0], _mm256_maskload_ps(xr + body, tmask));
+    const float mean = hsum_ps(_mm256_add_ps(_mm256_add_ps(vs[0], vs[1]), _mm256_add_ps(vs[2], vs[3]))) /
+                       static_cast<float>(n);
     const __m256 vmean = _mm256_set1_ps(mean);
-    __m256 vq = _mm256_setzero_ps();
-    for (size_t i = 0; i < body; i += 8) {
+    __m256 vq[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (size_t i = 0; i < body4; i += 32) {
+      HEED_EACH(j, 4) {
+        const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(xr + i + 8 * j), vmean);
+        vq[j] = _mm256_fmadd_ps(d, d, vq[j]);
+      }
+    }
+    for (size_t i = body4; i < body; i += 8) {
       const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(xr + i), vmean);
-      vq = _mm256_fmadd_ps(d, d, vq);
+      vq[0] = _mm256_fmadd_ps(d, d, vq[0]);
     }
     if (body < n) {
       const __m256 d = _mm256_and_ps(_mm256_sub_ps(_mm256_maskload_ps(xr + body, tmask), vmean),
                                      _mm256_castsi256_ps(tmask));
-      vq = _mm256_fmadd_ps(d, d, vq);
+      vq[0] = _mm256_fmadd_ps(d, d, vq[0]);
     }
-    const float rstd = 1.0f / std::sqrt(hsum_ps(vq) / static_cast<float>(n) + eps);
+    const float sq = hsum_ps(_mm256_add_ps(_mm256_add_ps(vq[0], vq[1]), _mm256_add_ps(vq[2], vq[3])));
+    const float rstd = 1.0f / std::sqrt(sq / static_cast<float>(n) + eps);
     const __m256 vr = _mm256_set1_ps(rstd);
     const __m256 one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
     for (size_t i = 0; i < n; i += 8) {
