@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstring>
+#include <type_traits>
 
 #include "internal/attention_impl.h"
 
@@ -53,18 +54,31 @@ static inline bool attention_common_keys(const AttentionParams& p, size_t* n) {
   return true;
 }
 
+// Whether the variant's Ops transposes keys itself: void transpose_keys(const float* k, size_t
+// k_row_stride, size_t n, size_t head_dim, float* kt, size_t ld) const writes kt[d * ld + j] =
+// k[j * k_row_stride + d] for j < n, d < head_dim (the generic loop below, in register blocks).
+template <class Ops, class = void>
+struct TransposesKeys : std::false_type {};
+template <class Ops>
+struct TransposesKeys<Ops, std::void_t<decltype(&Ops::transpose_keys)>> : std::true_type {};
+
 // Keys 0..n-1 of kv head g transposed, values row by row, the padding zeroed.
-static void attention_pack_head(const AttentionParams& p, size_t g, size_t n, const AttentionBlockLayout& l,
-                                float* scratch) {
+template <class Ops>
+static void attention_pack_head(const AttentionParams& p, const Ops& ops, size_t g, size_t n,
+                                const AttentionBlockLayout& l, float* scratch) {
   const float* k = p.k + g * p.k_head_stride;
   const float* v = p.v + g * p.v_head_stride;
   float* kt = scratch;
   float* vp = scratch + l.values;
-  for (size_t d = 0; d < p.head_dim; ++d) {  // rows of kt written in order
-    float* row = kt + d * l.ld_keys;
-    for (size_t j = 0; j < n; ++j) row[j] = k[j * p.k_row_stride + d];
-    std::memset(row + n, 0, (l.ld_keys - n) * sizeof(float));
+  if constexpr (TransposesKeys<Ops>::value) {
+    ops.transpose_keys(k, p.k_row_stride, n, p.head_dim, kt, l.ld_keys);
+  } else {
+    for (size_t d = 0; d < p.head_dim; ++d) {  // rows of kt written in order
+      float* row = kt + d * l.ld_keys;
+      for (size_t j = 0; j < n; ++j) row[j] = k[j * p.k_row_stride + d];
+    }
   }
+  for (size_t d = 0; d < p.head_dim; ++d) std::memset(kt + d * l.ld_keys + n, 0, (l.ld_keys - n) * sizeof(float));
   for (size_t j = 0; j < n; ++j) {
     float* vj = vp + j * l.ld_values;
     std::memcpy(vj, v + j * p.v_row_stride, p.head_dim * sizeof(float));
@@ -123,7 +137,7 @@ static void attention_block_impl(const AttentionParams& p, const Ops& ops) {
   size_t packed = static_cast<size_t>(-1);  // no kv head packed yet
   for (size_t h = 0; h < p.num_heads; ++h) {
     const size_t g = attention_kv_head(p, h);
-    if (g != packed) attention_pack_head(p, g, n, l, p.scores);
+    if (g != packed) attention_pack_head(p, ops, g, n, l, p.scores);
     packed = g;
     attention_block_head(p, ops, h, n, l, p.scores);
   }

@@ -91,6 +91,37 @@ struct Avx2Ops {
     }
   }
 
+  // Keys transposed in 8 x 8 register blocks (eight row loads, three rounds of shuffles, eight
+  // stores); the edges one value at a time.
+  void transpose_keys(const float* k, size_t stride, size_t n, size_t head_dim, float* kt, size_t ld) const {
+    const size_t n8 = n - n % 8, d8 = head_dim - head_dim % 8;
+    for (size_t j = 0; j < n8; j += 8)
+      for (size_t d = 0; d < d8; d += 8) transpose_8x8(k + j * stride + d, stride, kt + d * ld + j, ld);
+    for (size_t d = 0; d < head_dim; ++d) {
+      const size_t from = d < d8 ? n8 : 0;
+      for (size_t j = from; j < n; ++j) kt[d * ld + j] = k[j * stride + d];
+    }
+  }
+
+  static void transpose_8x8(const float* src, size_t lds, float* dst, size_t ldd) {
+    __m256 r[8], t[8];
+    for (size_t i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * lds);
+    for (size_t i = 0; i < 8; i += 2) {
+      t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (size_t i = 0; i < 8; i += 4) {
+      r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+      r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+      r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+      r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (size_t i = 0; i < 4; ++i) {
+      _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+      _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+    }
+  }
+
   // One row of the tile: (c0, c1) += a * (b0, b1).
   static void fma_row(float a, __m256 b0, __m256 b1, __m256* c0, __m256* c1) {
     const __m256 x = _mm256_set1_ps(a);
