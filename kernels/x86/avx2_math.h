@@ -4,6 +4,7 @@
 
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -85,6 +86,42 @@ __attribute__((always_inline)) static inline void exp_n(__m256* x) {
 static inline __m256 exp_ps(__m256 x) {
   exp_n<1>(&x);
   return x;
+}
+
+// The row passes softmax and log_softmax share. Largest of n values (-inf for none).
+static inline float row_max(const float* x, size_t n) {
+  __m256 vmax = _mm256_set1_ps(-__builtin_inff());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + i));
+  float max = hmax_ps(vmax);
+  for (; i < n; ++i) max = std::fmax(max, x[i]);
+  return max;
+}
+
+// Sum of exp(x[i] - max) over n values, 4 vectors stepped together (the sum in the one-vector
+// order); with Store, x[i] becomes exp(x[i] - max).
+template <bool Store>
+static inline float exp_sum(float* x, size_t n, float max) {
+  constexpr size_t kVectors = 4;
+  const __m256 vm = _mm256_set1_ps(max);
+  __m256 vsum = _mm256_setzero_ps();
+  size_t i = 0;
+  for (; i + 8 * kVectors <= n; i += 8 * kVectors) {
+    __m256 e[kVectors];
+    HEED_EACH(j, kVectors) e[j] = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * j), vm);
+    exp_n<kVectors>(e);
+    HEED_EACH(j, kVectors) {
+      if (Store) _mm256_storeu_ps(x + i + 8 * j, e[j]);
+      vsum = _mm256_add_ps(vsum, e[j]);
+    }
+  }
+  for (; i < n; i += 8) {
+    const __m256i mask = tail_mask(n - i < 8 ? n - i : 8);
+    const __m256 e = exp_ps(_mm256_sub_ps(load_part(x + i, n - i), vm));
+    if (Store) store_part(x + i, e, n - i);
+    vsum = _mm256_add_ps(vsum, _mm256_and_ps(e, _mm256_castsi256_ps(mask)));
+  }
+  return hsum_ps(vsum);
 }
 
 }  // namespace heed::kernels::avx2
