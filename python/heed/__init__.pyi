@@ -35,7 +35,8 @@ class GenerationStepResult:
 class Translator:
     def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",
                  inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,
-                 flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None) -> None: ...
+                 flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None,
+                 spin_microseconds: int = 100) -> None: ...
     def translate_batch(self, source: List[_Tokens], target_prefix: Optional[List[_Tokens]] = None,
                         max_batch_size: int = 0, batch_type: str = "examples", asynchronous: bool = False,
                         beam_size: int = 2, patience: float = 1, num_hypotheses: int = 1, length_penalty: float = 1,
@@ -61,7 +62,8 @@ class Translator:
 class Generator:
     def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",
                  inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,
-                 flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None) -> None: ...
+                 flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None,
+                 spin_microseconds: int = 100) -> None: ...
     def generate_batch(self, start_tokens: List[_Tokens], **kwargs: Any) -> List[GenerationResult]: ...
     def generate_tokens(self, prompt: Union[_Tokens, List[_Tokens]], max_batch_size: int = 0,
                         batch_type: str = "examples", *, max_length: int = 512, min_length: int = 0,
@@ -79,7 +81,7 @@ class Generator:
 class Embedder:
     dimension: int
     def __init__(self, model_path: _Path, device: str = "cpu", intra_threads: int = 1, max_batch_size: int = 32,
-                 compute_type: str = "default") -> None: ...
+                 compute_type: str = "default", spin_microseconds: int = 100) -> None: ...
     def encode(self, texts: List[str], pooling: Optional[str] = None,
                normalize: Optional[bool] = None) -> numpy.ndarray: ...
 

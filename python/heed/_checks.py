@@ -78,6 +78,14 @@ def model_options(device_name, device_index, compute, inter_threads, intra_threa
     return integer("intra_threads", intra_threads), compute_type(compute)
 
 
+def spin(value):
+    """spin_microseconds: how long an idle worker thread waits for more work before it sleeps."""
+    value = integer("spin_microseconds", value)
+    if value > 1000000:
+        raise ValueError("spin_microseconds must be at most 1000000 (1 s), not %d" % value)
+    return value
+
+
 def device(value, device_index=0):
     if value not in ("cpu", "auto"):
         raise ValueError("device=%r is not supported: heed runs on the CPU (device='cpu')" % (value,))

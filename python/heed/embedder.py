@@ -9,13 +9,15 @@ class Embedder:
     """An encoder-only .heed file (heed convert --from hf-bert), or a model folder converted when
     opened. encode() is serialized per object."""
 
-    def __init__(self, model_path, device="cpu", intra_threads=1, max_batch_size=32, compute_type="default"):
+    def __init__(self, model_path, device="cpu", intra_threads=1, max_batch_size=32, compute_type="default",
+                 spin_microseconds=100):
         _checks.device(device)
         threads = _checks.integer("intra_threads", intra_threads)
+        spin = _checks.spin(spin_microseconds)
         batch = _checks.integer("max_batch_size", max_batch_size, 1)
         file = ModelFile(model_path, _checks.compute_type(compute_type))
         try:
-            self._embedder = _heed.Embedder(file.path, threads, batch, file.use_mmap)
+            self._embedder = _heed.Embedder(file.path, threads, spin, batch, file.use_mmap)
         finally:
             file.close()  # read into memory when it was converted
         self._lock = threading.Lock()

@@ -17,10 +17,12 @@ class Generator:
     Calls on one object are serialized (create one Generator per thread to generate in parallel)."""
 
     def __init__(self, model_path, device="cpu", device_index=0, compute_type="default", inter_threads=1,
-                 intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None):
+                 intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None,
+                 spin_microseconds=100):
         self._threads, weights = _checks.model_options(device, device_index, compute_type, inter_threads,
                                                        intra_threads, max_queued_batches, flash_attention,
                                                        tensor_parallel, files)
+        self._spin = _checks.spin(spin_microseconds)
         self._file = ModelFile(model_path, weights)
         self._finalizer = weakref.finalize(self, self._file.close)
         self._lock = threading.Lock()
@@ -35,7 +37,7 @@ class Generator:
         for b, session in self._sessions.items():
             if b >= batch:
                 return session
-        session = _heed.Generator(self._file.path, self._threads, batch, 0, self._file.use_mmap)
+        session = _heed.Generator(self._file.path, self._threads, self._spin, batch, 0, self._file.use_mmap)
         self._sessions[batch] = session
         return session
 

@@ -18,10 +18,12 @@ class Translator:
     Translator per thread to translate in parallel)."""
 
     def __init__(self, model_path, device="cpu", device_index=0, compute_type="default", inter_threads=1,
-                 intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None):
+                 intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None,
+                 spin_microseconds=100):
         self._threads, weights = _checks.model_options(device, device_index, compute_type, inter_threads,
                                                        intra_threads, max_queued_batches, flash_attention,
                                                        tensor_parallel, files)
+        self._spin = _checks.spin(spin_microseconds)
         self._file = ModelFile(model_path, weights)
         # A converted folder's temporary file lives as long as this object (sessions for larger
         # beams read it again).
@@ -39,7 +41,7 @@ class Translator:
         for (b, a), session in self._sessions.items():
             if b >= beam and a == attention:
                 return session
-        session = _heed.Translator(self._file.path, self._threads, _MAX_BATCH, max(beam, 4), 0, 0, attention,
+        session = _heed.Translator(self._file.path, self._threads, self._spin, _MAX_BATCH, max(beam, 4), 0, 0, attention,
                                    self._file.use_mmap)
         self._sessions[(max(beam, 4), attention)] = session
         return session

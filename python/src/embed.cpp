@@ -19,9 +19,10 @@ namespace {
 
 class PyEmbedder {
  public:
-  PyEmbedder(const std::string& path, size_t threads, size_t max_batch, bool use_mmap) {
+  PyEmbedder(const std::string& path, size_t threads, uint32_t spin_microseconds, size_t max_batch, bool use_mmap) {
     EmbedderOptions o;
     o.threads = threads;
+    o.spin_microseconds = spin_microseconds;
     o.max_batch = max_batch;
     o.load.use_mmap = use_mmap;
     check(Embedder::open(path, o, &embedder_));
@@ -59,8 +60,8 @@ class PyEmbedder {
 
 void bind_embedder(nb::module_& m) {
   nb::class_<PyEmbedder>(m, "Embedder")
-      .def(nb::init<const std::string&, size_t, size_t, bool>(), nb::arg("path"), nb::arg("threads"),
-           nb::arg("max_batch"), nb::arg("use_mmap"))
+      .def(nb::init<const std::string&, size_t, uint32_t, size_t, bool>(), nb::arg("path"), nb::arg("threads"),
+           nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("use_mmap"))
       .def("encode", &PyEmbedder::encode)
       .def("dimension", &PyEmbedder::dimension)
       .def("default_pooling", &PyEmbedder::default_pooling)

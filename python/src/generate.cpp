@@ -71,12 +71,14 @@ struct Flat {
 
 class PyGenerator {
  public:
-  PyGenerator(const std::string& path, size_t threads, size_t max_batch, size_t max_context, bool use_mmap) {
+  PyGenerator(const std::string& path, size_t threads, uint32_t spin_microseconds, size_t max_batch, size_t max_context,
+              bool use_mmap) {
     LoadOptions load;
     load.use_mmap = use_mmap;
     check(Model::open(path, load, &model_));
     GeneratorOptions o;
     o.threads = threads;
+    o.spin_microseconds = spin_microseconds;
     o.max_batch = max_batch;
     o.max_context = max_context;
     nb::gil_scoped_release release;
@@ -196,8 +198,8 @@ void bind_generator(nb::module_& m) {
       .def_rw("suppress_sequences", &GenerateArgs::suppress_sequences)
       .def_rw("end_token", &GenerateArgs::end_token);
   nb::class_<PyGenerator>(m, "Generator")
-      .def(nb::init<const std::string&, size_t, size_t, size_t, bool>(), nb::arg("path"), nb::arg("threads"),
-           nb::arg("max_batch"), nb::arg("max_context"), nb::arg("use_mmap"))
+      .def(nb::init<const std::string&, size_t, uint32_t, size_t, size_t, bool>(), nb::arg("path"), nb::arg("threads"),
+           nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("max_context"), nb::arg("use_mmap"))
       .def("generate", &PyGenerator::generate, nb::arg("prompt"), nb::arg("args"), nb::arg("callback").none())
       .def("generate_batch", &PyGenerator::generate_batch)
       .def("score", &PyGenerator::score, nb::arg("sequences"))

@@ -75,12 +75,13 @@ bool forward_step(void* user, size_t sentence, size_t step, int32_t token, float
 
 class PyTranslator {
  public:
-  PyTranslator(const std::string& path, size_t threads, size_t max_batch, size_t max_beam, size_t max_source,
-               size_t max_target, bool attention, bool use_mmap) {
+  PyTranslator(const std::string& path, size_t threads, uint32_t spin_microseconds, size_t max_batch, size_t max_beam,
+               size_t max_source, size_t max_target, bool attention, bool use_mmap) {
     TranslatorOptions o;
     o.limits = StepModelLimits{max_batch, max_beam, max_source, max_target};
     o.limits.capture_attention = attention;
     o.threads = threads;
+    o.spin_microseconds = spin_microseconds;
     o.load.use_mmap = use_mmap;
     check(Model::open(path, o.load, &model_));
     Status s;
@@ -212,8 +213,8 @@ void bind_translator(nb::module_& m) {
       .def_rw("suppress_sequences", &TranslateArgs::suppress_sequences)
       .def_rw("end_token", &TranslateArgs::end_token);
   nb::class_<PyTranslator>(m, "Translator")
-      .def(nb::init<const std::string&, size_t, size_t, size_t, size_t, size_t, bool, bool>(), nb::arg("path"),
-           nb::arg("threads"), nb::arg("max_batch"), nb::arg("max_beam"), nb::arg("max_source"),
+      .def(nb::init<const std::string&, size_t, uint32_t, size_t, size_t, size_t, size_t, bool, bool>(), nb::arg("path"),
+           nb::arg("threads"), nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("max_beam"), nb::arg("max_source"),
            nb::arg("max_target"), nb::arg("attention"), nb::arg("use_mmap"))
       .def("translate", &PyTranslator::translate, nb::arg("sources"), nb::arg("prefixes").none(), nb::arg("args"),
            nb::arg("callback").none())

@@ -71,6 +71,11 @@ def test_generator_bad_arguments(stories):
         generator.score_batch([[]])
     with pytest.raises(ValueError, match="offset"):
         generator.score_batch([["\n<s>\n"]], offset=1)
+    with pytest.raises(ValueError, match="spin_microseconds"):
+        heed.Generator(stories, spin_microseconds=1000001)
+    spinning = heed.Generator(stories, intra_threads=2, spin_microseconds=0)
+    assert spinning.generate_text("Once upon a time", max_length=32) == \
+        generator.generate_text("Once upon a time", max_length=32)
 
 
 def test_score_batch_equals_ctranslate2(shared):
@@ -107,6 +112,10 @@ def test_embeddings_equal_the_command_line(bert, run):
     assert heed.Embedder(bert).encode([]).shape == (0, heed.Embedder(bert).dimension)
     with pytest.raises(ValueError):
         heed.Embedder(bert).encode(texts, pooling="max")
+    spinning = heed.Embedder(bert, intra_threads=2, spin_microseconds=0)
+    assert np.array_equal(spinning.encode(texts), heed.Embedder(bert).encode(texts))
+    with pytest.raises(ValueError, match="spin_microseconds"):
+        heed.Embedder(bert, spin_microseconds=1000001)
 
 
 def test_convert_and_inspect(bert, tmp_path):

@@ -95,6 +95,19 @@ def test_four_threads_give_what_one_gives(aren):
     assert all(g == want for g in got)
 
 
+def test_spin_budget_changes_nothing_but_speed(aren):
+    want = [r.hypotheses for r in heed.Translator(aren).translate_batch(SOURCES, beam_size=2, num_hypotheses=2)]
+    for spin in (0, 5000):
+        translator = heed.Translator(aren, intra_threads=2, spin_microseconds=spin)
+        assert [r.hypotheses for r in translator.translate_batch(SOURCES, beam_size=2, num_hypotheses=2)] == want
+    with pytest.raises(ValueError, match="spin_microseconds must be at most 1000000"):
+        heed.Translator(aren, spin_microseconds=2000000)
+    with pytest.raises(ValueError, match="spin_microseconds must be at least 0"):
+        heed.Translator(aren, spin_microseconds=-1)
+    with pytest.raises(TypeError, match="spin_microseconds must be an integer"):
+        heed.Translator(aren, spin_microseconds=1.5)
+
+
 def test_callback_streams_greedy_tokens(aren):
     steps = []
     result = heed.Translator(aren).translate_batch(SOURCES[:1], beam_size=1, callback=lambda s: steps.append(s))
