@@ -169,6 +169,8 @@ const struct Shape {
   const char* what;
 } kShapes[] = {{512, 512, "attn"}, {2048, 512, "ffn1"}, {512, 2048, "ffn2"}, {32000, 512, "vocab"}};
 const size_t kRows[] = {1, 4, 16, 64, 128};
+// all-MiniLM's encoder matrices besides the FFN input: Q/K/V as one, attention output, FFN output.
+const Shape kEncoderShapes[] = {{1152, 384, "qkv"}, {384, 384, "out"}, {384, 1536, "ffn2"}};
 
 int register_all() {
   for (int i = 0; i < static_cast<int>(Isa::kCount); ++i) {
@@ -190,12 +192,18 @@ int register_all() {
                                    "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k);
           benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, m, s.n, s.k, size_t{0});
         }
-      // An encoder's FFN input (all-MiniLM: 1536 x 384) over 256 rows, per row and in blocks of K.
+      // An encoder's FFN input (all-MiniLM: 1536 x 384) over 256 rows, per row and in blocks of K;
+      // its other matrices (Q/K/V together, attention output, FFN output) in blocks of 32.
       for (size_t block : {0, 16, 32, 64}) {
         const std::string name = "gemm_i8_packed/" + isa + "/encoder_blocks/b" + std::to_string(block) +
                                  "_m256_n1536_k384";
         benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, size_t{256}, size_t{1536},
                                      size_t{384}, size_t{block});
+      }
+      for (const Shape& s : kEncoderShapes) {
+        const std::string name = "gemm_i8_packed/" + isa + "/encoder_blocks/b32_m256_n" + std::to_string(s.n) +
+                                 "_k" + std::to_string(s.k);
+        benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, size_t{256}, s.n, s.k, size_t{32});
       }
     }
     // Batch-1 GEMV over 1 GiB of weights: far beyond the last-level cache, so bandwidth-bound.

@@ -24,8 +24,8 @@ __attribute__((always_inline)) static inline void erfc_nonneg_n(__m256* z) {
   for (size_t c = 1; c < sizeof(x86::kErfcPoly) / sizeof(float); ++c) {
     HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], t[j], _mm256_set1_ps(x86::kErfcPoly[c]));
   }
-  HEED_EACH(j, N) p[j] = _mm256_fnmadd_ps(z[j], z[j], p[j]);
-  exp_n<N>(p);
+  HEED_EACH(j, N) p[j] = _mm256_fnmadd_ps(z[j], z[j], p[j]);  // at most about 7
+  exp_n<N, true>(p);
   HEED_EACH(j, N) z[j] = _mm256_mul_ps(t[j], p[j]);
 }
 
@@ -52,7 +52,7 @@ __attribute__((always_inline)) static inline void gelu_tanh_n(__m256* x) {
     u[j] = _mm256_mul_ps(_mm256_set1_ps(x86::kGeluTanhScale), _mm256_fmadd_ps(_mm256_set1_ps(x86::kGeluTanhCubic), x3, x[j]));
   }
   HEED_EACH(j, N) t[j] = _mm256_mul_ps(_mm256_set1_ps(-2.0f), _mm256_andnot_ps(_mm256_set1_ps(-0.0f), u[j]));
-  exp_n<N>(t);  // in (0, 1]
+  exp_n<N, true>(t);  // in (0, 1]
   HEED_EACH(j, N) {
     const __m256 inv = _mm256_div_ps(x[j], _mm256_add_ps(_mm256_set1_ps(1.0f), t[j]));
     // 0.5 x (1 + tanh u) = x / (1 + t) for u >= 0, x t / (1 + t) for u < 0.

@@ -51,14 +51,20 @@ static inline void store_part(float* p, __m256 v, size_t left) {
 
 // exp(x) to about 2 ulp, of N vectors in place (x86/math_constants.h), 2^n built in the exponent
 // field. Results that would be subnormal flush to 0, so exp(-inf) = 0 exactly, as masked attention
-// needs.
-template <size_t N>
+// needs. kFinite: the caller's x are at most 80 (or NaN), as softmax's x - max <= 0 and erfc's
+// exponent are; the overflow test and clamp are left out and 2^n is one factor (n <= 116), the
+// same bits as the general form for those x.
+template <size_t N, bool kFinite = false>
 __attribute__((always_inline)) static inline void exp_n(__m256* x) {
   const __m256 lo = _mm256_set1_ps(x86::kExpLo), hi = _mm256_set1_ps(x86::kExpHi);
   __m256 underflow[N], overflow[N], n[N], r[N], p[N];
   HEED_EACH(j, N) underflow[j] = _mm256_cmp_ps(x[j], lo, _CMP_LT_OQ);
-  HEED_EACH(j, N) overflow[j] = _mm256_cmp_ps(x[j], hi, _CMP_GT_OQ);
-  HEED_EACH(j, N) x[j] = _mm256_min_ps(_mm256_max_ps(x[j], lo), hi);
+  if constexpr (kFinite) {
+    HEED_EACH(j, N) x[j] = _mm256_max_ps(x[j], lo);
+  } else {
+    HEED_EACH(j, N) overflow[j] = _mm256_cmp_ps(x[j], hi, _CMP_GT_OQ);
+    HEED_EACH(j, N) x[j] = _mm256_min_ps(_mm256_max_ps(x[j], lo), hi);
+  }
   HEED_EACH(j, N) {
     n[j] = _mm256_round_ps(_mm256_mul_ps(x[j], _mm256_set1_ps(x86::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   }
@@ -69,17 +75,25 @@ __attribute__((always_inline)) static inline void exp_n(__m256* x) {
     HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(x86::kExpPoly[c]));
   }
   HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], _mm256_mul_ps(r[j], r[j]), _mm256_add_ps(r[j], _mm256_set1_ps(1.0f)));
-  // n is in [-126, 128]; 2^n via the exponent field, split in two halves so n = 128 works.
+  // n is in [-126, 128]; 2^n via the exponent field, split in two halves so n = 128 works (both
+  // products are exact while the result is normal, so one factor gives the same bits).
   HEED_EACH(j, N) {
     const __m256i ni = _mm256_cvtps_epi32(n[j]);
-    const __m256i half = _mm256_srai_epi32(ni, 1);
+    const __m256i half = kFinite ? ni : _mm256_srai_epi32(ni, 1);
     const __m256 pow_a = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, _mm256_set1_epi32(127)), 23));
-    const __m256 pow_b = _mm256_castsi256_ps(
-        _mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, half), _mm256_set1_epi32(127)), 23));
-    p[j] = _mm256_mul_ps(_mm256_mul_ps(p[j], pow_a), pow_b);
+    p[j] = _mm256_mul_ps(p[j], pow_a);
+    if constexpr (!kFinite) {
+      const __m256 pow_b = _mm256_castsi256_ps(
+          _mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, half), _mm256_set1_epi32(127)), 23));
+      p[j] = _mm256_mul_ps(p[j], pow_b);
+    }
   }
-  HEED_EACH(j, N) {
-    x[j] = _mm256_blendv_ps(_mm256_andnot_ps(underflow[j], p[j]), _mm256_set1_ps(__builtin_inff()), overflow[j]);
+  if constexpr (kFinite) {
+    HEED_EACH(j, N) x[j] = _mm256_andnot_ps(underflow[j], p[j]);
+  } else {
+    HEED_EACH(j, N) {
+      x[j] = _mm256_blendv_ps(_mm256_andnot_ps(underflow[j], p[j]), _mm256_set1_ps(__builtin_inff()), overflow[j]);
+    }
   }
 }
 
@@ -109,7 +123,7 @@ static inline float exp_sum(float* x, size_t n, float max) {
   for (; i + 8 * kVectors <= n; i += 8 * kVectors) {
     __m256 e[kVectors];
     HEED_EACH(j, kVectors) e[j] = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * j), vm);
-    exp_n<kVectors>(e);
+    exp_n<kVectors, true>(e);
     HEED_EACH(j, kVectors) {
       if (Store) _mm256_storeu_ps(x + i + 8 * j, e[j]);
       vsum = _mm256_add_ps(vsum, e[j]);

@@ -10,15 +10,20 @@
 
 namespace heed::kernels::avx512 {
 
-// exp(x) of N vectors in place; subnormal results flush to 0, above kExpHi +inf.
-template <size_t N>
+// exp(x) of N vectors in place; subnormal results flush to 0, above kExpHi +inf. kFinite: x are
+// at most 80 or NaN (avx2::exp_n), the overflow test and clamp left out; the same bits.
+template <size_t N, bool kFinite = false>
 __attribute__((always_inline)) static inline void exp_n(__m512* x) {
   const __m512 lo = _mm512_set1_ps(x86::kExpLo), hi = _mm512_set1_ps(x86::kExpHi);
   __mmask16 normal[N], overflow[N];
   __m512 n[N], r[N], p[N];
   HEED_EACH(j, N) normal[j] = _mm512_cmp_ps_mask(x[j], lo, _CMP_GE_OQ);
-  HEED_EACH(j, N) overflow[j] = _mm512_cmp_ps_mask(x[j], hi, _CMP_GT_OQ);
-  HEED_EACH(j, N) x[j] = _mm512_min_ps(_mm512_max_ps(x[j], lo), hi);
+  if constexpr (kFinite) {
+    HEED_EACH(j, N) x[j] = _mm512_max_ps(x[j], lo);
+  } else {
+    HEED_EACH(j, N) overflow[j] = _mm512_cmp_ps_mask(x[j], hi, _CMP_GT_OQ);
+    HEED_EACH(j, N) x[j] = _mm512_min_ps(_mm512_max_ps(x[j], lo), hi);
+  }
   HEED_EACH(j, N) {
     n[j] = _mm512_roundscale_ps(_mm512_mul_ps(x[j], _mm512_set1_ps(x86::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   }
@@ -30,7 +35,11 @@ __attribute__((always_inline)) static inline void exp_n(__m512* x) {
   }
   HEED_EACH(j, N) p[j] = _mm512_fmadd_ps(p[j], _mm512_mul_ps(r[j], r[j]), _mm512_add_ps(r[j], _mm512_set1_ps(1.0f)));
   HEED_EACH(j, N) p[j] = _mm512_maskz_scalef_ps(normal[j], p[j], n[j]);
-  HEED_EACH(j, N) x[j] = _mm512_mask_blend_ps(overflow[j], p[j], _mm512_set1_ps(__builtin_inff()));
+  if constexpr (kFinite) {
+    HEED_EACH(j, N) x[j] = p[j];
+  } else {
+    HEED_EACH(j, N) x[j] = _mm512_mask_blend_ps(overflow[j], p[j], _mm512_set1_ps(__builtin_inff()));
+  }
 }
 
 // erfc(z) of z >= 0.
@@ -43,8 +52,8 @@ __attribute__((always_inline)) static inline void erfc_nonneg_n(__m512* z) {
   for (size_t c = 1; c < sizeof(x86::kErfcPoly) / sizeof(float); ++c) {
     HEED_EACH(j, N) p[j] = _mm512_fmadd_ps(p[j], t[j], _mm512_set1_ps(x86::kErfcPoly[c]));
   }
-  HEED_EACH(j, N) p[j] = _mm512_fnmadd_ps(z[j], z[j], p[j]);
-  exp_n<N>(p);
+  HEED_EACH(j, N) p[j] = _mm512_fnmadd_ps(z[j], z[j], p[j]);  // at most about 7
+  exp_n<N, true>(p);
   HEED_EACH(j, N) z[j] = _mm512_mul_ps(t[j], p[j]);
 }
 
@@ -71,7 +80,7 @@ __attribute__((always_inline)) static inline void gelu_tanh_n(__m512* x) {
     u[j] = _mm512_mul_ps(_mm512_set1_ps(x86::kGeluTanhScale), _mm512_fmadd_ps(_mm512_set1_ps(x86::kGeluTanhCubic), x3, x[j]));
   }
   HEED_EACH(j, N) t[j] = _mm512_mul_ps(_mm512_set1_ps(-2.0f), _mm512_abs_ps(u[j]));
-  exp_n<N>(t);
+  exp_n<N, true>(t);  // in (0, 1]
   HEED_EACH(j, N) {
     const __m512 inv = _mm512_div_ps(x[j], _mm512_add_ps(_mm512_set1_ps(1.0f), t[j]));
     const __mmask16 negative = _mm512_cmp_ps_mask(u[j], _mm512_setzero_ps(), _CMP_LT_OQ);

@@ -33,7 +33,7 @@ float exp_sum(float* x, size_t n, float max) {
   for (; i + 16 * kVectors <= n; i += 16 * kVectors) {
     __m512 e[kVectors];
     HEED_EACH(j, kVectors) e[j] = _mm512_sub_ps(_mm512_loadu_ps(x + i + 16 * j), vm);
-    avx512::exp_n<kVectors>(e);
+    avx512::exp_n<kVectors, true>(e);
     HEED_EACH(j, kVectors) {
       if (Store) _mm512_storeu_ps(x + i + 16 * j, e[j]);
       sum = _mm512_add_ps(sum, e[j]);
@@ -42,7 +42,7 @@ float exp_sum(float* x, size_t n, float max) {
   for (; i < n; i += 16) {
     const __mmask16 lanes = avx512::tail_lanes(n - i);
     __m512 e = _mm512_sub_ps(_mm512_maskz_loadu_ps(lanes, x + i), vm);
-    avx512::exp_n<1>(&e);
+    avx512::exp_n<1, true>(&e);
     if (Store) _mm512_mask_storeu_ps(x + i, lanes, e);
     sum = _mm512_mask_add_ps(sum, lanes, sum, e);
   }
