@@ -90,6 +90,31 @@ size_t group_end(const size_t* offsets, size_t first, size_t batch) {
   return end;
 }
 
+// Sentences [begin, end) group by group, each through every layer.
+void encode_groups(const Compute& cx, const StackWeights& w, const StackScratch& s, const size_t* offsets, size_t begin,
+                   size_t end) {
+  for (size_t first = begin, stop = begin; first < end; first = stop) {
+    stop = group_end(offsets, first, end);
+    encode_group(cx, w, s, offsets + first, stop - first);
+  }
+}
+
+// How many chunks of sentences the threads should take whole, each chunk's groups on one thread
+// through every layer with its own per-layer buffers; 0: run the groups one after another and
+// split each product and attention loop between the threads instead. Whole groups need no
+// hand-over between threads for the ~10 jobs of each layer, so they pay once there are at least
+// two groups per thread (a batch of long inputs); results are the same either way.
+// XNNPACK's operators run one call at a time, with their own threads.
+size_t whole_group_chunks(const Compute& cx, const StackWeights& w, const StackScratch& s, const size_t* offsets,
+                          size_t batch) {
+  const size_t threads = cx.pool == nullptr ? 1 : cx.pool->threads();
+  if (threads < 2 || s.group_slots() < threads || w.uses_xnnpack()) return 0;
+  size_t groups = 0;
+  for (size_t first = 0; first < batch; first = group_end(offsets, first, batch)) ++groups;
+  if (groups < 2 * threads) return 0;
+  return groups < threads * threading::kChunksPerThread ? groups : threads * threading::kChunksPerThread;
+}
+
 }  // namespace
 
 void pack_offsets(const TokenBatch& batch, size_t* offsets) {
@@ -100,9 +125,15 @@ void pack_offsets(const TokenBatch& batch, size_t* offsets) {
 void encode_stack(const Compute& cx, const StackWeights& w, const StackScratch& s, const EncoderInput& in) {
   const size_t batch = in.batch->size;
   embed_sentences(cx, w, s, in);
-  for (size_t first = 0, end = 0; first < batch; first = end) {
-    end = group_end(in.offsets, first, batch);
-    encode_group(cx, w, s, in.offsets + first, end - first);
+  const size_t chunks = whole_group_chunks(cx, w, s, in.offsets, batch);
+  if (chunks == 0) {
+    encode_groups(cx, w, s, in.offsets, 0, batch);
+  } else {
+    cx.pool->run(chunks, [&](size_t thread, size_t chunk) {
+      const size_t begin = batch * chunk / chunks, end = batch * (chunk + 1) / chunks;
+      const Compute alone{cx.k, nullptr};
+      encode_groups(alone, w, s.group_slot(thread, in.offsets[begin]), in.offsets, begin, end);
+    });
   }
   if (w.has_final_norm) normalize_rows(cx, w.final_norm, s.x(), in.offsets[batch]);
 }

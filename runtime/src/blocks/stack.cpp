@@ -134,6 +134,16 @@ Status StackWeights::load(const Model& model, const std::string& prefix, const S
   return Status::success();
 }
 
+bool StackWeights::uses_xnnpack() const {
+  for (const LayerWeights& l : layers) {
+    for (const layers::Linear* x : {&l.self_qkv, &l.self_out, &l.cross_q, &l.cross_kv, &l.cross_out, &l.ffn_in,
+                                    &l.ffn_gate, &l.ffn_out}) {
+      if (x->uses_xnnpack()) return true;
+    }
+  }
+  return false;
+}
+
 Status StackWeights::use_xnnpack(size_t min_rows) {
   for (LayerWeights& l : layers) {
     HEED_RETURN_IF_ERROR(layers::use_xnnpack(min_rows, {&l.self_qkv, &l.self_out, &l.cross_q, &l.cross_kv,

@@ -75,6 +75,8 @@ struct StackWeights {
               const std::string& embeddings_name, size_t memory_dim);
   // Hands every f32 linear layer of the stack to XNNPACK from `min_rows` rows (layers/backend.h).
   Status use_xnnpack(size_t min_rows);
+  // Whether any linear layer of the stack runs on XNNPACK.
+  bool uses_xnnpack() const;
 };
 
 }  // namespace heed::blocks

@@ -3,8 +3,9 @@
 // activations and their scales, one attention scores row per worker task (room for blocks of
 // query rows in an encoder), and XNNPACK's staging rows. An encoder runs its layers over groups
 // of sentences: the per-layer buffers (normed, Q/K/V, context, FFN, staging) hold one group's
-// rows, the residual stream and the int8 activations all rows. Every family plans this one set
-// for each of its stacks.
+// rows, the residual stream and the int8 activations all rows; with group_slots, one set of
+// per-layer buffers per thread, so that threads can take whole groups (blocks/encoder.cpp).
+// Every family plans this one set for each of its stacks.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,7 @@ struct StackScratchShape {
   uint32_t output_last = 0;  // the residual stream and int8 activations may be read until this phase
   bool block_attention = false;  // encoder: each task's scores row holds the attention block scratch
   size_t group_rows = 0;  // encoder: rows of one pass of the layers (blocks/encoder.h); 0 = rows
+  size_t group_slots = 1;  // encoder: groups run at once, one per thread (each its per-layer buffers)
 };
 
 class StackScratch {
@@ -53,9 +55,16 @@ class StackScratch {
   // the int8 activations live until output_last).
   layers::QuantScratch quant(bool with_staging = true) const;
 
+  // Per-layer buffer sets planned (shape.group_slots), and the scratch one group task works in:
+  // slot `slot`'s per-layer buffers and scores row, and the int8 activations from row `first_row`
+  // of the whole batch on (each task's groups are rows of its own). x stays the shared one.
+  size_t group_slots() const { return shape_.group_slots; }
+  StackScratch group_slot(size_t slot, size_t first_row) const;
+
  private:
   StackScratchShape shape_;
   size_t d_model_ = 0, max_linear_input_ = 0, scores_floats_ = 0, group_rows_ = 0;
+  size_t slot_floats_[5] = {};  // one slot's floats of normed, qkv, context, ffn and ffn_gate
   ArenaBuffer x_, h_, qkv_, ctx_, ffn_, gate_, q_, qscales_, scores_, staging_;
 };
 

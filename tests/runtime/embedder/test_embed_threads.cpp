@@ -1,0 +1,35 @@
+// Threads that take whole encoder groups (blocks/encoder.cpp): each group through every layer on
+// one thread, in that thread's own per-layer buffers, gives the bits one thread gives. Labelled
+// "threads", so ThreadSanitizer runs it too.
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "bert_fixture.h"
+
+namespace heed::test {
+
+TEST_CASE("threads taking whole encoder groups give the same bits as one thread") {
+  // 24 sentences of 60 tokens: six groups of four sentences (blocks/encoder.h), so 2 and 3 threads
+  // take whole groups through every layer, each in its own per-layer buffers (int8: heed's
+  // kernels; float32 runs them only where XNNPACK does not take its layers).
+  constexpr size_t kSentences = 24, kLength = 60;
+  std::vector<int32_t> ids(kSentences * kLength);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(5 + (i * 7919) % 900);
+  std::vector<size_t> offsets(kSentences + 1);
+  for (size_t i = 0; i <= kSentences; ++i) offsets[i] = i * kLength;
+  const TokenBatch batch{ids.data(), offsets.data(), kSentences};
+  for (auto type : {convert::WeightType::kInt8, convert::WeightType::kFloat32}) {
+    auto one = open_embedder(bert_heed(type), kSentences, 1);
+    std::vector<float> expected(kSentences * one->dimension()), got(expected.size());
+    REQUIRE(one->embed_ids(batch, Pooling::kMean, false, expected.data()).is_ok());
+    for (size_t threads : {2, 3}) {
+      auto many = open_embedder(bert_heed(type), kSentences, threads);
+      REQUIRE(many->embed_ids(batch, Pooling::kMean, false, got.data()).is_ok());
+      INFO(threads << " threads" << (type == convert::WeightType::kInt8 ? " int8" : " float32"));
+      CHECK(got == expected);
+    }
+  }
+}
+
+}  // namespace heed::test
