@@ -101,18 +101,21 @@ void encode_groups(const Compute& cx, const StackWeights& w, const StackScratch&
 
 // How many chunks of sentences the threads should take whole, each chunk's groups on one thread
 // through every layer with its own per-layer buffers; 0: run the groups one after another and
-// split each product and attention loop between the threads instead. Whole groups need no
-// hand-over between threads for the ~10 jobs of each layer, so they pay once there are at least
-// two groups per thread (a batch of long inputs); results are the same either way.
-// XNNPACK's operators run one call at a time, with their own threads.
+// split each product and attention loop between the threads instead. Whole chunks hand nothing
+// over between threads for the ~10 jobs of each layer, so they pay once every thread gets at
+// least two chunks of kMinChunkTokens rows or more (GEMMs of fewer rows reuse their weights
+// less); results are the same either way.
+constexpr size_t kMinChunkTokens = 64;
+
 size_t whole_group_chunks(const Compute& cx, const StackWeights& w, const StackScratch& s, const size_t* offsets,
                           size_t batch) {
   const size_t threads = cx.pool == nullptr ? 1 : cx.pool->threads();
-  if (threads < 2 || s.group_slots() < threads || w.uses_xnnpack()) return 0;
-  size_t groups = 0;
-  for (size_t first = 0; first < batch; first = group_end(offsets, first, batch)) ++groups;
-  if (groups < 2 * threads) return 0;
-  return groups < threads * threading::kChunksPerThread ? groups : threads * threading::kChunksPerThread;
+  if (threads < 2 || s.group_slots() < threads || w.uses_xnnpack()) return 0;  // XNNPACK: one call at a time
+  size_t chunks = threads * threading::kChunksPerThread;
+  const size_t by_tokens = (offsets[batch] - offsets[0]) / kMinChunkTokens;
+  if (chunks > by_tokens) chunks = by_tokens;
+  if (chunks > batch) chunks = batch;
+  return chunks >= 2 * threads ? chunks : 0;
 }
 
 }  // namespace
