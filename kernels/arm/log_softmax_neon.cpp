@@ -17,11 +17,11 @@ void log_softmax(float* x, size_t n) {
   if (std::isinf(max) && max < 0.0f) return;
   const float32x4_t vm = vdupq_n_f32(max);
   float32x4_t vsum = vdupq_n_f32(0.0f);
-  for (size_t i = 0; i < body; i += 4) vsum = vaddq_f32(vsum, exp_f32x4(vsubq_f32(vld1q_f32(x + i), vm)));
+  for (size_t i = 0; i < body; i += 4) vsum = vaddq_f32(vsum, exp_f32x4<true>(vsubq_f32(vld1q_f32(x + i), vm)));
   if (body < n) {
     float t[4] = {-__builtin_inff(), -__builtin_inff(), -__builtin_inff(), -__builtin_inff()};
     for (size_t i = body; i < n; ++i) t[i - body] = x[i];
-    vsum = vaddq_f32(vsum, exp_f32x4(vsubq_f32(vld1q_f32(t), vm)));
+    vsum = vaddq_f32(vsum, exp_f32x4<true>(vsubq_f32(vld1q_f32(t), vm)));
   }
   const float shift = max + std::log(vaddvq_f32(vsum));
   const float32x4_t vshift = vdupq_n_f32(shift);

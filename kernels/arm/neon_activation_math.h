@@ -20,7 +20,7 @@ static inline float32x4_t erfc_nonneg_f32x4(float32x4_t z) {
   p = vfmaq_f32(vdupq_n_f32(0.37409196f), p, t);
   p = vfmaq_f32(vdupq_n_f32(1.00002368f), p, t);
   p = vfmaq_f32(vdupq_n_f32(-1.26551223f), p, t);
-  return vmulq_f32(t, exp_f32x4(vfmsq_f32(p, z, z)));
+  return vmulq_f32(t, exp_f32x4<true>(vfmsq_f32(p, z, z)));  // exponent at most about 7
 }
 
 static inline float32x4_t gelu_f32x4(float32x4_t x) {
@@ -34,7 +34,7 @@ static inline float32x4_t gelu_f32x4(float32x4_t x) {
 static inline float32x4_t gelu_tanh_f32x4(float32x4_t x) {
   const float32x4_t x3 = vmulq_f32(vmulq_f32(x, x), x);
   const float32x4_t u = vmulq_n_f32(vfmaq_n_f32(x, x3, 0.044715f), 0.79788456080286536f);
-  const float32x4_t t = exp_f32x4(vmulq_n_f32(vabsq_f32(u), -2.0f));
+  const float32x4_t t = exp_f32x4<true>(vmulq_n_f32(vabsq_f32(u), -2.0f));  // in (0, 1]
   const float32x4_t inv = vdivq_f32(x, vaddq_f32(vdupq_n_f32(1.0f), t));
   return vbslq_f32(vcltq_f32(u, vdupq_n_f32(0.0f)), vmulq_f32(inv, t), inv);
 }

@@ -76,12 +76,14 @@ static inline int16x8_t mull_high_s8(int8x16_t a, int8x16_t b) { return vmull_s8
 // exp(x), the same algorithm as the AVX2 exp_ps: n = round(x / ln2), r = x - n ln2 (two-part
 // ln2), degree-6 polynomial, 2^n in two exponent-field halves. x < -87.3 flushes to 0 (so
 // exp(-inf) = 0 exactly), x > 88.7 gives +inf. ARMv7 NEON flushes subnormals to zero, so there
-// results below 2^-126 are 0.
+// results below 2^-126 are 0. kFinite: the caller's x are at most 80 (or NaN), as softmax's
+// x - max and erfc's exponent are (avx2_math.h's exp_n): no overflow test or clamp, 2^n as one
+// factor; the same bits.
+template <bool kFinite = false>
 static inline float32x4_t exp_f32x4(float32x4_t x) {
   const float32x4_t lo = vdupq_n_f32(-87.33654f), hi = vdupq_n_f32(88.72283f);
   const uint32x4_t underflow = vcltq_f32(x, lo);
-  const uint32x4_t overflow = vcgtq_f32(x, hi);
-  const float32x4_t xc = vminq_f32(vmaxq_f32(x, lo), hi);
+  const float32x4_t xc = kFinite ? vmaxq_f32(x, lo) : vminq_f32(vmaxq_f32(x, lo), hi);
   const float32x4_t n = round_nearest_f32x4(vmulq_n_f32(xc, 1.44269504088896341f));
   float32x4_t r = vfmsq_f32(xc, n, vdupq_n_f32(0.693359375f));
   r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
@@ -93,13 +95,11 @@ static inline float32x4_t exp_f32x4(float32x4_t x) {
   p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, r);
   p = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0f)), p, vmulq_f32(r, r));
   const int32x4_t ni = vcvtq_s32_f32(n);  // n is integral: exact
-  const int32x4_t half = vshrq_n_s32(ni, 1);
-  const float32x4_t pow_a = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(half, vdupq_n_s32(127)), 23));
-  const float32x4_t pow_b =
-      vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vsubq_s32(ni, half), vdupq_n_s32(127)), 23));
-  float32x4_t y = vmulq_f32(vmulq_f32(p, pow_a), pow_b);
+  const int32x4_t half = kFinite ? ni : vshrq_n_s32(ni, 1);
+  float32x4_t y = vmulq_f32(p, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(half, vdupq_n_s32(127)), 23)));
+  if (!kFinite) y = vmulq_f32(y, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vsubq_s32(ni, half), vdupq_n_s32(127)), 23)));
   y = vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(y), underflow));
-  return vbslq_f32(overflow, vdupq_n_f32(__builtin_inff()), y);
+  return kFinite ? y : vbslq_f32(vcgtq_f32(x, hi), vdupq_n_f32(__builtin_inff()), y);
 }
 
 }  // namespace heed::kernels::HEED_NEON_VARIANT

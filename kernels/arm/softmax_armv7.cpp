@@ -26,7 +26,7 @@ float sum_exp(const float* x, size_t n, float max, float* e) {
   float32x4_t vsum = vdupq_n_f32(0.0f);
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    const float32x4_t v = exp_f32x4(vsubq_f32(vld1q_f32(x + i), vm));
+    const float32x4_t v = exp_f32x4<true>(vsubq_f32(vld1q_f32(x + i), vm));
     if (e) vst1q_f32(e + i, v);
     vsum = vaddq_f32(vsum, v);
   }
@@ -34,7 +34,7 @@ float sum_exp(const float* x, size_t n, float max, float* e) {
   if (i < n) {  // the tail through a padded buffer (-inf pads give exp = 0)
     float t[4] = {-__builtin_inff(), -__builtin_inff(), -__builtin_inff(), -__builtin_inff()};
     std::memcpy(t, x + i, (n - i) * sizeof(float));
-    const float32x4_t v = exp_f32x4(vsubq_f32(vld1q_f32(t), vm));
+    const float32x4_t v = exp_f32x4<true>(vsubq_f32(vld1q_f32(t), vm));
     vst1q_f32(t, v);
     for (size_t j = 0; j < n - i; ++j) {
       if (e) e[i + j] = t[j];

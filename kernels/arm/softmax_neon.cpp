@@ -22,14 +22,14 @@ void softmax(float* x, size_t n) {
   const float32x4_t vm = vdupq_n_f32(max);
   float32x4_t vsum = vdupq_n_f32(0.0f);
   for (size_t i = 0; i < body; i += 4) {
-    const float32x4_t e = exp_f32x4(vsubq_f32(vld1q_f32(x + i), vm));
+    const float32x4_t e = exp_f32x4<true>(vsubq_f32(vld1q_f32(x + i), vm));
     vst1q_f32(x + i, e);
     vsum = vaddq_f32(vsum, e);
   }
   if (body < n) {  // the tail through one padded vector, so it uses the same exp
     float t[4] = {-__builtin_inff(), -__builtin_inff(), -__builtin_inff(), -__builtin_inff()};
     for (size_t i = body; i < n; ++i) t[i - body] = x[i];
-    const float32x4_t e = exp_f32x4(vsubq_f32(vld1q_f32(t), vm));  // padding lanes give 0
+    const float32x4_t e = exp_f32x4<true>(vsubq_f32(vld1q_f32(t), vm));  // padding lanes give 0
     vst1q_f32(t, e);
     for (size_t i = body; i < n; ++i) x[i] = t[i - body];
     vsum = vaddq_f32(vsum, e);
