@@ -1,10 +1,11 @@
 #!/bin/sh
 # `heed bench` on real models: the aren translation model (synthetic sources and --input, greedy
 # and beam, fixed-length decoding so the token count per pass is known exactly: sentences x
-# length), llama2.c's stories260K (generation), the JSON report's fields, and usage errors.
-# usage: bench_cli_test.sh "EMULATOR" HEED SHARED_DIR FOLDER   (EMULATOR may be empty)
+# length), llama2.c's stories260K (generation), the committed tiny BERT (embedding: sentences of
+# exactly --source-len tokens, or text lines), the JSON report's fields, and usage errors.
+# usage: bench_cli_test.sh "EMULATOR" HEED SHARED_DIR FOLDER BERT_FOLDER   (EMULATOR may be empty)
 set -u
-emu=$1 heed=$2 shared=$3 dir=$4
+emu=$1 heed=$2 shared=$3 dir=$4 bert=$5
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 aren=$shared/models/ct2/aren-transliteration
 stories=$shared/models/llama2c/stories260k
@@ -63,7 +64,31 @@ $emu "$heed" bench -m "$dir/stories.heed" --sentences 2 --length 20 --repeat 1 -
   || fail "bench stories: $(cat "$dir/err")"
 [ "$(json_field "$dir/out" tokens_per_pass)" = 40 ] || fail "stories tokens per pass is not 2 x 20: $(cat "$dir/out")"
 
+# Embedding: synthetic sentences of exactly --source-len tokens, 1 and 2 threads; text lines as
+# `heed tokenize` cuts them, plus [CLS] and [SEP] (9 + 2 pieces + 4).
+$emu "$heed" convert "$bert" -o "$dir/bert.heed" --quiet >/dev/null 2>&1 || fail "cannot convert $bert"
+for threads in 1 2; do
+  $emu "$heed" bench -m "$dir/bert.heed" --sentences 5 --source-len 9 --batch 2 --threads $threads --repeat 2 --json \
+    >"$dir/out" 2>"$dir/err" || fail "bench embedding, $threads threads: $(cat "$dir/err")"
+  [ "$(json_field "$dir/out" tokens_per_pass)" = 45 ] || fail "embedding tokens per pass is not 5 x 9: $(cat "$dir/out")"
+  [ "$(json_field "$dir/out" sentences_per_pass)" = 5 ] || fail "embedding sentences per pass: $(cat "$dir/out")"
+  [ "$(json_field "$dir/out" family)" = TransformerEncoderOnly ] || fail "embedding family: $(cat "$dir/out")"
+  for f in tokens_per_s sentences_per_s latency_ms_p50; do
+    v=$(json_field "$dir/out" $f)
+    awk -v v="$v" 'BEGIN { exit !(v + 0 > 0) }' || fail "embedding: $f is not positive: $(cat "$dir/out")"
+  done
+done
+printf 'the cat sat on the mat\nhello\n' >"$dir/text"
+$emu "$heed" bench -m "$dir/bert.heed" --input "$dir/text" --repeat 1 --json >"$dir/out" 2>"$dir/err" \
+  || fail "bench embedding --input: $(cat "$dir/err")"
+[ "$(json_field "$dir/out" tokens_per_pass)" = 15 ] || fail "embedding --input tokens per pass is not 11 + 4: $(cat "$dir/out")"
+$emu "$heed" bench -m "$dir/bert.heed" --sentences 2 --repeat 1 >"$dir/table" 2>&1 || fail "embedding table: $(cat "$dir/table")"
+grep -q "^speed .*embedded tokens/s, .* sentences/s" "$dir/table" || fail "embedding table's speed: $(cat "$dir/table")"
+$emu "$heed" bench -m "$dir/bert.heed" --source-len 65 >/dev/null 2>"$dir/err"; [ $? -eq 1 ] || fail "--source-len past the positions: not exit 1"
+grep -q "exceeds the model's 64" "$dir/err" || fail "--source-len past the positions: $(cat "$dir/err")"
+
 # Usage errors exit 2, runtime errors 1, each with one line on stderr.
+$emu "$heed" bench -m "$dir/bert.heed" --beam 2 >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "--beam on an embedding model: not exit 2"
 $emu "$heed" bench >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "no --model: not exit 2"
 $emu "$heed" bench -m "$dir/stories.heed" --beam 4 >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "--beam on a language model: not exit 2"
 $emu "$heed" bench -m "$dir/aren.heed" --threads -1 >/dev/null 2>"$dir/err"; [ $? -eq 2 ] || fail "--threads -1: not exit 2"

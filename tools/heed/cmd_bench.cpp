@@ -13,6 +13,7 @@
 
 #include "args.h"
 #include "command.h"
+#include "heed/embedder.h"
 #include "heed/generator.h"
 #include "heed/kernels.h"
 #include "heed/model.h"
@@ -37,12 +38,16 @@ constexpr const char* kDescription =
     "length, so a model cannot stop early and every run does the same work); --length 0 decodes\n"
     "until the end token (at most 256, or the model's target positions). Language models\n"
     "(decoder-only) generate --length tokens greedily from the start token, --sentences times per\n"
-    "pass (--batch and --beam do not apply).\n"
+    "pass (--batch and --beam do not apply). Embedding models (encoder-only) embed --sentences\n"
+    "sentences of --source-len tokens ([CLS] and [SEP] included) cut from a built-in English text,\n"
+    "or the lines of --input FILE as plain text (tokenized and cut to the model's length as `heed\n"
+    "embed` does), --batch at a time (--beam and --length do not apply).\n"
     "\n"
-    "--threads splits each GEMM and attention over the session's worker threads (the output is the\n"
-    "same for any count).\n"
+    "--threads gives the session worker threads (the output is the same for any count): they split\n"
+    "each GEMM and attention loop, or take whole chunks of an encoder batch's sentences.\n"
     "\n"
-    "Counted tokens are decoder steps: the end token counts, forced steps do not exist here.\n"
+    "Counted tokens are decoder steps (the end token counts, forced steps do not exist here), or for\n"
+    "embedding models the tokens embedded; speed also gives sentences (or generations) per second.\n"
     "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
 
 std::vector<OptionSpec> specs() {
@@ -97,8 +102,54 @@ struct Result {
   double open_ms = 0, first_ms = 0;
   std::vector<double> pass_tokens_per_s;
   std::vector<double> batch_ms;
-  size_t tokens_per_pass = 0;
+  size_t tokens_per_pass = 0, sentences_per_pass = 0;
 };
+
+// Sentences packed for TokenBatch, built before the timed passes.
+struct FlatBatch {
+  std::vector<int32_t> ids;
+  std::vector<size_t> offsets{0};
+  TokenBatch view() const { return TokenBatch{ids.data(), offsets.data(), offsets.size() - 1}; }
+};
+
+std::vector<FlatBatch> flat_batches(const std::vector<std::vector<int32_t>>& sources, size_t batch) {
+  std::vector<FlatBatch> batches;
+  for (size_t first = 0; first < sources.size(); first += batch) {
+    FlatBatch f;
+    for (size_t i = first; i < std::min(sources.size(), first + batch); ++i) {
+      f.ids.insert(f.ids.end(), sources[i].begin(), sources[i].end());
+      f.offsets.push_back(f.ids.size());
+    }
+    batches.push_back(std::move(f));
+  }
+  return batches;
+}
+
+// --warmup untimed and --repeat timed passes over the batches; run(batch, &tokens) does one batch
+// and adds the tokens it counts.
+template <typename Run>
+Status timed_passes(const std::vector<FlatBatch>& batches, const Settings& s, Clock::time_point t0, Result* r,
+                    const Run& run) {
+  r->batch_ms.reserve(batches.size() * s.repeat);
+  for (size_t pass = 0; pass < s.warmup + s.repeat; ++pass) {
+    const bool timed = pass >= s.warmup;
+    size_t tokens = 0, sentences = 0;
+    const auto pass_start = Clock::now();
+    for (const FlatBatch& f : batches) {
+      const auto batch_start = Clock::now();
+      HEED_RETURN_IF_ERROR(run(f.view(), &tokens));
+      if (timed) r->batch_ms.push_back(ms_since(batch_start));
+      if (r->first_ms == 0) r->first_ms = ms_since(t0);
+      sentences += f.offsets.size() - 1;
+    }
+    if (timed) {
+      r->pass_tokens_per_s.push_back(static_cast<double>(tokens) / (ms_since(pass_start) / 1000.0));
+      r->tokens_per_pass = tokens;
+      r->sentences_per_pass = sentences;
+    }
+  }
+  return Status::success();
+}
 
 // Deterministic sources: ids from a fixed-seed generator over the non-special source tokens.
 std::vector<std::vector<int32_t>> synthetic_sources(const Translator& t, const Settings& s) {
@@ -164,43 +215,71 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
   decode.beam_size = s.beam;
   decode.max_length = translator->limits().max_target_len;  // --length, or the model's default (256 at most)
   decode.min_length = s.length == 0 ? 1 : s.length;
-  // Flat batches, built once: the timed loop only decodes.
-  struct Flat {
-    std::vector<int32_t> ids;
-    std::vector<size_t> offsets{0};
-  };
-  std::vector<Flat> batches;
-  for (size_t first = 0; first < sources.size(); first += s.batch) {
-    Flat f;
-    for (size_t i = first; i < std::min(sources.size(), first + s.batch); ++i) {
-      f.ids.insert(f.ids.end(), sources[i].begin(), sources[i].end());
-      f.offsets.push_back(f.ids.size());
+  return timed_passes(flat_batches(sources, s.batch), s, t0, r, [&](const TokenBatch& batch, size_t* tokens) {
+    DecodeOutput out;
+    HEED_RETURN_IF_ERROR(translator->translate(batch, decode, nullptr, &out));
+    for (size_t i = 0; i < out.batch; ++i) {
+      const Hypothesis& h = out.at(i, 0);
+      *tokens += h.length + (h.length < decode.max_length ? 1 : 0);
     }
-    batches.push_back(std::move(f));
-  }
-  r->batch_ms.reserve(batches.size() * s.repeat);
-  for (size_t pass = 0; pass < s.warmup + s.repeat; ++pass) {
-    const bool timed = pass >= s.warmup;
-    size_t tokens = 0;
-    const auto pass_start = Clock::now();
-    for (const Flat& f : batches) {
-      TokenBatch batch{f.ids.data(), f.offsets.data(), f.offsets.size() - 1};
-      DecodeOutput out;
-      const auto batch_start = Clock::now();
-      HEED_RETURN_IF_ERROR(translator->translate(batch, decode, nullptr, &out));
-      if (timed) r->batch_ms.push_back(ms_since(batch_start));
-      if (r->first_ms == 0) r->first_ms = ms_since(t0);
-      for (size_t i = 0; i < out.batch; ++i) {
-        const Hypothesis& h = out.at(i, 0);
-        tokens += h.length + (h.length < decode.max_length ? 1 : 0);
-      }
-    }
-    if (timed) {
-      r->pass_tokens_per_s.push_back(static_cast<double>(tokens) / (ms_since(pass_start) / 1000.0));
-      r->tokens_per_pass = tokens;
-    }
+    return Status::success();
+  });
+}
+
+// Words the synthetic embedding inputs are cut from (each sentence starts at another word).
+constexpr const char* kBenchWords[] = {
+    "the", "committee", "agreed", "that", "small", "devices", "should", "run", "trained", "models",
+    "without", "a", "network", "connection", "while", "their", "batteries", "last", "through", "long",
+    "journeys", "across", "mountains", "rivers", "and", "quiet", "villages", "where", "people", "read",
+    "translate", "search", "write", "messages", "to", "friends", "family", "in", "many", "languages"};
+
+// Sentence i: --source-len words from word 7i on, round the list; every word makes at least one
+// token, so encode() (which cuts at the session's max_length, here --source-len) returns exactly
+// --source-len tokens.
+Status synthetic_texts_ids(const Embedder& e, const Settings& s, std::vector<std::vector<int32_t>>* out) {
+  const size_t words = sizeof(kBenchWords) / sizeof(kBenchWords[0]);
+  for (size_t i = 0; i < s.sentences; ++i) {
+    std::string text;
+    for (size_t w = 7 * i; w < 7 * i + s.source_len; ++w) text += std::string(text.empty() ? "" : " ") + kBenchWords[w % words];
+    out->emplace_back();
+    HEED_RETURN_IF_ERROR(e.encode(text, &out->back()));
+    if (out->back().size() != s.source_len) return invalid_argument("the model's tokenizer makes too few tokens of the built-in text");
   }
   return Status::success();
+}
+
+Status bench_embedding(const std::string& path, const Settings& s, const std::string& input, Clock::time_point t0,
+                       Result* r) {
+  EmbedderOptions options;
+  options.threads = s.threads;
+  options.spin_microseconds = s.spin_microseconds;
+  options.load = s.load;
+  options.max_batch = s.batch;
+  if (input.empty()) options.max_length = s.source_len;  // else the model's own length, as heed embed
+  std::vector<std::string> lines;
+  if (!input.empty()) {
+    std::ifstream in(input);
+    if (!in) return Status(StatusCode::kIoError, "cannot read " + input);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    if (lines.empty()) return invalid_argument(input + " has no lines");
+  }
+  const auto open_start = Clock::now();
+  std::unique_ptr<Embedder> embedder;
+  HEED_RETURN_IF_ERROR(Embedder::open(path, options, &embedder));
+  r->open_ms = ms_since(open_start);
+  std::vector<std::vector<int32_t>> sources;
+  if (lines.empty()) HEED_RETURN_IF_ERROR(synthetic_texts_ids(*embedder, s, &sources));
+  for (const std::string& line : lines) {
+    sources.emplace_back();
+    HEED_RETURN_IF_ERROR(embedder->encode(line, &sources.back()));
+  }
+  std::vector<float> out(s.batch * embedder->dimension());
+  const Pooling pooling = embedder->default_pooling();
+  const bool normalize = embedder->default_normalize();
+  return timed_passes(flat_batches(sources, s.batch), s, t0, r, [&](const TokenBatch& batch, size_t* tokens) {
+    *tokens += batch.offsets[batch.size];
+    return embedder->embed_ids(batch, pooling, normalize, out.data());
+  });
 }
 
 Status bench_generation(const std::string& path, const Settings& s, Clock::time_point t0, Result* r) {
@@ -231,6 +310,7 @@ Status bench_generation(const std::string& path, const Settings& s, Clock::time_
     if (timed) {
       r->pass_tokens_per_s.push_back(static_cast<double>(tokens) / (ms_since(pass_start) / 1000.0));
       r->tokens_per_pass = tokens;
+      r->sentences_per_pass = s.sentences;
     }
   }
   return Status::success();
@@ -290,6 +370,11 @@ int run_bench(const std::vector<std::string>& argv) {
     st = bench_generation(path, s, t0, &r);
   } else if (family == fb::ModelConfig::TransformerEncoderDecoder || family == fb::ModelConfig::RnnSeq2Seq) {
     st = bench_translation(path, s, args.get("input"), t0, &r);
+  } else if (family == fb::ModelConfig::TransformerEncoderOnly) {
+    if (args.has("beam") || args.has("length")) {
+      return args.usage_error("--beam and --length apply to translation and language models; this is an embedding model");
+    }
+    st = bench_embedding(path, s, args.get("input"), t0, &r);
   } else {
     return fail(path + ": model family " + fb::EnumNameModelConfig(family) + " has no decoder to benchmark");
   }
@@ -298,6 +383,8 @@ int run_bench(const std::vector<std::string>& argv) {
   const double median = percentile(r.pass_tokens_per_s, 50);
   const double lo = *std::min_element(r.pass_tokens_per_s.begin(), r.pass_tokens_per_s.end());
   const double hi = *std::max_element(r.pass_tokens_per_s.begin(), r.pass_tokens_per_s.end());
+  // Every pass does the same sentences: its sentences/s is its tokens/s times this.
+  const double per_token = static_cast<double>(r.sentences_per_pass) / static_cast<double>(std::max<size_t>(1, r.tokens_per_pass));
   const double file_mib = static_cast<double>(file.st_size) / (1024.0 * 1024.0);
   const char* isa = kernels::isa_name(kernels::best().isa);
   const char* unit = family == fb::ModelConfig::TransformerDecoderOnly ? "generation" : "batch";
@@ -305,11 +392,12 @@ int run_bench(const std::vector<std::string>& argv) {
     std::printf("{\"model\": \"%s\", \"family\": \"%s\", \"file_mib\": %.2f, \"kernels\": \"%s\", \"batch\": %zu, "
                 "\"beam\": %zu, \"length\": %zu, \"threads\": %zu, \"backend\": \"%s\", \"open_ms\": %.2f, \"first_result_ms\": %.2f, "
                 "\"tokens_per_s\": %.2f, \"tokens_per_s_min\": %.2f, \"tokens_per_s_max\": %.2f, "
+                "\"sentences_per_s\": %.3f, "
                 "\"latency_ms_p50\": %.3f, \"latency_ms_p90\": %.3f, \"latency_ms_p99\": %.3f, "
-                "\"tokens_per_pass\": %zu, \"peak_rss_mib\": %.2f}\n",
+                "\"tokens_per_pass\": %zu, \"sentences_per_pass\": %zu, \"peak_rss_mib\": %.2f}\n",
                 path.c_str(), fb::EnumNameModelConfig(family), file_mib, isa, s.batch, s.beam, s.length, s.threads, backend_name(s.backend), r.open_ms,
-                r.first_ms, median, lo, hi, percentile(r.batch_ms, 50), percentile(r.batch_ms, 90),
-                percentile(r.batch_ms, 99), r.tokens_per_pass, peak_rss_mib());
+                r.first_ms, median, lo, hi, median * per_token, percentile(r.batch_ms, 50), percentile(r.batch_ms, 90),
+                percentile(r.batch_ms, 99), r.tokens_per_pass, r.sentences_per_pass, peak_rss_mib());
     return kExitOk;
   }
   std::printf("model         %s (%.1f MiB, %s)\n", path.c_str(), file_mib, fb::EnumNameModelConfig(family));
@@ -317,7 +405,9 @@ int run_bench(const std::vector<std::string>& argv) {
               backend_name(s.backend));
   std::printf("open          %.1f ms (map, check, create the session)\n", r.open_ms);
   std::printf("first result  %.1f ms after the command started\n", r.first_ms);
-  std::printf("speed         %.1f target tokens/s (median of %zu passes of %zu tokens; min %.1f, max %.1f)\n", median,
+  const bool embedding = family == fb::ModelConfig::TransformerEncoderOnly;
+  std::printf("speed         %.1f %s tokens/s, %.2f %s/s (median of %zu passes of %zu tokens; min %.1f, max %.1f)\n", median,
+              embedding ? "embedded" : "target", median * per_token, unit == std::string("batch") ? "sentences" : "generations",
               r.pass_tokens_per_s.size(), r.tokens_per_pass, lo, hi);
   std::printf("latency       per %s: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms (%zu timed)\n", unit,
               percentile(r.batch_ms, 50), percentile(r.batch_ms, 90), percentile(r.batch_ms, 99), r.batch_ms.size());
