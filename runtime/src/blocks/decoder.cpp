@@ -116,7 +116,7 @@ void project_to_vocabulary(const Compute& cx, const Decoder& dec, size_t rows, c
   const size_t d = w.config.d_model, V = w.config.vocab_size;
   const float* last = dec.scratch->x();
   if (w.has_final_norm) {
-    w.final_norm.apply(*cx.k, dec.scratch->x(), rows, dec.scratch->normed());
+    w.final_norm.apply(*cx.k, dec.scratch->x(), rows, dec.scratch->normed(), cx.pool);
     last = dec.scratch->normed();
   }
   dec.output->forward(*cx.k, last, rows, d, logits, V, kernels::Activation::kNone, false, q, cx.pool);

@@ -8,7 +8,7 @@ namespace heed::blocks {
 const float* sublayer_input(const Compute& cx, const StackConfig& c, const layers::Norm& norm, float* x,
                             float* normed, size_t rows) {
   if (!c.pre_norm) return x;
-  norm.apply(*cx.k, x, rows, normed);
+  norm.apply(*cx.k, x, rows, normed, cx.pool);
   return normed;
 }
 
@@ -18,7 +18,7 @@ void sublayer_output(const Compute& cx, const StackConfig& c, const layers::Norm
 }
 
 void normalize_rows(const Compute& cx, const layers::Norm& norm, float* x, size_t rows) {
-  norm.apply(*cx.k, x, rows, x);  // the norm kernels work in place
+  norm.apply(*cx.k, x, rows, x, cx.pool);  // the norm kernels work in place
 }
 
 namespace {

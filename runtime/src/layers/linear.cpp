@@ -132,7 +132,7 @@ void Linear::quantize_activations(const kernels::KernelTable& k, const float* x,
   // Outlier channels leave the int8 scales: each row is quantized from a copy with them set to 0
   // (their int8 weights are 0 too; forward_rows adds them in float32).
   alignas(64) float row[format::kMaxOutlierInputs];
-  const size_t scales = a_block_ == 0 ? 1 : (in_ + a_block_ - 1) / a_block_;
+  const size_t scales = activation_scales_per_row();
   for (size_t r = 0; r < m; ++r) {
     std::memcpy(row, x + r * ldx, in_ * sizeof(float));
     for (size_t j = 0; j < num_outliers_; ++j) row[outlier_channels_[j]] = 0.0f;
@@ -183,16 +183,22 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
     });
     return;
   }
-  // Quantized on the caller's thread, for every range. With outlier channels, in passes of rows
-  // whose outputs fit in L2: adding the channels' float products then reads rows of x and y
-  // that are still there, instead of every output again from memory after the whole GEMM (one
-  // 256-token sentence of all-MiniLM already has 1.2 MiB of Q, K and V outputs).
+  // Quantized once for every range, its rows split between the threads. With outlier channels,
+  // in passes of rows whose outputs fit in L2: adding the channels' float products then reads
+  // rows of x and y that are still there, instead of every output again from memory after the
+  // whole GEMM (one 256-token sentence of all-MiniLM already has 1.2 MiB of Q, K and V outputs).
   const size_t pass = num_outliers_ == 0 ? m : outlier_pass_rows();
+  const size_t scales_per_row = activation_scales_per_row();
   for (size_t r0 = 0; r0 < m; r0 += pass) {
     const size_t rows = m - r0 < pass ? m - r0 : pass;
     const float* xr = x + r0 * ldx;
     float* yr = y + r0 * ldy;
-    quantize_activations(k, xr, rows, ldx, scratch);
+    threading::parallel_ranges(pool, rows, threading::min_items_for(4 * in_), [&](size_t, size_t b, size_t e) {
+      QuantScratch part = scratch;
+      part.q += b * in_;
+      part.scales += b * scales_per_row;
+      quantize_activations(k, xr + b * ldx, e - b, ldx, part);
+    });
     for_each_output_range(pool, rows, out_, in_, [&](size_t n0, size_t n1) {
       forward_rows(k, xr, ldx, scratch.q, rows, in_, yr, ldy, act, accumulate, scratch, n0, n1);
     });

@@ -107,6 +107,8 @@ class Linear {
                      float* scales) const;
   // Rows per pass of forward() when the layer has outlier channels.
   size_t outlier_pass_rows() const;
+  // Scales of one quantized activation row: one per block of K (a_block_), else one.
+  size_t activation_scales_per_row() const { return a_block_ == 0 ? 1 : (in_ + a_block_ - 1) / a_block_; }
   // y[:, n0:n1) += x's outlier channels times their float32 weights (axpy_rows_f32).
   void add_outliers(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y, size_t ldy,
                     size_t n0, size_t n1) const;

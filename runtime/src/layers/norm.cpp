@@ -11,13 +11,17 @@ Status Norm::load(const Model& model, const std::string& prefix, size_t dim, boo
   return Status::success();
 }
 
-void Norm::apply(const kernels::KernelTable& k, const float* x, size_t rows, float* y) const {
-  if (rows == 0) return;
-  if (rms_) {
-    k.rms_norm(x, rows, dim_, gamma_.data(), epsilon_, y);
-  } else {
-    k.layer_norm(x, rows, dim_, gamma_.data(), beta_.data(), epsilon_, y);
-  }
+void Norm::apply(const kernels::KernelTable& k, const float* x, size_t rows, float* y,
+                 const threading::ThreadPool* pool) const {
+  threading::parallel_ranges(pool, rows, threading::min_items_for(4 * dim_), [&](size_t, size_t begin, size_t end) {
+    const float* xr = x + begin * dim_;
+    float* yr = y + begin * dim_;
+    if (rms_) {
+      k.rms_norm(xr, end - begin, dim_, gamma_.data(), epsilon_, yr);
+    } else {
+      k.layer_norm(xr, end - begin, dim_, gamma_.data(), beta_.data(), epsilon_, yr);
+    }
+  });
 }
 
 }  // namespace heed::layers

@@ -8,6 +8,7 @@
 #include "heed/model.h"
 #include "heed/status.h"
 #include "layers/weights.h"
+#include "threading/thread_pool.h"
 
 namespace heed::layers {
 
@@ -15,8 +16,10 @@ class Norm {
  public:
   // Loads PREFIX.gamma [dim] (required) and PREFIX.beta [dim] (LayerNorm, optional: zero).
   Status load(const Model& model, const std::string& prefix, size_t dim, bool rms, float epsilon);
-  // y[rows, dim] = norm(x[rows, dim]); x and y must not overlap.
-  void apply(const kernels::KernelTable& k, const float* x, size_t rows, float* y) const;
+  // y[rows, dim] = norm(x[rows, dim]); y is x (in place) or does not overlap it. With a pool the
+  // rows are split between its threads (each row's result is the same on any thread).
+  void apply(const kernels::KernelTable& k, const float* x, size_t rows, float* y,
+             const threading::ThreadPool* pool = nullptr) const;
 
  private:
   size_t dim_ = 0;
