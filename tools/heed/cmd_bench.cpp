@@ -168,12 +168,11 @@ std::vector<std::vector<int32_t>> synthetic_sources(const Translator& t, const S
   return out;
 }
 
-// The lines of `path` as whitespace-separated tokens.
-Status read_token_lines(const std::string& path, std::vector<std::vector<std::string>>* out) {
+// The lines of `path`, at least one.
+Status read_lines(const std::string& path, std::vector<std::string>* out) {
   std::ifstream in(path);
   if (!in) return Status(StatusCode::kIoError, "cannot read " + path);
-  std::string line;
-  while (std::getline(in, line)) out->push_back(Translator::split_tokens(line));
+  for (std::string line; std::getline(in, line);) out->push_back(line);
   if (out->empty()) return invalid_argument(path + " has no lines");
   return Status::success();
 }
@@ -188,9 +187,11 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
   options.limits.max_batch = s.batch;
   options.limits.max_beam = s.beam;
   options.limits.max_target_len = s.length;  // 0 (free length): the model's default (Translator::session_limits)
-  std::vector<std::vector<std::string>> lines;
+  std::vector<std::vector<std::string>> lines;  // as whitespace-separated tokens
   if (!input.empty()) {
-    HEED_RETURN_IF_ERROR(read_token_lines(input, &lines));
+    std::vector<std::string> text;
+    HEED_RETURN_IF_ERROR(read_lines(input, &text));
+    for (const std::string& line : text) lines.push_back(Translator::split_tokens(line));
     options.limits.max_source_len = 1;
     for (const auto& l : lines) options.limits.max_source_len = std::max(options.limits.max_source_len, l.size());
   } else {
@@ -257,12 +258,7 @@ Status bench_embedding(const std::string& path, const Settings& s, const std::st
   options.max_batch = s.batch;
   if (input.empty()) options.max_length = s.source_len;  // else the model's own length, as heed embed
   std::vector<std::string> lines;
-  if (!input.empty()) {
-    std::ifstream in(input);
-    if (!in) return Status(StatusCode::kIoError, "cannot read " + input);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    if (lines.empty()) return invalid_argument(input + " has no lines");
-  }
+  if (!input.empty()) HEED_RETURN_IF_ERROR(read_lines(input, &lines));
   const auto open_start = Clock::now();
   std::unique_ptr<Embedder> embedder;
   HEED_RETURN_IF_ERROR(Embedder::open(path, options, &embedder));

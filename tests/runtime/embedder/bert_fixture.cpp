@@ -64,4 +64,9 @@ std::unique_ptr<Embedder> open_embedder(const std::string& path, size_t max_batc
   return open_task<Embedder>(path, max_batch, threads);
 }
 
+UniformBatch::UniformBatch(size_t sentences, size_t length) : ids(sentences * length), offsets(sentences + 1) {
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(5 + (i * 7919) % 900);
+  for (size_t i = 0; i <= sentences; ++i) offsets[i] = i * length;
+}
+
 }  // namespace heed::test

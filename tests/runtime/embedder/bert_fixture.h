@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -39,5 +40,14 @@ std::unique_ptr<T> open_task(const std::string& path, size_t max_batch = 4, size
   return t;
 }
 std::unique_ptr<Embedder> open_embedder(const std::string& path, size_t max_batch = 8, size_t threads = 1);
+
+// `sentences` sentences of `length` ids each (ids 5..904, spread so that neighbours differ),
+// packed as a TokenBatch (view() is valid while the object lives).
+struct UniformBatch {
+  UniformBatch(size_t sentences, size_t length);
+  TokenBatch view() const { return TokenBatch{ids.data(), offsets.data(), offsets.size() - 1}; }
+  std::vector<int32_t> ids;
+  std::vector<size_t> offsets;
+};
 
 }  // namespace heed::test

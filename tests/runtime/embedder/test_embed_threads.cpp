@@ -13,12 +13,9 @@ TEST_CASE("threads taking whole encoder groups give the same bits as one thread"
   // 24 sentences of 60 tokens: six groups of four sentences (blocks/encoder.h), so 2 and 3 threads
   // take whole groups through every layer, each in its own per-layer buffers (int8: heed's
   // kernels; float32 runs them only where XNNPACK does not take its layers).
-  constexpr size_t kSentences = 24, kLength = 60;
-  std::vector<int32_t> ids(kSentences * kLength);
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(5 + (i * 7919) % 900);
-  std::vector<size_t> offsets(kSentences + 1);
-  for (size_t i = 0; i <= kSentences; ++i) offsets[i] = i * kLength;
-  const TokenBatch batch{ids.data(), offsets.data(), kSentences};
+  constexpr size_t kSentences = 24;
+  const UniformBatch uniform(kSentences, 60);
+  const TokenBatch batch = uniform.view();
   for (auto type : {convert::WeightType::kInt8, convert::WeightType::kFloat32}) {
     auto one = open_embedder(bert_heed(type), kSentences, 1);
     std::vector<float> expected(kSentences * one->dimension()), got(expected.size());

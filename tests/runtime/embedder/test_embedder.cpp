@@ -170,19 +170,15 @@ TEST_CASE("sentences spread over several encoder groups give what each gives alo
   // 9 sentences of 60 tokens: 540 rows, so the encoder runs its layers over three groups of up to
   // kEncoderGroupTokens rows (blocks/encoder.h) from per-layer buffers planned for one group.
   constexpr size_t kSentences = 9, kLength = 60;
-  std::vector<int32_t> ids(kSentences * kLength);
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(5 + (i * 7919) % 900);
-  std::vector<size_t> offsets(kSentences + 1);
-  for (size_t i = 0; i <= kSentences; ++i) offsets[i] = i * kLength;
+  const UniformBatch batch(kSentences, kLength);
   for (auto type : {convert::WeightType::kFloat32, convert::WeightType::kInt8}) {
     auto batched = open_embedder(bert_heed(type), kSentences);
     auto single = open_embedder(bert_heed(type), 1);
     std::vector<float> all(kSentences * batched->dimension()), one(batched->dimension());
-    REQUIRE(batched->embed_ids(TokenBatch{ids.data(), offsets.data(), kSentences}, Pooling::kMean, false, all.data())
-                .is_ok());
+    REQUIRE(batched->embed_ids(batch.view(), Pooling::kMean, false, all.data()).is_ok());
     for (size_t i = 0; i < kSentences; ++i) {
       const size_t alone_offsets[] = {0, kLength};
-      REQUIRE(single->embed_ids(TokenBatch{ids.data() + i * kLength, alone_offsets, 1}, Pooling::kMean, false,
+      REQUIRE(single->embed_ids(TokenBatch{batch.ids.data() + i * kLength, alone_offsets, 1}, Pooling::kMean, false,
                                 one.data()).is_ok());
       INFO("sentence " << i << (type == convert::WeightType::kInt8 ? " int8" : " float32"));
       CHECK(max_abs_diff(all.data() + i * one.size(), one) < 1e-5);
