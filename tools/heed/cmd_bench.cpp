@@ -105,6 +105,14 @@ struct Result {
   size_t tokens_per_pass = 0, sentences_per_pass = 0;
 };
 
+// The options every session type shares.
+template <typename Options>
+void set_session_options(const Settings& s, Options* options) {
+  options->threads = s.threads;
+  options->spin_microseconds = s.spin_microseconds;
+  options->load = s.load;
+}
+
 // Sentences packed for TokenBatch, built before the timed passes.
 struct FlatBatch {
   std::vector<int32_t> ids;
@@ -180,9 +188,7 @@ Status read_lines(const std::string& path, std::vector<std::string>* out) {
 Status bench_translation(const std::string& path, const Settings& s, const std::string& input, Clock::time_point t0,
                          Result* r) {
   TranslatorOptions options;
-  options.threads = s.threads;
-  options.spin_microseconds = s.spin_microseconds;
-  options.load = s.load;
+  set_session_options(s, &options);
   options.limits.backend = s.backend;
   options.limits.max_batch = s.batch;
   options.limits.max_beam = s.beam;
@@ -252,9 +258,7 @@ Status synthetic_texts_ids(const Embedder& e, const Settings& s, std::vector<std
 Status bench_embedding(const std::string& path, const Settings& s, const std::string& input, Clock::time_point t0,
                        Result* r) {
   EmbedderOptions options;
-  options.threads = s.threads;
-  options.spin_microseconds = s.spin_microseconds;
-  options.load = s.load;
+  set_session_options(s, &options);
   options.max_batch = s.batch;
   if (input.empty()) options.max_length = s.source_len;  // else the model's own length, as heed embed
   std::vector<std::string> lines;
@@ -282,9 +286,7 @@ Status bench_generation(const std::string& path, const Settings& s, Clock::time_
   const auto open_start = Clock::now();
   std::unique_ptr<Generator> generator;
   GeneratorOptions generator_options;
-  generator_options.threads = s.threads;
-  generator_options.spin_microseconds = s.spin_microseconds;
-  generator_options.load = s.load;
+  set_session_options(s, &generator_options);
   generator_options.backend = s.backend;
   HEED_RETURN_IF_ERROR(Generator::open(path, generator_options, &generator));
   r->open_ms = ms_since(open_start);
