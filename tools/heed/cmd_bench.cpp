@@ -27,9 +27,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kDescription =
     "Measures a model on this device and prints: the time to open it and create a session, the\n"
-    "time from the start of the command to the first result, the decoding speed in target tokens\n"
-    "per second (median of --repeat timed passes after --warmup untimed ones), the latency of each\n"
-    "batch (percentiles over all timed passes) and the peak resident memory of the process.\n"
+    "time from the start of the command to the first result, the speed in target (or embedded)\n"
+    "tokens and in sentences per second (median of --repeat timed passes after --warmup untimed\n"
+    "ones), the latency of each batch (percentiles over all timed passes) and the peak resident\n"
+    "memory of the process.\n"
     "\n"
     "Translation models (Transformer encoder-decoder, RNN seq2seq) translate --sentences sources\n"
     "of --source-len tokens, drawn with a fixed seed from the source vocabulary (special tokens\n"

@@ -50,7 +50,10 @@ awk -v d="$d" 'BEGIN {exit !(d < 1e-5)}' || fail "--batch 1 differs from batches
 
 # A line written to a pipe that stays open gets its vector before more input comes (no waiting for
 # a full batch), the same vector as from a file.
+# The output file exists before the reader starts: the background job opens it only once the FIFO
+# has a writer, and wc below must not race that.
 rm -f "$dir/fifo" && mkfifo "$dir/fifo" || fail "mkfifo $dir/fifo"
+: >"$dir/live.jsonl"
 $emu "$heed" embed -m "$dir/f32.heed" <"$dir/fifo" >"$dir/live.jsonl" 2>&1 &
 pid=$!
 exec 3>"$dir/fifo"
