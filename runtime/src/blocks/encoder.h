@@ -31,6 +31,13 @@ inline size_t encoder_group_rows(size_t max_length) {
   return max_length > kEncoderGroupTokens ? max_length : kEncoderGroupTokens;
 }
 
+// Per-layer buffer sets to plan (StackScratchShape::group_slots): one per thread, so that threads
+// can take whole chunks of sentences; one when the layers will run on XNNPACK (`xnnpack`: the
+// session hands float32 layers to it), which keeps the products split instead.
+inline size_t encoder_group_slots(const StackWeights& w, size_t threads, bool xnnpack) {
+  return xnnpack && w.may_use_xnnpack() ? 1 : threads;
+}
+
 // Leaves the encoder's output in s.x() (rows as packed). The scratch is planned with group_rows
 // = encoder_group_rows(longest sentence) or more.
 void encode_stack(const Compute& cx, const StackWeights& w, const StackScratch& s, const EncoderInput& in);

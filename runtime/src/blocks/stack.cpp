@@ -3,6 +3,7 @@
 #include "layers/backend.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "heed_format/tensor_names.h"
@@ -134,20 +135,37 @@ Status StackWeights::load(const Model& model, const std::string& prefix, const S
   return Status::success();
 }
 
-bool StackWeights::uses_xnnpack() const {
+namespace {
+
+// Every linear layer of a layer (those a stack does not have are empty).
+template <typename Layer>
+auto linears(Layer& l) {
+  return std::array{&l.self_qkv, &l.self_out, &l.cross_q, &l.cross_kv, &l.cross_out, &l.ffn_in, &l.ffn_gate, &l.ffn_out};
+}
+
+template <typename Predicate>
+bool any_linear(const std::vector<LayerWeights>& layers, const Predicate& predicate) {
   for (const LayerWeights& l : layers) {
-    for (const layers::Linear* x : {&l.self_qkv, &l.self_out, &l.cross_q, &l.cross_kv, &l.cross_out, &l.ffn_in,
-                                    &l.ffn_gate, &l.ffn_out}) {
-      if (x->uses_xnnpack()) return true;
+    for (const layers::Linear* x : linears(l)) {
+      if (predicate(*x)) return true;
     }
   }
   return false;
 }
 
+}  // namespace
+
+bool StackWeights::uses_xnnpack() const {
+  return any_linear(layers, [](const layers::Linear& x) { return x.uses_xnnpack(); });
+}
+
+bool StackWeights::may_use_xnnpack() const {
+  return any_linear(layers, [](const layers::Linear& x) { return x.xnnpack_eligible(); });
+}
+
 Status StackWeights::use_xnnpack(size_t min_rows) {
   for (LayerWeights& l : layers) {
-    HEED_RETURN_IF_ERROR(layers::use_xnnpack(min_rows, {&l.self_qkv, &l.self_out, &l.cross_q, &l.cross_kv,
-                                                        &l.cross_out, &l.ffn_in, &l.ffn_gate, &l.ffn_out}));
+    for (layers::Linear* x : linears(l)) HEED_RETURN_IF_ERROR(x->use_xnnpack(min_rows));
   }
   return Status::success();
 }

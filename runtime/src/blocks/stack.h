@@ -75,8 +75,10 @@ struct StackWeights {
               const std::string& embeddings_name, size_t memory_dim);
   // Hands every f32 linear layer of the stack to XNNPACK from `min_rows` rows (layers/backend.h).
   Status use_xnnpack(size_t min_rows);
-  // Whether any linear layer of the stack runs on XNNPACK.
+  // Whether any linear layer of the stack runs on XNNPACK; may_use_xnnpack: would, once handed
+  // over (float32 layers), so a plan made before the handover can tell.
   bool uses_xnnpack() const;
+  bool may_use_xnnpack() const;
 };
 
 }  // namespace heed::blocks

@@ -84,7 +84,7 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
 }
 
 Status Linear::use_xnnpack(size_t min_rows) {
-  if (dtype_ != fb::DType::F32 || weight_ == nullptr) return Status::success();
+  if (!xnnpack_eligible()) return Status::success();
   std::unique_ptr<XnnpackGemm> gemm;
   HEED_RETURN_IF_ERROR(XnnpackGemm::create(static_cast<const float*>(weight_), bias_.data(), out_, in_, &gemm));
   xnnpack_ = std::move(gemm);

@@ -81,6 +81,8 @@ class Linear {
   // accumulate without staging room) keep running heed's gemm_f32. Non-f32 weights: no-op.
   Status use_xnnpack(size_t min_rows);
   bool uses_xnnpack() const { return xnnpack_ != nullptr; }
+  // Whether use_xnnpack() hands this layer to XNNPACK: loaded float32 weights.
+  bool xnnpack_eligible() const { return dtype_ == fb::DType::F32 && weight_ != nullptr; }
 
   // y[m, out] (row stride ldy) = act(x[m, in] (row stride ldx) W^T + b) (+ y when accumulate).
   // m must not exceed scratch.max_rows, in must not exceed scratch.max_cols (int8 weights).

@@ -79,7 +79,7 @@ void EncoderDecoder::plan(ArenaPlanner* p) {
   // The encoder output (x) and its int8 copy live on until the cross K/V are projected from them.
   encoder_scratch_.plan(p, "encoder", ec,
                         {E, S, threads_, xnn, kEncode, kEncode, kCrossKV, /*block_attention=*/true, blocks::encoder_group_rows(S),
-                         threads_});
+                         blocks::encoder_group_slots(encoder_, threads_, xnn)});
   cross_kv_.assign(dc.num_layers, blocks::ArenaBuffer());
   for (size_t l = 0; l < dc.num_layers; ++l) {
     cross_kv_[l].request(p, "decoder.layers." + std::to_string(l) + ".cross_kv",

@@ -94,7 +94,8 @@ void EncoderOnly::plan(ArenaPlanner* p) {
   offsets_.request(p, "offsets", blocks::saturating_product(max_batch_ + 1, sizeof(size_t)), kEncode, kEncode);
   scratch_.plan(p, "encoder", stack_.config,
                 {rows, max_length_, threads_, xnnpack_min_rows_ > 0, kEncode, kEncode, kEncode, /*block_attention=*/true,
-                 blocks::encoder_group_rows(max_length_), threads_});
+                 blocks::encoder_group_rows(max_length_),
+                 blocks::encoder_group_slots(stack_, threads_, xnnpack_min_rows_ > 0)});
   if (task_ == EncoderTask::kClassify) classifier_.plan(p, max_batch_, kEncode);
   if (task_ == EncoderTask::kFillMask) masked_lm_.plan(p, rows, kEncode);
 }
