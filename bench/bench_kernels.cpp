@@ -133,8 +133,9 @@ void bench_gelu(benchmark::State& state, const KernelTable* t, size_t n) {
 
 // Encoder self-attention over one 256-token sentence, all-MiniLM's 12 heads of 32 (Q, K, V
 // interleaved per token as the encoder's QKV product writes them); counters: multiply-adds of
-// Q.K^T and P.V per second.
-void bench_attention(benchmark::State& state, const KernelTable* t, size_t tokens) {
+// Q.K^T and P.V per second. bf16: the call accepts bfloat16 products, as an int8 model's encoder
+// makes it (only the avx512bf16 variant takes them).
+void bench_attention(benchmark::State& state, const KernelTable* t, size_t tokens, bool bf16) {
   const size_t heads = 12, head_dim = 32, width = 3 * heads * head_dim;
   std::vector<float> qkv(tokens * width), out(tokens * heads * head_dim);
   for (size_t i = 0; i < qkv.size(); ++i) qkv[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
@@ -154,6 +155,7 @@ void bench_attention(benchmark::State& state, const KernelTable* t, size_t token
   p.scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
   p.scores = scratch.data();
   p.scores_floats = scratch.size();
+  p.bf16_products = bf16;
   for (auto _ : state) {
     t->attention(p);
     benchmark::DoNotOptimize(out.data());
@@ -220,7 +222,11 @@ int register_all() {
     benchmark::RegisterBenchmark(("softmax/" + isa + "/32000").c_str(), bench_softmax, t, size_t{32000});
     benchmark::RegisterBenchmark(("gelu/" + isa + "/98304").c_str(), bench_gelu, t, size_t{98304});
     if (t->isa != Isa::kScalar)
-      benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32").c_str(), bench_attention, t, size_t{256});
+      benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32").c_str(), bench_attention, t, size_t{256},
+                                   false);
+    if (t->isa == Isa::kAvx512Bf16)
+      benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32_bf16_products").c_str(), bench_attention,
+                                   t, size_t{256}, true);
   }
   return 0;
 }

@@ -36,6 +36,7 @@ uint32_t detect_cpu_isas() {
   if (avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
       cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512vnni()) {
     isas |= isa_bit(static_cast<int>(Isa::kAvx512Vnni));
+    if (cpuinfo_has_x86_avx512bf16()) isas |= isa_bit(static_cast<int>(Isa::kAvx512Bf16));
   }
 #elif defined(__aarch64__)
   isas |= isa_bit(static_cast<int>(Isa::kNeon));
@@ -43,13 +44,16 @@ uint32_t detect_cpu_isas() {
   // Bit values from the Linux uapi <asm/hwcap.h>, spelled out for older C libraries.
   constexpr unsigned long kHwcapAsimdDp = 1ul << 20;
   constexpr unsigned long kHwcap2I8mm = 1ul << 13;
+  constexpr unsigned long kHwcap2Bf16 = 1ul << 14;
   const unsigned long hwcap = getauxval(AT_HWCAP);
   const unsigned long hwcap2 = getauxval(AT_HWCAP2);
   const bool dot = (hwcap & kHwcapAsimdDp) != 0;
   if (dot) isas |= isa_bit(static_cast<int>(Isa::kNeonDotprod));
   // The i8mm table inherits the dotprod table (its parent) for what it does not implement, so it
   // requires both.
-  if (dot && (hwcap2 & kHwcap2I8mm) != 0) isas |= isa_bit(static_cast<int>(Isa::kNeonI8mm));
+  const bool i8mm = dot && (hwcap2 & kHwcap2I8mm) != 0;
+  if (i8mm) isas |= isa_bit(static_cast<int>(Isa::kNeonI8mm));
+  if (i8mm && (hwcap2 & kHwcap2Bf16) != 0) isas |= isa_bit(static_cast<int>(Isa::kNeonBf16));
 #endif
 #elif defined(__arm__)
 #if defined(__linux__)

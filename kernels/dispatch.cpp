@@ -23,8 +23,12 @@ Isa parent_of(Isa isa) {
       return Isa::kNeon;
     case Isa::kNeonI8mm:
       return Isa::kNeonDotprod;
+    case Isa::kNeonBf16:
+      return Isa::kNeonI8mm;
     case Isa::kAvx512Vnni:
       return Isa::kAvx2;
+    case Isa::kAvx512Bf16:
+      return Isa::kAvx512Vnni;
     default:
       return Isa::kScalar;
   }
@@ -46,11 +50,13 @@ FillTable variant_fill(Isa isa) {
 #if defined(HEED_KERNELS_X86)
     case Isa::kAvx2: return fill_avx2;
     case Isa::kAvx512Vnni: return fill_avx512vnni;
+    case Isa::kAvx512Bf16: return fill_avx512bf16;
 #endif
 #if defined(HEED_KERNELS_AARCH64)
     case Isa::kNeon: return fill_neon;
     case Isa::kNeonDotprod: return fill_neondot;
     case Isa::kNeonI8mm: return fill_i8mm;
+    case Isa::kNeonBf16: return fill_neonbf16;
 #endif
 #if defined(HEED_KERNELS_ARMV7)
     case Isa::kNeonArmv7: return fill_armv7;
@@ -80,8 +86,8 @@ Isa requested_cap() {
     if (std::strcmp(env, isa_name(static_cast<Isa>(i))) == 0) return static_cast<Isa>(i);
   }
   std::fprintf(stderr,
-               "heed: ignoring unknown HEED_ISA=%s (expected scalar, armv7, neon, dotprod, i8mm, "
-               "avx2 or avx512vnni)\n",
+               "heed: ignoring unknown HEED_ISA=%s (expected scalar, armv7, neon, dotprod, i8mm, bf16, "
+               "avx2, avx512vnni or avx512bf16)\n",
                env);
   return Isa::kCount;
 }
@@ -106,8 +112,8 @@ Tables build_tables() {
   const Isa cap = requested_cap();
   if (cap == Isa::kCount) {
     // Most capable first.
-    const Isa order[] = {Isa::kAvx512Vnni, Isa::kAvx2,      Isa::kNeonI8mm, Isa::kNeonDotprod,
-                         Isa::kNeon,       Isa::kNeonArmv7, Isa::kScalar};
+    const Isa order[] = {Isa::kAvx512Bf16, Isa::kAvx512Vnni, Isa::kAvx2,       Isa::kNeonBf16, Isa::kNeonI8mm,
+                         Isa::kNeonDotprod, Isa::kNeon,       Isa::kNeonArmv7, Isa::kScalar};
     for (Isa isa : order) {
       if (t.available[static_cast<int>(isa)]) {
         t.best = isa;
@@ -146,10 +152,14 @@ const char* isa_name(Isa isa) {
       return "dotprod";
     case Isa::kNeonI8mm:
       return "i8mm";
+    case Isa::kNeonBf16:
+      return "bf16";
     case Isa::kAvx2:
       return "avx2";
     case Isa::kAvx512Vnni:
       return "avx512vnni";
+    case Isa::kAvx512Bf16:
+      return "avx512bf16";
     case Isa::kCount:
       break;
   }

@@ -24,3 +24,6 @@ set(HEED_KERNEL_I8MM_SOURCES
   arm/gemm_i8_i8mm.cpp
   arm/gemm_i8_packed_i8mm.cpp
 )
+set(HEED_KERNEL_NEONBF16_SOURCES
+  arm/attention_neonbf16.cpp
+)

@@ -35,6 +35,9 @@ namespace avx2 {
 namespace avx512vnni {
 #include "x86/slots_avx512vnni.inc"
 }  // namespace avx512vnni
+namespace avx512bf16 {
+#include "x86/slots_avx512bf16.inc"
+}  // namespace avx512bf16
 namespace neon {
 #include "arm/slots_neon.inc"
 }  // namespace neon
@@ -44,6 +47,9 @@ namespace neondot {
 namespace i8mm {
 #include "arm/slots_i8mm.inc"
 }  // namespace i8mm
+namespace neonbf16 {
+#include "arm/slots_neonbf16.inc"
+}  // namespace neonbf16
 namespace armv7 {
 #include "arm/slots_armv7.inc"
 }  // namespace armv7
@@ -53,9 +59,11 @@ namespace armv7 {
 // slots its variant implements. Which exist depends on the target (see kernels/CMakeLists.txt).
 void fill_avx2(KernelTable& t);
 void fill_avx512vnni(KernelTable& t);
+void fill_avx512bf16(KernelTable& t);
 void fill_neon(KernelTable& t);
 void fill_neondot(KernelTable& t);
 void fill_i8mm(KernelTable& t);
+void fill_neonbf16(KernelTable& t);
 void fill_armv7(KernelTable& t);
 
 }  // namespace heed::kernels

@@ -1,13 +1,17 @@
 // Fused scaled-dot-product attention, the specification: scores = scale * q . k_j over the visible
 // keys, softmax (the reference softmax), out = sum_j p_j v_j, in plain scalar loops, one query row
 // at a time (it has no block path: heed/kernels.h).
+#include "internal/attention_bf16_layout.h"
 #include "internal/attention_block_impl.h"
 #include "internal/variants.h"
 
 namespace heed::kernels {
 
+// Room for the float32 block path and the bfloat16 one, whichever variant runs.
 size_t attention_block_scratch_floats(size_t kv_len, size_t head_dim) {
-  return attention_block_layout(kv_len, head_dim).floats;
+  const size_t f32 = attention_block_layout(kv_len, head_dim).floats;
+  const size_t bf16 = attention_bf16_layout(kv_len, head_dim).floats;
+  return f32 > bf16 ? f32 : bf16;
 }
 
 namespace ref {

@@ -24,3 +24,6 @@ set(HEED_KERNEL_AVX512VNNI_SOURCES
   x86/quantize_rows_i8_avx512vnni.cpp
   x86/softmax_avx512vnni.cpp
 )
+set(HEED_KERNEL_AVX512BF16_SOURCES
+  x86/attention_avx512bf16.cpp
+)

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <vector>
 
@@ -181,6 +183,27 @@ void give_block_scratch(AttnData* d) {
   d->p.scores = d->scores.data();
 }
 
+
+// Every output of case c in s: the padding between rows untouched, each value given to
+// check(got, index in s.out, index in attention_double's packed output); then the canaries after
+// the scratch.
+template <class Check>
+void check_block_outputs(const KernelTable& v, const AttnCase& c, const AttnData& s, Check check) {
+  for (size_t t = 0; t < c.q_rows; ++t) {
+    for (size_t i = 0; i < s.p.out_row_stride; ++i) {
+      INFO(isa_name(v.isa) << " q_rows " << c.q_rows << " kv_len " << c.kv_len << " head_dim " << c.head_dim
+                           << " mask " << int(c.mask) << " t " << t << " i " << i);
+      const float got = s.out[t * s.p.out_row_stride + i];
+      if (i >= c.heads * c.head_dim) {
+        REQUIRE(got == 7.0f);  // padding untouched
+        continue;
+      }
+      check(got, t * s.p.out_row_stride + i, t * c.heads * c.head_dim + i);
+    }
+  }
+  for (size_t i = 0; i < kCanaries; ++i) REQUIRE(s.scores[s.p.scores_floats + i] == -5.0f);
+}
+
 }  // namespace
 
 TEST_CASE("attention blocks of query rows match the definition and the reference", "[variants][attention]") {
@@ -195,20 +218,62 @@ TEST_CASE("attention blocks of query rows match the definition and the reference
       reference().attention(r.p);
       v->attention(s.p);
       const auto want = attention_double(c, s);
-      for (size_t t = 0; t < c.q_rows; ++t) {
-        for (size_t i = 0; i < s.p.out_row_stride; ++i) {
-          INFO(isa_name(v->isa) << " q_rows " << c.q_rows << " kv_len " << c.kv_len << " head_dim " << c.head_dim
-                                << " mask " << int(c.mask) << " t " << t << " i " << i);
-          const float got = s.out[t * s.p.out_row_stride + i];
-          if (i >= c.heads * c.head_dim) {
-            REQUIRE(got == 7.0f);  // padding untouched
-            continue;
-          }
-          REQUIRE(close(got, r.out[t * r.p.out_row_stride + i], 3.0, 4e-6, 1e-7));
-          REQUIRE(close(got, want[t * c.heads * c.head_dim + i], 3.0, 4e-6, 1e-7));
-        }
-      }
-      for (size_t i = 0; i < kCanaries; ++i) REQUIRE(s.scores[s.p.scores_floats + i] == -5.0f);
+      check_block_outputs(*v, c, s, [&](float got, size_t at, size_t packed) {
+        REQUIRE(close(got, r.out[at], 3.0, 4e-6, 1e-7));
+        REQUIRE(close(got, want[packed], 3.0, 4e-6, 1e-7));
+      });
+    }
+  }
+}
+
+namespace {
+
+// x rounded to bfloat16, nearest even (finite x): the rounding VCVTNEPS2BF16 does.
+float round_bf16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  bits = (bits + 0x7FFFu + ((bits >> 16) & 1u)) & 0xFFFF0000u;
+  std::memcpy(&x, &bits, 4);
+  return x;
+}
+
+void round_bf16(std::vector<float>* x) {
+  for (float& f : *x) f = round_bf16(f);
+}
+
+// Whether table v runs case c in bfloat16: the avx512bf16 and bf16 variants' block path
+// (heed/kernels.h: enough rows, no causal or window mask, an even head_dim).
+bool bf16_blocks(const KernelTable& v, const AttnCase& c) {
+  const bool block_mask = c.mask == AttentionMask::kNone || c.mask == AttentionMask::kKeyPadding;
+  const bool bf16_isa = v.isa == Isa::kAvx512Bf16 || v.isa == Isa::kNeonBf16;
+  return bf16_isa && c.q_rows >= kAttentionBlockMinRows && block_mask && c.head_dim % 2 == 0;
+}
+
+}  // namespace
+
+// bf16_products: the avx512bf16 and bf16 variants' block path multiplies q, k, the softmax's exponentials
+// and v rounded to bfloat16 (an even head_dim). Against the definition in double on q, k and v so
+// rounded, the only other differences are the rounding of each exponential (relative 2^-9, so at
+// most 2^-9 max|v| per output, the weights summing to 1) and float32 sums. Every other variant
+// ignores the flag and matches the definition on the inputs as given, as in the test above.
+TEST_CASE("attention blocks with bfloat16 products match the definition on bfloat16 inputs", "[variants][attention]") {
+  auto tables = simd_variants();
+  tables.insert(tables.begin(), &reference());
+  for (const KernelTable* v : tables) {
+    for (const AttnCase& c : kBlockCases) {
+      const bool bf16 = bf16_blocks(*v, c);
+      AttnData s = make_attention(c);
+      give_block_scratch(&s);
+      s.p.bf16_products = true;
+      AttnData rounded = s;
+      round_bf16(&rounded.q); round_bf16(&rounded.k); round_bf16(&rounded.v);
+      rounded.p.q = rounded.q.data(); rounded.p.k = rounded.k.data(); rounded.p.v = rounded.v.data();
+      v->attention(s.p);
+      const auto want = attention_double(c, bf16 ? rounded : s);
+      const double tolerance = bf16 ? 3.0 * std::ldexp(1.0, -9) * 1.5 + 1e-5 : 3.0 * 4e-6;
+      check_block_outputs(*v, c, s, [&](float got, size_t, size_t packed) {
+        REQUIRE(std::fabs(got - want[packed]) <= tolerance);
+      });
     }
   }
 }

@@ -16,11 +16,14 @@ using namespace heed::kernels;
 
 namespace {
 bool is_ancestor_or_self(Isa a, Isa of) {
-  // The fallback chains of dispatch.cpp, restated: avx512vnni > avx2; i8mm > dotprod > neon.
+  // The fallback chains of dispatch.cpp, restated: avx512bf16 > avx512vnni > avx2;
+  // bf16 > i8mm > dotprod > neon.
   for (;;) {
     if (a == of) return true;
     switch (of) {
+      case Isa::kAvx512Bf16: of = Isa::kAvx512Vnni; break;
       case Isa::kAvx512Vnni: of = Isa::kAvx2; break;
+      case Isa::kNeonBf16: of = Isa::kNeonI8mm; break;
       case Isa::kNeonI8mm: of = Isa::kNeonDotprod; break;
       case Isa::kNeonDotprod: of = Isa::kNeon; break;
       case Isa::kScalar: return false;
@@ -63,8 +66,10 @@ TEST_CASE("best() is the most capable available table, capped by HEED_ISA", "[di
   INFO("HEED_ISA=" << (env ? env : "(unset)") << " chose " << isa_name(chosen));
   if (cap == Isa::kCount) {
     // Unset or unknown (ignored): nothing available may beat the choice.
-    if (for_isa(Isa::kAvx512Vnni)) CHECK(chosen == Isa::kAvx512Vnni);
+    if (for_isa(Isa::kAvx512Bf16)) CHECK(chosen == Isa::kAvx512Bf16);
+    else if (for_isa(Isa::kAvx512Vnni)) CHECK(chosen == Isa::kAvx512Vnni);
     else if (for_isa(Isa::kAvx2)) CHECK(chosen == Isa::kAvx2);
+    else if (for_isa(Isa::kNeonBf16)) CHECK(chosen == Isa::kNeonBf16);
     else if (for_isa(Isa::kNeonI8mm)) CHECK(chosen == Isa::kNeonI8mm);
     else if (for_isa(Isa::kNeonDotprod)) CHECK(chosen == Isa::kNeonDotprod);
     else if (for_isa(Isa::kNeon)) CHECK(chosen == Isa::kNeon);
@@ -77,12 +82,14 @@ TEST_CASE("best() is the most capable available table, capped by HEED_ISA", "[di
   }
 }
 
-TEST_CASE("each ARM table carries its own GEMM kernels, and i8mm only where the CPU has it",
+TEST_CASE("each ARM table carries its own GEMM kernels, and i8mm and bf16 only where the CPU has them",
           "[dispatch]") {
   const KernelTable* neon = for_isa(Isa::kNeon);
   const KernelTable* dot = for_isa(Isa::kNeonDotprod);
   const KernelTable* mm = for_isa(Isa::kNeonI8mm);
-  // The chain needs its parents: no i8mm without dotprod, no dotprod without NEON.
+  const KernelTable* bf16 = for_isa(Isa::kNeonBf16);
+  // The chain needs its parents: no bf16 without i8mm, no i8mm without dotprod, no dotprod without NEON.
+  if (bf16 != nullptr) REQUIRE(mm != nullptr);
   if (mm != nullptr) REQUIRE(dot != nullptr);
   if (dot != nullptr) REQUIRE(neon != nullptr);
   // A table whose variant has its own kernel for a slot must not fall back to the parent's:
@@ -95,14 +102,17 @@ TEST_CASE("each ARM table carries its own GEMM kernels, and i8mm only where the 
     CHECK(mm->gemm_i8 != dot->gemm_i8);
     CHECK(mm->gemm_i8_packed != dot->gemm_i8_packed);
   }
+  if (bf16 != nullptr) CHECK(bf16->attention != mm->attention);  // BFDOT, not NEON's FMLA
 #if defined(__aarch64__) && defined(__linux__)
   // The CPU's own report (qemu fills it from the -cpu model): -cpu max has I8MM, cortex-a76 has
   // dotprod only and cortex-a72 neither, so SMMLA is never reached where it would be SIGILL.
   const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
   const bool has_dot = (hwcap & (1ul << 20)) != 0;     // HWCAP_ASIMDDP
   const bool has_i8mm = (hwcap2 & (1ul << 13)) != 0;  // HWCAP2_I8MM
-  INFO("HWCAP asimddp " << has_dot << " HWCAP2 i8mm " << has_i8mm);
+  const bool has_bf16 = (hwcap2 & (1ul << 14)) != 0;  // HWCAP2_BF16
+  INFO("HWCAP asimddp " << has_dot << " HWCAP2 i8mm " << has_i8mm << " bf16 " << has_bf16);
   CHECK((dot != nullptr) == has_dot);
   CHECK((mm != nullptr) == (has_dot && has_i8mm));
+  CHECK((bf16 != nullptr) == (has_dot && has_i8mm && has_bf16));
 #endif
 }

@@ -16,8 +16,10 @@ enum class Isa : int {
   kNeon,          // aarch64 baseline (Cortex-A53/A72)
   kNeonDotprod,   // aarch64 + SDOT (Cortex-A55/A76 and later)
   kNeonI8mm,      // aarch64 + SMMLA (Armv8.6: Cortex-A510/A710/X2 and later)
+  kNeonBf16,      // kNeonI8mm + BFDOT (Armv8.6 makes both mandatory)
   kAvx2,          // x86-64 AVX2 + FMA
   kAvx512Vnni,    // x86-64 AVX-512 BW/VL + VNNI
+  kAvx512Bf16,    // kAvx512Vnni + AVX512_BF16 (AMD Zen 4, Intel Cooper Lake / Sapphire Rapids and later)
   kCount,
 };
 
@@ -122,6 +124,12 @@ struct AttentionParams {
   size_t window = 0;           // kLocalWindow
   float* scores = nullptr;     // scratch, kv_len floats (or scores_floats)
   size_t scores_floats = 0;    // floats at `scores` when more than kv_len (see the block path above)
+  // The caller accepts products of bfloat16-rounded inputs (an int8 model's encoder). A variant
+  // with bfloat16 dot products (avx512bf16, bf16) then runs the block path's two GEMMs (even head_dim)
+  // on q, k, v and the softmax's exponentials rounded to bfloat16 (nearest even): products exact,
+  // sums float32, each output row divided by its float32 sum of exponentials; scores stay
+  // float32. Every other variant, the reference included, ignores it.
+  bool bf16_products = false;
 };
 
 // Packed int8 weights (layout "16x4"), written once (by the converter, or at load time) with

@@ -27,8 +27,14 @@ void embed_sentences(const Compute& cx, const StackWeights& w, const StackScratc
 // heed/kernels.h); the pairs are split between the threads, each task with its own scratch. A
 // pair's result does not depend on which task runs it. offsets[0..batch] are the group's
 // sentences' first rows in the whole batch; qkv and context hold the group's rows from row 0.
+// bf16_products: the kernel may multiply in bfloat16 (StackWeights::bf16_attention), for sentences
+// of at least kBf16AttentionMinTokens tokens: attention grows with the square of the length, so
+// short sentences have little to gain, and they are where int8 already strays furthest from
+// float32 (all-MiniLM's lowest cosine in docs/quantization.md, 0.99914, is "Thanks a lot").
+constexpr size_t kBf16AttentionMinTokens = 64;
+
 void packed_self_attention(const Compute& cx, const StackConfig& c, const StackScratch& s, const size_t* offsets,
-                           size_t batch) {
+                           size_t batch, bool bf16_products) {
   const size_t hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim(), ld = c.qkv_dim(), heads = c.num_heads;
   const size_t group = c.num_heads / c.num_kv_heads;
   const float* qkv = s.qkv();
@@ -50,6 +56,7 @@ void packed_self_attention(const Compute& cx, const StackConfig& c, const StackS
       const size_t sentence = item / heads, head = item % heads, kvh = head / group;
       const size_t first = offsets[sentence] - base;
       a.q_rows = a.kv_len = offsets[sentence + 1] - offsets[sentence];
+      a.bf16_products = bf16_products && a.q_rows >= kBf16AttentionMinTokens;
       a.q = qkv + first * ld + head * hd;
       a.k = qkv + first * ld + qd + kvh * hd;
       a.v = qkv + first * ld + qd + kvd + kvh * hd;
@@ -71,7 +78,7 @@ void encode_group(const Compute& cx, const StackWeights& w, const StackScratch& 
   for (const LayerWeights& l : w.layers) {
     const float* input = sublayer_input(cx, c, l.self_norm, x, s.normed(), tokens);
     l.self_qkv.forward(*cx.k, input, tokens, d, s.qkv(), ld, kernels::Activation::kNone, false, q, cx.pool);
-    packed_self_attention(cx, c, s, offsets, batch);
+    packed_self_attention(cx, c, s, offsets, batch, w.bf16_attention && l.self_qkv.dtype() == fb::DType::I8);
     l.self_out.forward(*cx.k, s.context(), tokens, qd, x, d, kernels::Activation::kNone, true, q, cx.pool);
     sublayer_output(cx, c, l.self_norm, x, tokens);
     feed_forward(cx, c, l, s, x, q, tokens);

@@ -67,6 +67,12 @@ struct StackWeights {
   std::vector<LayerWeights> layers;
   bool has_final_norm = false;
   layers::Norm final_norm;
+  // Self-attention of layers whose Q, K and V come from an int8 projection may multiply in
+  // bfloat16 (kernels::AttentionParams::bf16_products). Embedders set it: on real sentence
+  // encoders it moves the cosine to float32 less than int8 itself varies (docs/quantization.md).
+  // Translation encoders keep float32 products: on aren (sharp attention over a few characters)
+  // bfloat16 moved log-probs by up to 0.05 against the reference's int8 path.
+  bool bf16_attention = false;
 
   // Loads `prefix` ("encoder"/"decoder") tensors. `embeddings_name` is the table to use (shared
   // embeddings point both stacks at one tensor). memory_dim > 0 adds cross-attention whose keys

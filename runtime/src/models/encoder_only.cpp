@@ -43,6 +43,7 @@ Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length
   max_batch_ = max_batch;
   max_length_ = max_length;
   HEED_RETURN_IF_ERROR(stack_.load(model, "encoder", c, "encoder.embeddings", /*memory_dim=*/0));
+  stack_.bf16_attention = true;  // measured on real sentence encoders: docs/quantization.md
   has_token_types_ = cfg->type_vocab_size() > 0;
   if (has_token_types_) {
     HEED_RETURN_IF_ERROR(token_types_.load(model, "encoder.token_types", cfg->type_vocab_size(), c.d_model));

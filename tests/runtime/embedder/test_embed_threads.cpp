@@ -10,11 +10,12 @@
 namespace heed::test {
 
 TEST_CASE("threads taking whole encoder groups give the same bits as one thread") {
-  // 24 sentences of 60 tokens: six groups of four sentences (blocks/encoder.h), so 2 and 3 threads
+  // 24 sentences of 64 tokens: six groups of four sentences (blocks/encoder.h), so 2 and 3 threads
   // take whole groups through every layer, each in its own per-layer buffers (int8: heed's
-  // kernels; float32 runs them only where XNNPACK does not take its layers).
+  // kernels, attention in bfloat16 where the CPU has it; float32 runs them only where XNNPACK does
+  // not take its layers).
   constexpr size_t kSentences = 24;
-  const UniformBatch uniform(kSentences, 60);
+  const UniformBatch uniform(kSentences, 64);
   const TokenBatch batch = uniform.view();
   for (auto type : {convert::WeightType::kInt8, convert::WeightType::kFloat32}) {
     auto one = open_embedder(bert_heed(type), kSentences, 1);
