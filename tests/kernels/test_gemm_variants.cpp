@@ -211,6 +211,32 @@ TEST_CASE("quantize_rows_i8 variants match the reference exactly", "[variants][q
   }
 }
 
+// Rounding at and next to every half step: rows whose largest value is 127 (scale 1, so x * 127 /
+// max is x itself) holding n + 0.5 and its float neighbours, 4 ulps either way, for every n in
+// [-128, 127), and +-0.49999997, the value that adding 0.5 before truncating would misround.
+TEST_CASE("quantize_rows_i8 variants round values next to half steps as the reference", "[variants][quantize]") {
+  std::vector<float> values = {0.49999997f, -0.49999997f};
+  for (int n = -128; n < 127; ++n) {
+    float v = static_cast<float>(n) + 0.5f;
+    for (int i = 0; i < 4; ++i) v = std::nextafter(v, -1000.0f);
+    for (int i = 0; i < 9; ++i, v = std::nextafter(v, 1000.0f)) values.push_back(v);
+  }
+  const size_t cols = 32;  // an activation block: the AVX-512 variant's short-row path
+  const size_t rows = (values.size() + cols - 2) / (cols - 1);
+  std::vector<float> x(rows * cols, 0.0f);
+  for (size_t r = 0; r < rows; ++r) x[r * cols] = 127.0f;
+  for (size_t i = 0; i < values.size(); ++i) x[(i / (cols - 1)) * cols + 1 + i % (cols - 1)] = values[i];
+  std::vector<int8_t> q_ref(x.size()), q_var(x.size());
+  std::vector<float> s_ref(rows), s_var(rows);
+  reference().quantize_rows_i8(x.data(), rows, cols, cols, q_ref.data(), cols, s_ref.data());
+  for (const KernelTable* v : simd_variants()) {
+    v->quantize_rows_i8(x.data(), rows, cols, cols, q_var.data(), cols, s_var.data());
+    INFO(isa_name(v->isa));
+    REQUIRE(s_var == s_ref);
+    REQUIRE(q_var == q_ref);
+  }
+}
+
 TEST_CASE("gemm_f32 and gemm_f16 variants match the reference", "[variants][gemm_f]") {
   for (const KernelTable* v : simd_variants()) {
     for (size_t m : {1, 3, 17})
