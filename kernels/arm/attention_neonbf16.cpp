@@ -1,10 +1,10 @@
 // Fused attention for aarch64 with BF16 (BFDOT): the bfloat16 block path of the avx512bf16 variant
 // (same layout, internal/attention_bf16_layout.h; same arithmetic: q, k, v and the exponentials
 // rounded to bfloat16, float32 sums, each output row divided by its sum) when the caller accepts
-// bfloat16 products (AttentionParams::bf16_products). The tile is 4 rows x 16 columns: 16
-// accumulators, per pair of the inner dimension four loads of B and 16 BFDOT by element (8
-// multiply-adds each, against FMLA's 4), A's rows loaded 4 pairs at a time. Every other call is
-// the i8mm table's attention (NEON's).
+// bfloat16 products (AttentionParams::bf16_products: an int8 embedder's encoder on long
+// sentences). The tile is 4 rows x 16 columns: 16 accumulators, per pair of the inner dimension
+// four loads of B and 16 BFDOT by element (8 multiply-adds each, against FMLA's 4), A's rows
+// loaded 4 pairs at a time. Every other call is the i8mm table's attention (NEON's).
 #include <arm_neon.h>
 
 #include <cstdint>
@@ -18,13 +18,16 @@ namespace heed::kernels::neonbf16 {
 
 namespace {
 
-// Four floats (zeros past `count`) as four bfloat16 in the low half.
-bfloat16x8_t to_bf16x4(const float* x, size_t count) {
-  if (count >= 4) return vcvtq_low_bf16_f32(vld1q_f32(x));
+// Four floats, zeros past `count` (nothing read past it).
+float32x4_t load_x4(const float* x, size_t count) {
+  if (count >= 4) return vld1q_f32(x);
   float part[4] = {};
   std::memcpy(part, x, count * sizeof(float));
-  return vcvtq_low_bf16_f32(vld1q_f32(part));
+  return vld1q_f32(part);
 }
+
+// Four floats (zeros past `count`) as four bfloat16 in the low half.
+bfloat16x8_t to_bf16x4(const float* x, size_t count) { return vcvtq_low_bf16_f32(load_x4(x, count)); }
 
 struct Ops {
   static constexpr size_t kTileRows = 4, kVectors = 4, kTileCols = 4 * kVectors;
@@ -108,9 +111,7 @@ struct Ops {
       float32x4_t e[2];
       for (size_t h = 0; h < 2; ++h) {
         const size_t at = i + 4 * h, left = at < n ? n - at : 0;
-        float part[4] = {};
-        std::memcpy(part, s + at, (left < 4 ? left : 4) * sizeof(float));
-        const float32x4_t x = vsubq_f32(vld1q_f32(part), vmax);  // <= 0 where used: exp cannot overflow
+        const float32x4_t x = vsubq_f32(load_x4(s + at, left), vmax);  // <= 0 where used: exp cannot overflow
         const uint32x4_t used = vcltq_u32(lane, vdupq_n_u32(static_cast<uint32_t>(left < 4 ? left : 4)));
         e[h] = vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(neon::exp_f32x4<true>(x)), used));
         sum = vaddq_f32(sum, e[h]);

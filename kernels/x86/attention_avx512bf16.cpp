@@ -1,8 +1,8 @@
 // Fused attention for AVX-512 BF16: the block path's two GEMMs (Q.K^T and P.V) on bfloat16 pairs
 // with VDPBF16PS, when the caller accepts bfloat16 products (AttentionParams::bf16_products: an
-// int8 model's encoder). One VDPBF16PS does 32 multiply-adds where a float32 FMA does 16. Every
-// other call, and the float32 models' attention, is the AVX-512 VNNI variant's.
-// The scratch layout is internal/attention_bf16_layout.h.
+// int8 embedder's encoder on long sentences, blocks/encoder.cpp). One VDPBF16PS does 32
+// multiply-adds where a float32 FMA does 16. Every other call, and the float32 models'
+// attention, is the AVX-512 VNNI variant's. The scratch layout is internal/attention_bf16_layout.h.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 avx512 headers (reductions), as in gemm_i8
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
@@ -18,11 +18,11 @@ namespace heed::kernels::avx512bf16 {
 
 namespace {
 
-__mmask16 first_lanes(size_t count) { return count >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << count) - 1); }
+using avx512::tail_lanes;
 
 // count floats (0 past them) to bfloat16, nearest even, as 16-bit lanes of a 256-bit vector.
 __m256i to_bf16(const float* x, size_t count) {
-  return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(first_lanes(count), x)));
+  return reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(tail_lanes(count), x)));
 }
 
 struct Ops {
@@ -108,7 +108,7 @@ struct Ops {
         acc[r][1] = _mm512_dpbf16_ps(acc[r][1], x, b1);
       }
     }
-    const __mmask16 m0 = first_lanes(cols), m1 = first_lanes(cols > 16 ? cols - 16 : 0);
+    const __mmask16 m0 = tail_lanes(cols), m1 = tail_lanes(cols > 16 ? cols - 16 : 0);
 #pragma GCC unroll 12
     for (size_t r = 0; r < kTileRows; ++r) {  // unrolled: the accumulators stay in registers
       if (r >= rows) break;
@@ -123,13 +123,13 @@ struct Ops {
   static float exp_to_pairs(const float* s, size_t n, uint32_t* probs, size_t ld) {
     __m512 m = _mm512_set1_ps(-__builtin_inff());
     for (size_t i = 0; i < n; i += 16) {
-      const __mmask16 lanes = first_lanes(n - i);
+      const __mmask16 lanes = tail_lanes(n - i);
       m = _mm512_mask_max_ps(m, lanes, m, _mm512_maskz_loadu_ps(lanes, s + i));
     }
     const __m512 max = _mm512_set1_ps(_mm512_reduce_max_ps(m));
     __m512 sum = _mm512_setzero_ps();
     for (size_t i = 0; i < 2 * ld; i += 32) {
-      const __mmask16 lo = first_lanes(i < n ? n - i : 0), hi = first_lanes(i + 16 < n ? n - i - 16 : 0);
+      const __mmask16 lo = tail_lanes(i < n ? n - i : 0), hi = tail_lanes(i + 16 < n ? n - i - 16 : 0);
       __m512 e[2] = {_mm512_maskz_sub_ps(lo, _mm512_maskz_loadu_ps(lo, s + i), max),  // <= 0: exp cannot overflow
                      _mm512_maskz_sub_ps(hi, _mm512_maskz_loadu_ps(hi, s + i + 16), max)};
       avx512::exp_n<2, true>(e);

@@ -124,7 +124,8 @@ struct AttentionParams {
   size_t window = 0;           // kLocalWindow
   float* scores = nullptr;     // scratch, kv_len floats (or scores_floats)
   size_t scores_floats = 0;    // floats at `scores` when more than kv_len (see the block path above)
-  // The caller accepts products of bfloat16-rounded inputs (an int8 model's encoder). A variant
+  // The caller accepts products of bfloat16-rounded inputs (an int8 embedder's encoder on long
+  // sentences: blocks/encoder.cpp). A variant
   // with bfloat16 dot products (avx512bf16, bf16) then runs the block path's two GEMMs (even head_dim)
   // on q, k, v and the softmax's exponentials rounded to bfloat16 (nearest even): products exact,
   // sums float32, each output row divided by its float32 sum of exponentials; scores stay
