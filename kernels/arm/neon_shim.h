@@ -77,7 +77,7 @@ static inline int16x8_t mull_high_s8(int8x16_t a, int8x16_t b) { return vmull_s8
 // ln2), degree-6 polynomial, 2^n in two exponent-field halves. x < -87.3 flushes to 0 (so
 // exp(-inf) = 0 exactly), x > 88.7 gives +inf. ARMv7 NEON flushes subnormals to zero, so there
 // results below 2^-126 are 0. kFinite: the caller's x are at most 80 (or NaN), as softmax's
-// x - max and erfc's exponent are (avx2_math.h's exp_n): no overflow test or clamp, 2^n as one
+// x - max and GELU-tanh's -2|u| are (avx2_math.h's exp_n): no overflow test or clamp, 2^n as one
 // factor; the same bits.
 template <bool kFinite = false>
 static inline float32x4_t exp_f32x4(float32x4_t x) {

@@ -1,46 +1,35 @@
 // Vector forms of heed's activations for AVX2 + FMA, built on exp_ps (avx2_math.h). Static, like
 // every helper included by files with different flags (see internal/gemm_epilogue.h).
 //
-// erfc: the Chebyshev-fitted form of x86/math_constants.h (fractional error below 1.2e-7 for every
-// z >= 0), so GELU keeps its relative accuracy for negative inputs too, where 1 + erf(x) is tiny:
-//   GELU(x) = x/2 * erfc(|x|/sqrt2) for x < 0, x/2 * (2 - erfc(x/sqrt2)) for x >= 0.
+// GELU: one rational function of x^2 (internal/gelu_rational.h), shared by every ISA.
 // GELU tanh form: 1 + tanh(u) = 2 / (1 + e^(-2u)) for u >= 0 and 2 e^(2u) / (1 + e^(2u)) for
 // u < 0, which never subtracts nearly equal numbers.
 #pragma once
 
+#include "internal/gelu_rational.h"
 #include "x86/avx2_math.h"
 
 namespace heed::kernels::avx2 {
 
 // Each function works on N vectors in place, stepped together (HEED_EACH in avx2_math.h).
 
-// erfc(z) of z >= 0.
-template <size_t N>
-__attribute__((always_inline)) static inline void erfc_nonneg_n(__m256* z) {
-  const __m256 one = _mm256_set1_ps(1.0f);
-  __m256 t[N], p[N];
-  HEED_EACH(j, N) t[j] = _mm256_div_ps(one, _mm256_fmadd_ps(_mm256_set1_ps(0.5f), z[j], one));
-  HEED_EACH(j, N) p[j] = _mm256_set1_ps(x86::kErfcPoly[0]);
-  for (size_t c = 1; c < sizeof(x86::kErfcPoly) / sizeof(float); ++c) {
-    HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], t[j], _mm256_set1_ps(x86::kErfcPoly[c]));
-  }
-  HEED_EACH(j, N) p[j] = _mm256_fnmadd_ps(z[j], z[j], p[j]);  // at most about 7
-  exp_n<N, true>(p);
-  HEED_EACH(j, N) z[j] = _mm256_mul_ps(t[j], p[j]);
-}
-
+// GELU: the rational form of internal/gelu_rational.h (no exp; ~17 operations per vector).
 template <size_t N>
 __attribute__((always_inline)) static inline void gelu_n(__m256* x) {
-  __m256 e[N];
+  __m256 c[N], s[N], p[N], q[N];
   HEED_EACH(j, N) {
-    e[j] = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x[j]), _mm256_set1_ps(x86::kSqrtHalf));
+    c[j] = _mm256_min_ps(_mm256_max_ps(x[j], _mm256_set1_ps(-kGeluClamp)), _mm256_set1_ps(kGeluClamp));
+    s[j] = _mm256_mul_ps(c[j], c[j]);
   }
-  erfc_nonneg_n<N>(e);
+  HEED_EACH(j, N) p[j] = _mm256_set1_ps(kGeluNumerator[0]);
+  HEED_EACH(j, N) q[j] = _mm256_set1_ps(kGeluDenominator[0]);
+  for (size_t i = 1; i < sizeof(kGeluNumerator) / sizeof(float); ++i) {
+    HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], s[j], _mm256_set1_ps(kGeluNumerator[i]));
+    HEED_EACH(j, N) q[j] = _mm256_fmadd_ps(q[j], s[j], _mm256_set1_ps(kGeluDenominator[i]));
+  }
   HEED_EACH(j, N) {
-    const __m256 half_x = _mm256_mul_ps(_mm256_set1_ps(0.5f), x[j]);
-    const __m256 pos = _mm256_mul_ps(half_x, _mm256_sub_ps(_mm256_set1_ps(2.0f), e[j]));
-    const __m256 neg = _mm256_mul_ps(half_x, e[j]);
-    x[j] = _mm256_blendv_ps(pos, neg, _mm256_cmp_ps(x[j], _mm256_setzero_ps(), _CMP_LT_OQ));
+    const __m256 half_erf = _mm256_mul_ps(c[j], _mm256_div_ps(p[j], q[j]));
+    x[j] = _mm256_mul_ps(x[j], _mm256_add_ps(_mm256_set1_ps(0.5f), half_erf));
   }
 }
 

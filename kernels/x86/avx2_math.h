@@ -51,8 +51,8 @@ static inline void store_part(float* p, __m256 v, size_t left) {
 
 // exp(x) to about 2 ulp, of N vectors in place (x86/math_constants.h), 2^n built in the exponent
 // field. Results that would be subnormal flush to 0, so exp(-inf) = 0 exactly, as masked attention
-// needs. kFinite: the caller's x are at most 80 (or NaN), as softmax's x - max <= 0 and erfc's
-// exponent are; the overflow test and clamp are left out and 2^n is one factor (n <= 116), the
+// needs. kFinite: the caller's x are at most 80 (or NaN), as softmax's x - max <= 0 and GELU-tanh's
+// -2|u| are; the overflow test and clamp are left out and 2^n is one factor (n <= 116), the
 // same bits as the general form for those x.
 template <size_t N, bool kFinite = false>
 __attribute__((always_inline)) static inline void exp_n(__m256* x) {

@@ -6,6 +6,7 @@
 
 #include <immintrin.h>
 
+#include "internal/gelu_rational.h"
 #include "x86/avx2_math.h"
 
 namespace heed::kernels::avx512 {
@@ -42,32 +43,23 @@ __attribute__((always_inline)) static inline void exp_n(__m512* x) {
   }
 }
 
-// erfc(z) of z >= 0.
-template <size_t N>
-__attribute__((always_inline)) static inline void erfc_nonneg_n(__m512* z) {
-  const __m512 one = _mm512_set1_ps(1.0f);
-  __m512 t[N], p[N];
-  HEED_EACH(j, N) t[j] = _mm512_div_ps(one, _mm512_fmadd_ps(_mm512_set1_ps(0.5f), z[j], one));
-  HEED_EACH(j, N) p[j] = _mm512_set1_ps(x86::kErfcPoly[0]);
-  for (size_t c = 1; c < sizeof(x86::kErfcPoly) / sizeof(float); ++c) {
-    HEED_EACH(j, N) p[j] = _mm512_fmadd_ps(p[j], t[j], _mm512_set1_ps(x86::kErfcPoly[c]));
-  }
-  HEED_EACH(j, N) p[j] = _mm512_fnmadd_ps(z[j], z[j], p[j]);  // at most about 7
-  exp_n<N, true>(p);
-  HEED_EACH(j, N) z[j] = _mm512_mul_ps(t[j], p[j]);
-}
-
-// GELU(x) = x/2 erfc(|x|/sqrt2) for x < 0, x/2 (2 - erfc(x/sqrt2)) for x >= 0.
+// GELU: the rational form of internal/gelu_rational.h, as avx2::gelu_n.
 template <size_t N>
 __attribute__((always_inline)) static inline void gelu_n(__m512* x) {
-  __m512 e[N];
-  HEED_EACH(j, N) e[j] = _mm512_mul_ps(_mm512_abs_ps(x[j]), _mm512_set1_ps(x86::kSqrtHalf));
-  erfc_nonneg_n<N>(e);
+  __m512 c[N], s[N], p[N], q[N];
   HEED_EACH(j, N) {
-    const __m512 half_x = _mm512_mul_ps(_mm512_set1_ps(0.5f), x[j]);
-    const __mmask16 negative = _mm512_cmp_ps_mask(x[j], _mm512_setzero_ps(), _CMP_LT_OQ);
-    const __m512 factor = _mm512_mask_blend_ps(negative, _mm512_sub_ps(_mm512_set1_ps(2.0f), e[j]), e[j]);
-    x[j] = _mm512_mul_ps(half_x, factor);
+    c[j] = _mm512_min_ps(_mm512_max_ps(x[j], _mm512_set1_ps(-kGeluClamp)), _mm512_set1_ps(kGeluClamp));
+    s[j] = _mm512_mul_ps(c[j], c[j]);
+  }
+  HEED_EACH(j, N) p[j] = _mm512_set1_ps(kGeluNumerator[0]);
+  HEED_EACH(j, N) q[j] = _mm512_set1_ps(kGeluDenominator[0]);
+  for (size_t i = 1; i < sizeof(kGeluNumerator) / sizeof(float); ++i) {
+    HEED_EACH(j, N) p[j] = _mm512_fmadd_ps(p[j], s[j], _mm512_set1_ps(kGeluNumerator[i]));
+    HEED_EACH(j, N) q[j] = _mm512_fmadd_ps(q[j], s[j], _mm512_set1_ps(kGeluDenominator[i]));
+  }
+  HEED_EACH(j, N) {
+    const __m512 half_erf = _mm512_mul_ps(c[j], _mm512_div_ps(p[j], q[j]));
+    x[j] = _mm512_mul_ps(x[j], _mm512_add_ps(_mm512_set1_ps(0.5f), half_erf));
   }
 }
 

@@ -1,4 +1,4 @@
-// The constants of the x86 vector exp and erfc (avx2_math.h, avx2_activation_math.h and their
+// The constants of the x86 vector exp and GELU-tanh (avx2_math.h, avx2_activation_math.h and their
 // AVX-512 forms in avx512_math.h), written once so the two widths compute the same functions.
 #pragma once
 
@@ -13,12 +13,6 @@ inline constexpr float kLog2e = 1.44269504088896341f, kLn2Hi = 0.693359375f, kLn
 inline constexpr float kExpPoly[] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
                                      4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
-// erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 + z / 2), z >= 0 (Chebyshev fit, fractional error below
-// 1.2e-7); P's coefficients from the highest power of t down.
-inline constexpr float kErfcPoly[] = {0.17087277f, -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
-                                      -0.18628806f, 0.09678418f, 0.37409196f, 1.00002368f, -1.26551223f};
-
-inline constexpr float kSqrtHalf = 0.70710678118654752f;           // GELU: erf(x / sqrt 2)
 inline constexpr float kGeluTanhScale = 0.79788456080286536f;      // sqrt(2 / pi)
 inline constexpr float kGeluTanhCubic = 0.044715f;
 
