@@ -59,7 +59,7 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
       layers::attend(*cx.k, a, scores, s.context() + r * qd + head * hd);
     }
   });
-  l.self_out.forward(*cx.k, s.context(), rows, qd, s.x(), d, kernels::Activation::kNone, true, q, cx.pool);
+  l.self_out.forward_consuming(*cx.k, s.context(), rows, qd, s.x(), d, kernels::Activation::kNone, true, q, cx.pool);
   sublayer_output(cx, c, l.self_norm, s.x(), rows);
 }
 
@@ -106,7 +106,7 @@ void cross_attention(const Compute& cx, const Decoder& dec, size_t layer, size_t
   const float* input = sublayer_input(cx, c, l.cross_norm, s.x(), s.normed(), rows);
   l.cross_q.forward(*cx.k, input, rows, d, s.qkv(), qd, kernels::Activation::kNone, false, q, cx.pool);
   attend_memory(cx, dec, layer, rows);
-  l.cross_out.forward(*cx.k, s.context(), rows, qd, s.x(), d, kernels::Activation::kNone, true, q, cx.pool);
+  l.cross_out.forward_consuming(*cx.k, s.context(), rows, qd, s.x(), d, kernels::Activation::kNone, true, q, cx.pool);
   sublayer_output(cx, c, l.cross_norm, s.x(), rows);
 }
 

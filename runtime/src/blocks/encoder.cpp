@@ -79,7 +79,7 @@ void encode_group(const Compute& cx, const StackWeights& w, const StackScratch& 
     const float* input = sublayer_input(cx, c, l.self_norm, x, s.normed(), tokens);
     l.self_qkv.forward(*cx.k, input, tokens, d, s.qkv(), ld, kernels::Activation::kNone, false, q, cx.pool);
     packed_self_attention(cx, c, s, offsets, batch, w.bf16_attention && l.self_qkv.dtype() == fb::DType::I8);
-    l.self_out.forward(*cx.k, s.context(), tokens, qd, x, d, kernels::Activation::kNone, true, q, cx.pool);
+    l.self_out.forward_consuming(*cx.k, s.context(), tokens, qd, x, d, kernels::Activation::kNone, true, q, cx.pool);
     sublayer_output(cx, c, l.self_norm, x, tokens);
     feed_forward(cx, c, l, s, x, q, tokens);
   }

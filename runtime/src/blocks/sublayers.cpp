@@ -52,8 +52,8 @@ void feed_forward(const Compute& cx, const StackConfig& c, const LayerWeights& l
       l.ffn_gate.forward(*cx.k, in_rows, m, c.d_model, gate, c.ffn_dim, kernels::Activation::kNone, false, q, cx.pool);
       for (size_t i = 0; i < m * c.ffn_dim; ++i) inner[i] *= gate[i];
     }
-    l.ffn_out.forward(*cx.k, inner, m, c.ffn_dim, x + r0 * c.d_model, c.d_model, kernels::Activation::kNone, true, q,
-                      cx.pool);
+    l.ffn_out.forward_consuming(*cx.k, inner, m, c.ffn_dim, x + r0 * c.d_model, c.d_model, kernels::Activation::kNone,
+                                true, q, cx.pool);
   }
   sublayer_output(cx, c, l.ffn_norm, x, rows);
 }

@@ -12,6 +12,9 @@ namespace heed::layers {
 
 namespace {
 thread_local InputRecorder* t_recorder = nullptr;
+// forward_consuming(): the outlier channels' values of one pass's rows, on the stack.
+constexpr size_t kTakenFloats = 4096;
+static_assert(kTakenFloats >= 16 * format::kMaxOutlierChannels, "a pass of 16 rows must fit");
 }  // namespace
 
 InputRecorder* set_input_recorder(InputRecorder* recorder) {
@@ -158,36 +161,58 @@ void Linear::quantize_rows(const kernels::KernelTable& k, const float* x, size_t
   }
 }
 
-void Linear::add_outliers(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y, size_t ldy,
-                          size_t n0, size_t n1) const {
+void Linear::take_outliers(float* x, size_t m, size_t ldx, float* taken) const {
+  for (size_t r = 0; r < m; ++r) {
+    float* row = x + r * ldx;
+    for (size_t j = 0; j < num_outliers_; ++j) {
+      taken[r * num_outliers_ + j] = row[outlier_channels_[j]];
+      row[outlier_channels_[j]] = 0.0f;
+    }
+  }
+}
+
+void Linear::add_outliers(const kernels::KernelTable& k, const float* x, const float* taken, size_t m, size_t ldx,
+                          float* y, size_t ldy, size_t n0, size_t n1) const {
   constexpr size_t kRows = 32;  // rows gathered on the stack per call
   float xo[kRows * format::kMaxOutlierChannels];
   for (size_t r0 = 0; r0 < m; r0 += kRows) {
     const size_t rows = m - r0 < kRows ? m - r0 : kRows;
-    for (size_t r = 0; r < rows; ++r)
-      for (size_t j = 0; j < num_outliers_; ++j) xo[r * num_outliers_ + j] = x[(r0 + r) * ldx + outlier_channels_[j]];
-    k.axpy_rows_f32(rows, xo, num_outliers_, num_outliers_, outlier_weights_ + n0, out_, y + r0 * ldy + n0, ldy,
+    const float* alphas = xo;
+    if (taken != nullptr) {
+      alphas = taken + r0 * num_outliers_;
+    } else {
+      for (size_t r = 0; r < rows; ++r)
+        for (size_t j = 0; j < num_outliers_; ++j) xo[r * num_outliers_ + j] = x[(r0 + r) * ldx + outlier_channels_[j]];
+    }
+    k.axpy_rows_f32(rows, alphas, num_outliers_, num_outliers_, outlier_weights_ + n0, out_, y + r0 * ldy + n0, ldy,
                     n1 - n0);
   }
 }
 
-void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
-                     size_t ldy, kernels::Activation act, bool accumulate,
-                     const QuantScratch& scratch, const threading::ThreadPool* pool) const {
+void Linear::run(const kernels::KernelTable& k, const float* x, float* writable, size_t m, size_t ldx, float* y,
+                 size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+                 const threading::ThreadPool* pool) const {
   if (m == 0) return;
   if (t_recorder != nullptr) t_recorder->record(name_, x, m, in_, ldx);
   if (forward_xnnpack(k, x, m, ldx, y, ldy, act, accumulate, scratch, pool)) return;
   if (dtype_ != fb::DType::I8) {
     for_each_output_range(pool, m, out_, in_, [&](size_t n0, size_t n1) {
-      forward_rows(k, x, ldx, x, m, ldx, y, ldy, act, accumulate, scratch, n0, n1);
+      forward_rows(k, x, nullptr, ldx, x, m, ldx, y, ldy, act, accumulate, scratch, n0, n1);
     });
     return;
   }
-  // Quantized once for every range, its rows split between the threads. With outlier channels,
-  // in passes of rows whose outputs fit in L2: adding the channels' float products then reads
-  // rows of x and y that are still there, instead of every output again from memory after the
-  // whole GEMM (one 256-token sentence of all-MiniLM already has 1.2 MiB of Q, K and V outputs).
-  const size_t pass = num_outliers_ == 0 ? m : outlier_pass_rows();
+  run_int8(k, x, num_outliers_ == 0 ? nullptr : writable, m, ldx, y, ldy, act, accumulate, scratch, pool);
+}
+
+// Quantized once for every range, its rows split between the threads. With outlier channels, in
+// passes of rows whose outputs fit in L2: adding the channels' float products then reads rows of x
+// and y that are still there, instead of every output again from memory after the whole GEMM (one
+// 256-token sentence of all-MiniLM already has 1.2 MiB of Q, K and V outputs).
+void Linear::run_int8(const kernels::KernelTable& k, const float* x, float* writable, size_t m, size_t ldx, float* y,
+                      size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+                      const threading::ThreadPool* pool) const {
+  alignas(64) float taken[kTakenFloats];
+  const size_t pass = num_outliers_ == 0 ? m : outlier_pass_rows(writable != nullptr);
   const size_t scales_per_row = activation_scales_per_row();
   for (size_t r0 = 0; r0 < m; r0 += pass) {
     const size_t rows = m - r0 < pass ? m - r0 : pass;
@@ -197,18 +222,24 @@ void Linear::forward(const kernels::KernelTable& k, const float* x, size_t m, si
       QuantScratch part = scratch;
       part.q += b * in_;
       part.scales += b * scales_per_row;
-      quantize_activations(k, xr + b * ldx, e - b, ldx, part);
+      if (writable == nullptr) return quantize_activations(k, xr + b * ldx, e - b, ldx, part);
+      take_outliers(writable + (r0 + b) * ldx, e - b, ldx, taken + b * num_outliers_);
+      quantize_rows(k, xr + b * ldx, e - b, ldx, part.q, part.scales);
     });
+    const float* kept = writable == nullptr ? nullptr : taken;
     for_each_output_range(pool, rows, out_, in_, [&](size_t n0, size_t n1) {
-      forward_rows(k, xr, ldx, scratch.q, rows, in_, yr, ldy, act, accumulate, scratch, n0, n1);
+      forward_rows(k, xr, kept, ldx, scratch.q, rows, in_, yr, ldy, act, accumulate, scratch, n0, n1);
     });
   }
 }
 
-size_t Linear::outlier_pass_rows() const {
+size_t Linear::outlier_pass_rows(bool consuming) const {
   constexpr size_t kPassBytes = 512 * 1024;  // of outputs per pass; L2 is 512 KiB-2 MiB on targets
   constexpr size_t kRowMultiple = 16;        // whole row tiles of the int8 kernels
-  const size_t rows = kPassBytes / (out_ * sizeof(float)) / kRowMultiple * kRowMultiple;
+  size_t rows = kPassBytes / (out_ * sizeof(float)) / kRowMultiple * kRowMultiple;
+  if (consuming && rows * num_outliers_ > kTakenFloats) {
+    rows = kTakenFloats / num_outliers_ / kRowMultiple * kRowMultiple;
+  }
   return rows < kRowMultiple ? kRowMultiple : rows;
 }
 
@@ -244,8 +275,8 @@ Params gemm_params(const GemmCall& call) {
 
 }  // namespace
 
-void Linear::forward_rows(const kernels::KernelTable& k, const float* x, size_t ldx, const void* a, size_t m,
-                          size_t lda, float* y, size_t ldy, kernels::Activation act, bool accumulate,
+void Linear::forward_rows(const kernels::KernelTable& k, const float* x, const float* taken, size_t ldx, const void* a,
+                          size_t m, size_t lda, float* y, size_t ldy, kernels::Activation act, bool accumulate,
                           const QuantScratch& scratch, size_t n0, size_t n1) const {
   // GELU, GELU-tanh and SiLU run afterwards over the range through the vectorized activate slot:
   // the GEMM epilogues evaluate them one value at a time (ReLU stays fused, unless the outlier
@@ -253,7 +284,7 @@ void Linear::forward_rows(const kernels::KernelTable& k, const float* x, size_t 
   const bool activate_after = !accumulate && act != kernels::Activation::kNone &&
                               (act != kernels::Activation::kRelu || num_outliers_ > 0);
   gemm_rows(k, a, m, lda, y, ldy, activate_after ? kernels::Activation::kNone : act, accumulate, scratch, n0, n1);
-  if (num_outliers_ > 0) add_outliers(k, x, m, ldx, y, ldy, n0, n1);
+  if (num_outliers_ > 0) add_outliers(k, x, taken, m, ldx, y, ldy, n0, n1);
   if (activate_after) {
     for (size_t r = 0; r < m; ++r) k.activate(y + r * ldy + n0, n1 - n0, act);
   }

@@ -91,13 +91,33 @@ class Linear {
   // own tiling (also the same result for any thread count).
   void forward(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
                size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
-               const threading::ThreadPool* pool = nullptr) const;
+               const threading::ThreadPool* pool = nullptr) const {
+    run(k, x, nullptr, m, ldx, y, ldy, act, accumulate, scratch, pool);
+  }
+  // forward() for an x the caller is done with (an attention context, an FFN's inner rows): the
+  // outlier channels are taken out of x itself (set to 0 after their values are kept) instead of
+  // each row being copied to zero them. The same bits in y; x's outlier channels are 0 after.
+  void forward_consuming(const kernels::KernelTable& k, float* x, size_t m, size_t ldx, float* y, size_t ldy,
+                         kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+                         const threading::ThreadPool* pool = nullptr) const {
+    run(k, x, x, m, ldx, y, ldy, act, accumulate, scratch, pool);
+  }
 
  private:
   // The XNNPACK path; false when this call is not one it takes (heed's kernels then run).
   bool forward_xnnpack(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
                        size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
                        const threading::ThreadPool* pool) const;
+  // forward() and forward_consuming(): `writable` is x when the call may zero x's outlier channels.
+  void run(const kernels::KernelTable& k, const float* x, float* writable, size_t m, size_t ldx, float* y,
+           size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+           const threading::ThreadPool* pool) const;
+  // The int8 path of run().
+  void run_int8(const kernels::KernelTable& k, const float* x, float* writable, size_t m, size_t ldx, float* y,
+                size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
+                const threading::ThreadPool* pool) const;
+  // Moves the outlier channels of m rows of x into taken[r * num_outliers_ + j] and sets them to 0.
+  void take_outliers(float* x, size_t m, size_t ldx, float* taken) const;
   // block_lanes_ from the packed weights and scales (once, at load).
   void pack_block_lanes();
   // x's rows as int8 into scratch.q with their scales: per row, or per activation block; outlier
@@ -107,17 +127,20 @@ class Linear {
   // quantize_activations' kernel calls for m rows of x into q (rows of in_) and scales.
   void quantize_rows(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, int8_t* q,
                      float* scales) const;
-  // Rows per pass of forward() when the layer has outlier channels.
-  size_t outlier_pass_rows() const;
+  // Rows per pass of forward() when the layer has outlier channels (consuming: their values fit
+  // run_int8's stack buffer too).
+  size_t outlier_pass_rows(bool consuming) const;
   // Scales of one quantized activation row: one per block of K (a_block_), else one.
   size_t activation_scales_per_row() const { return a_block_ == 0 ? 1 : (in_ + a_block_ - 1) / a_block_; }
-  // y[:, n0:n1) += x's outlier channels times their float32 weights (axpy_rows_f32).
-  void add_outliers(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y, size_t ldy,
-                    size_t n0, size_t n1) const;
-  // The GEMM for output rows [n0, n1) of y; `a` is x (f32, f16) or the quantized x (int8).
-  void forward_rows(const kernels::KernelTable& k, const float* x, size_t ldx, const void* a, size_t m, size_t lda,
-                    float* y, size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,
-                    size_t n0, size_t n1) const;
+  // y[:, n0:n1) += x's outlier channels times their float32 weights (axpy_rows_f32); `taken`:
+  // the channels' values as take_outliers() left them, else null (read from x).
+  void add_outliers(const kernels::KernelTable& k, const float* x, const float* taken, size_t m, size_t ldx,
+                    float* y, size_t ldy, size_t n0, size_t n1) const;
+  // The GEMM for output rows [n0, n1) of y; `a` is x (f32, f16) or the quantized x (int8); `taken`
+  // as in add_outliers().
+  void forward_rows(const kernels::KernelTable& k, const float* x, const float* taken, size_t ldx, const void* a,
+                    size_t m, size_t lda, float* y, size_t ldy, kernels::Activation act, bool accumulate,
+                    const QuantScratch& scratch, size_t n0, size_t n1) const;
   // forward_rows' kernel call, the activation in the kernel's epilogue.
   void gemm_rows(const kernels::KernelTable& k, const void* a, size_t m, size_t lda, float* y,
                     size_t ldy, kernels::Activation act, bool accumulate, const QuantScratch& scratch,

@@ -2,7 +2,8 @@
 // chosen input channels are kept in float32. Against a double loop over the original float32
 // weights: activations only on those channels give the float product (the int8 part sees zeros);
 // with a wide outlier on one of them, the error stays a small fraction of the plain int8 layer's
-// (the outlier no longer coarsens its block); results are bitwise the same on 1 and 3 threads.
+// (the outlier no longer coarsens its block); results are bitwise the same on 1 and 3 threads, and
+// with forward_consuming (the channels taken out of x in place).
 #include <cmath>
 #include <memory>
 #include <random>
@@ -51,7 +52,9 @@ LoadedModel int8_model(const convert::NeutralModel& f32, bool outliers) {
   return load_model(model);
 }
 
-std::vector<float> forward(const Model& model, const std::vector<float>& x, size_t m, size_t threads) {
+// Linear::forward, or forward_consuming on `*consumed` (a copy of x) when it is given.
+std::vector<float> forward(const Model& model, const std::vector<float>& x, size_t m, size_t threads,
+                           std::vector<float>* consumed = nullptr) {
   const TensorView* w = model.find(std::string(kWeight) + ".weight");
   REQUIRE(w != nullptr);
   const size_t out = w->shape[0], in = w->shape[1];
@@ -63,7 +66,14 @@ std::vector<float> forward(const Model& model, const std::vector<float>& x, size
   std::unique_ptr<threading::ThreadPool> pool;
   if (threads > 1) REQUIRE(threading::ThreadPool::create({threads}, &pool).is_ok());
   std::vector<float> y(m * out, 0.0f);
-  linear.forward(kernels::best(), x.data(), m, in, y.data(), out, kernels::Activation::kNone, false, scratch, pool.get());
+  if (consumed == nullptr) {
+    linear.forward(kernels::best(), x.data(), m, in, y.data(), out, kernels::Activation::kNone, false, scratch,
+                   pool.get());
+  } else {
+    *consumed = x;
+    linear.forward_consuming(kernels::best(), consumed->data(), m, in, y.data(), out, kernels::Activation::kNone, false,
+                             scratch, pool.get());
+  }
   return y;
 }
 
@@ -109,6 +119,32 @@ TEST_CASE("outlier channels: float32 on the chosen channels, int8 scales without
   WARN("largest error: outlier channels in float32 " << split_error << ", plain int8 " << plain_error);
   CHECK(split_error * 5 < plain_error);
   CHECK(forward(*split.model, x, m, 3) == with_split);  // bitwise, any thread count
+}
+
+TEST_CASE("outlier channels: forward_consuming gives forward's bits and zeroes only those channels of x") {
+  TinyOptions o;
+  o.d_model = 32;
+  o.ffn_dim = 48;
+  const LoadedModel split = int8_model(make_tiny_model(o), true);
+  const size_t in = 32;
+  // 1,500 rows: more than one pass of rows whose outlier values fit forward_consuming's buffer.
+  for (size_t m : {size_t{5}, size_t{1500}}) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> x(m * in);
+    for (float& v : x) v = u(rng);
+    for (size_t r = 0; r < m; ++r) x[r * in + 30] = 40.0f * u(rng);
+    const std::vector<float> want = forward(*split.model, x, m, 1);
+    for (size_t threads : {1, 3}) {
+      INFO("rows " << m << ", threads " << threads);
+      std::vector<float> consumed;
+      CHECK(forward(*split.model, x, m, threads, &consumed) == want);
+      std::vector<float> expected_x = x;
+      for (size_t r = 0; r < m; ++r)
+        for (uint32_t c : kChannels) expected_x[r * in + c] = 0.0f;
+      CHECK(consumed == expected_x);
+    }
+  }
 }
 
 }  // namespace
