@@ -9,8 +9,8 @@ model.safetensors, vocab.txt). The inputs are COUNT sentences of at least TOKENS
 model's limit cuts them there): consecutive lines of the TEXT files joined until the model's
 tokenizer gives that many, the files read round and round. The script converts the model with
 HEED to float32 and to int8 (the converter's defaults), then runs, in turn and REPEAT times:
-`heed embed --threads 1 --batch BATCH` on each file (and on the float32 file with the
-HEED_BEFORE build, when given), and PyTorch float32 (transformers' BertModel,
+`heed embed --threads 1 --batch BATCH` on each file (and on both files with the HEED_BEFORE
+build, when given), and PyTorch float32 (transformers' BertModel,
 torch.set_num_threads(1), batches of BATCH padded to the longest, mean pooling and L2
 normalization as sentence-transformers does, tokenization included as in heed). It prints the
 CPU model, the median sentences/s of each (from CPU time, user + system: wall time on a shared
@@ -110,7 +110,7 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--tokens", type=int, default=256)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--baseline", help="a second heed build, run on the float32 file too")
+    ap.add_argument("--baseline", help="a second heed build, run on the same float32 and int8 files too")
     args = ap.parse_args()
     torch_encoder = TorchEncoder(args.model_dir, args.tokens)
     sentences = long_inputs(torch_encoder.tokenizer, args.text, args.count, args.tokens)
@@ -127,6 +127,8 @@ def main():
         if args.baseline:
             runs.insert(1, ("heed float32, baseline build",
                             lambda: heed_embed(args.baseline, files["float32"], text, args.batch)))
+            runs.insert(3, ("heed int8, baseline build",
+                            lambda: heed_embed(args.baseline, files["int8"], text, args.batch)))
         cpu, wall, vectors = {n: [] for n, _ in runs}, {n: [] for n, _ in runs}, {}
         for _ in range(args.repeat):  # alternating, so a slow spell of the machine hits every run
             for name, fn in runs:
