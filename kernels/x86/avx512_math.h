@@ -58,8 +58,7 @@ __attribute__((always_inline)) static inline void gelu_n(__m512* x) {
     HEED_EACH(j, N) q[j] = _mm512_fmadd_ps(q[j], s[j], _mm512_set1_ps(kGeluDenominator[i]));
   }
   HEED_EACH(j, N) {
-    const __m512 half_erf = _mm512_mul_ps(c[j], _mm512_div_ps(p[j], q[j]));
-    x[j] = _mm512_mul_ps(x[j], _mm512_add_ps(_mm512_set1_ps(0.5f), half_erf));
+    x[j] = _mm512_mul_ps(x[j], _mm512_fmadd_ps(c[j], _mm512_div_ps(p[j], q[j]), _mm512_set1_ps(0.5f)));
   }
 }
 
