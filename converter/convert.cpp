@@ -5,6 +5,7 @@
 #include "heed_format/quantization.h"
 #include "loader/model_index.h"
 #include "sentencepiece_model.h"
+#include "source_files.h"
 
 namespace heed::convert {
 
@@ -97,6 +98,7 @@ Status split_outliers(NeutralModel* model, const ConvertOptions& o, uint32_t cou
 
 Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, ConvertSummary* summary) {
   HEED_RETURN_IF_ERROR(check_convert_options(options));
+  if (!options.vmap.empty()) HEED_RETURN_IF_ERROR(add_vocab_map(options.vmap, model, &summary->vmap));
   summary->parameters = count_parameters(*model);
   const uint32_t block = options.layout == WeightLayout::kRowMajor || options.quantize.type != WeightType::kInt8 ||
                                  options.quantize.group_size != 0
@@ -125,9 +127,17 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
   return Status::success();
 }
 
+void take_vmap_beside(const SourceFormat& format, const std::string& source, ConvertOptions* options) {
+  if (options->vmap.empty() && std::string(format.name) == "ct2" && is_file(source + "/vmap.txt")) {
+    options->vmap = source + "/vmap.txt";
+  }
+}
+
 Status convert_file(const SourceFormat& format, const std::string& source, const std::string& output,
-                    const ConvertOptions& options, ConvertSummary* summary) {
-  HEED_RETURN_IF_ERROR(check_convert_options(options));
+                    const ConvertOptions& given, ConvertSummary* summary) {
+  HEED_RETURN_IF_ERROR(check_convert_options(given));
+  ConvertOptions options = given;
+  take_vmap_beside(format, source, &options);
   NeutralModel model;
   HEED_RETURN_IF_ERROR(format.read(source, &model));
   if (!options.source_spm.empty()) {

@@ -15,6 +15,7 @@
 #include "neutral_model.h"
 #include "pack.h"
 #include "quantize.h"
+#include "vocab_map.h"
 
 namespace heed::convert {
 
@@ -33,6 +34,9 @@ struct ConvertOptions {
   // SentencePiece models to embed in a translation model read with whitespace vocabularies (a
   // CTranslate2 folder): both or neither; they replace source.spm / target.spm found in the folder.
   std::string source_spm, target_spm;
+  // CTranslate2 vocabulary mapping file (vocab_map.h) stored in the file as its vocabulary
+  // shortlist; empty: none. Translation (Transformer encoder-decoder) models only.
+  std::string vmap;
   std::vector<TensorReport>* report = nullptr;  // each tensor's quantization error, when set
   // Called as work advances: stage "quantizing" or "packing", done of total.
   std::function<void(const char* stage, size_t done, size_t total)> progress;
@@ -56,10 +60,18 @@ struct ConvertSummary {
   // calibration lines against the float model's (cosine similarity); check_lines 0 when not run.
   size_t check_lines = 0;
   double check_lowest_cosine = 0, check_mean_cosine = 0;
+  VocabMapSummary vmap;  // the shortlist written (all zero without --vmap)
 };
 
-// Quantizes and packs a model a reader produced.
+// Quantizes and packs a model a reader produced, after adding the options' vocabulary shortlist
+// (first: a bad --vmap fails before the slow steps).
 Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, ConvertSummary* summary);
+
+// A CTranslate2 folder keeps its vocabulary map as vmap.txt beside model.bin (its converters'
+// --vocab_mapping put it there, its use_vmap reads it): options->vmap becomes that file when it is
+// empty and `source` is such a folder. convert_file() calls it; so does every caller that runs
+// format.read() and quantize_and_pack() itself.
+void take_vmap_beside(const SourceFormat& format, const std::string& source, ConvertOptions* options);
 
 // The whole pipeline from `source` (in `format`) to the .heed file `output`.
 Status convert_file(const SourceFormat& format, const std::string& source, const std::string& output,

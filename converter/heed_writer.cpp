@@ -131,6 +131,7 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
   index.producer = std::make_unique<fb::ProducerT>(model.producer);
   index.config = model.config;
   index.tokenizer = std::make_unique<fb::TokenizerT>(model.tokenizer);
+  if (model.vocab_map) index.vocab_map = std::make_unique<fb::VocabMapT>(*model.vocab_map);
   auto metadata = model.metadata;
   std::sort(metadata.begin(), metadata.end());
   for (size_t i = 0; i < metadata.size(); ++i) {

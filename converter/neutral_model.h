@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,7 @@ struct NeutralModel {
   fb::ProducerT producer;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<NeutralTensor> tensors;
+  std::optional<fb::VocabMapT> vocab_map;  // the vocabulary shortlist (vocab_map.h), when one was given
 
   NeutralTensor* find(const std::string& name);
   const NeutralTensor* find(const std::string& name) const;

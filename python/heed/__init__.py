@@ -17,10 +17,12 @@ __all__ = ["Translator", "Generator", "Embedder", "convert", "inspect", "Transla
 
 
 def convert(source, output, source_format=None, quantize="int8", group_size=None, activation_block=None,
-            outlier_channels=None, calibration=None):
+            outlier_channels=None, calibration=None, vmap=None):
     """Converts a model (any format `heed convert` reads; detected when source_format is None) to
     the .heed file `output`, written atomically. Returns a summary dict. outlier_channels and
-    calibration are `heed convert --outlier-channels N --calibration FILE` (None: the defaults)."""
+    calibration are `heed convert --outlier-channels N --calibration FILE` (None: the defaults);
+    vmap is `--vmap FILE`, CTranslate2's vocabulary mapping stored in the file (the summary's
+    "vmap" entry counts its keys and what was dropped)."""
     import os
 
     from . import _checks
@@ -30,7 +32,8 @@ def convert(source, output, source_format=None, quantize="int8", group_size=None
     block = -1 if activation_block is None else _checks.integer("activation_block", activation_block)
     outliers = -1 if outlier_channels is None else _checks.integer("outlier_channels", outlier_channels)
     return _heed.convert(os.fspath(source), os.fspath(output), source_format or "", quantize, group, block, outliers,
-                         "" if calibration is None else os.fspath(calibration))
+                         "" if calibration is None else os.fspath(calibration),
+                         "" if vmap is None else os.fspath(vmap))
 
 
 def inspect(path):

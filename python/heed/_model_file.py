@@ -23,7 +23,7 @@ class ModelFile:
             fd, self._temporary = tempfile.mkstemp(suffix=".heed")
             os.close(fd)
             try:
-                _heed.convert(model_path, self._temporary, "", compute_type, 0, -1, -1, "")
+                _heed.convert(model_path, self._temporary, "", compute_type, 0, -1, -1, "", "")
             except BaseException:
                 self.close()
                 raise

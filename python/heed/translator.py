@@ -61,12 +61,13 @@ class Translator:
         CTranslate2's: beam_size (1: greedy or sampling), num_hypotheses (n-best), length_penalty,
         patience, repetition_penalty, no_repeat_ngram_size, disable_unk, suppress_sequences,
         end_token, min/max_decoding_length, sampling_topk/topp/temperature, return_scores,
-        return_attention (the last layer's heads averaged), return_alternatives, callback
+        return_attention (the last layer's heads averaged), return_alternatives, use_vmap (a model
+        converted with a vocabulary map: each batch decodes over its shortlist), callback
         (beam_size 1: called with a GenerationStepResult per token; returning True stops that
         sentence)."""
         _checks.unsupported(batch_type=(batch_type, "examples"), asynchronous=(asynchronous, False),
                             coverage_penalty=(coverage_penalty, 0), return_end_token=(return_end_token, False),
-                            prefix_bias_beta=(prefix_bias_beta, 0), use_vmap=(use_vmap, False),
+                            prefix_bias_beta=(prefix_bias_beta, 0),
                             return_logits_vocab=(return_logits_vocab, False),
                             min_alternative_expansion_prob=(min_alternative_expansion_prob, 0),
                             replace_unknowns=(replace_unknowns, False))
@@ -109,6 +110,7 @@ class Translator:
         a.min_decoding_length = _checks.integer("min_decoding_length", given["min_decoding_length"])
         a.return_attention = _checks.boolean("return_attention", given["return_attention"])
         a.return_alternatives = _checks.boolean("return_alternatives", given["return_alternatives"])
+        a.use_vmap = _checks.boolean("use_vmap", given["use_vmap"])
         _checks.boolean("return_scores", given["return_scores"])
         a.sampling_topk = _checks.integer("sampling_topk", given["sampling_topk"])
         a.sampling_topp = _checks.number("sampling_topp", given["sampling_topp"], 0, exclusive=True)

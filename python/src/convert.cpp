@@ -32,10 +32,10 @@ convert::WeightType stored_type(const convert::NeutralModel& model) {
 }
 
 // source_format "" detects the format; quantize "default" keeps the source's weight type; activation_block and
-// outlier_channels < 0: the converter's defaults; calibration "": the built-in lines.
+// outlier_channels < 0: the converter's defaults; calibration "": the built-in lines; vmap "": no shortlist.
 nb::dict convert_model(const std::string& source, const std::string& output, const std::string& source_format,
                        const std::string& quantize, uint32_t group_size, int64_t activation_block,
-                       int64_t outlier_channels, const std::string& calibration) {
+                       int64_t outlier_channels, const std::string& calibration, const std::string& vmap) {
   const convert::SourceFormat* format = nullptr;
   check(source_format.empty() ? convert::detect_format(source, &format) : convert::find_format(source_format, &format));
   convert::ConvertOptions options;
@@ -45,6 +45,8 @@ nb::dict convert_model(const std::string& source, const std::string& output, con
   if (activation_block >= 0) options.activation_block = static_cast<uint32_t>(activation_block);
   if (outlier_channels >= 0) options.outlier_channels = static_cast<uint32_t>(outlier_channels);
   options.calibration = calibration;
+  options.vmap = vmap;
+  convert::take_vmap_beside(*format, source, &options);
   check(convert::check_convert_options(options));
   convert::ConvertSummary summary;
   convert::NeutralModel model;
@@ -69,6 +71,16 @@ nb::dict convert_model(const std::string& source, const std::string& output, con
     d["check_lines"] = summary.check_lines;
     d["check_lowest_cosine"] = summary.check_lowest_cosine;
     d["check_mean_cosine"] = summary.check_mean_cosine;
+  }
+  if (!vmap.empty()) {
+    nb::dict v;
+    v["keys"] = summary.vmap.keys;
+    v["max_ngram"] = summary.vmap.max_ngram;
+    v["candidates"] = summary.vmap.candidates;
+    v["always"] = summary.vmap.always;
+    v["dropped_ngrams"] = summary.vmap.dropped_ngrams;
+    v["dropped_targets"] = summary.vmap.dropped_targets;
+    d["vmap"] = v;
   }
   return d;
 }
@@ -115,6 +127,14 @@ nb::dict inspect_model(const std::string& path) {
     t["target_vocabulary"] = tok->target_vocabulary() ? tok->target_vocabulary()->tokens()->size() : 0;
     d["tokenizer"] = t;
   }
+  if (const fb::VocabMap* map = index.vocab_map()) {
+    nb::dict v;
+    v["keys"] = map->key_offsets()->size() - 1;
+    v["max_ngram"] = map->max_ngram();
+    v["candidates"] = map->target_ids()->size();
+    v["always"] = map->always() ? map->always()->size() : 0;
+    d["vocab_map"] = v;
+  }
   d["tensors"] = tensor_list(*model);
   return d;
 }
@@ -124,7 +144,7 @@ nb::dict inspect_model(const std::string& path) {
 void bind_convert(nb::module_& m) {
   m.def("convert", &convert_model, nb::arg("source"), nb::arg("output"), nb::arg("source_format"),
         nb::arg("quantize"), nb::arg("group_size"), nb::arg("activation_block"), nb::arg("outlier_channels"),
-        nb::arg("calibration"));
+        nb::arg("calibration"), nb::arg("vmap"));
   m.def("inspect", &inspect_model, nb::arg("path"));
 }
 

@@ -34,7 +34,7 @@ struct TranslateArgs {
   size_t no_repeat_ngram_size = 0, sampling_topk = 1;
   float sampling_topp = 1, sampling_temperature = 1;
   uint64_t seed = 0;
-  bool disable_unk = false, return_alternatives = false, return_attention = false;
+  bool disable_unk = false, return_alternatives = false, return_attention = false, use_vmap = false;
   std::vector<Tokens> suppress_sequences;
   Tokens end_token;
 };
@@ -111,6 +111,7 @@ class PyTranslator {
     d.sampling_temperature = a.sampling_temperature;
     d.seed = a.seed;
     d.return_alternatives = a.return_alternatives;
+    d.use_vmap = a.use_vmap;
     d.controls.disable_unk = a.disable_unk;
     d.controls.repetition_penalty = a.repetition_penalty;
     d.controls.no_repeat_ngram_size = a.no_repeat_ngram_size;
@@ -210,6 +211,7 @@ void bind_translator(nb::module_& m) {
       .def_rw("disable_unk", &TranslateArgs::disable_unk)
       .def_rw("return_alternatives", &TranslateArgs::return_alternatives)
       .def_rw("return_attention", &TranslateArgs::return_attention)
+      .def_rw("use_vmap", &TranslateArgs::use_vmap)
       .def_rw("suppress_sequences", &TranslateArgs::suppress_sequences)
       .def_rw("end_token", &TranslateArgs::end_token);
   nb::class_<PyTranslator>(m, "Translator")

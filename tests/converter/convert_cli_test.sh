@@ -1,6 +1,6 @@
 #!/bin/sh
 # `heed convert` end to end: the three weight types on the real CTranslate2 models, the summary
-# line, --report, --layout, usage errors (exit 2), conversion errors (exit 1, one line "heed convert: ..."),
+# line, --report, --layout, --vmap, usage errors (exit 2), conversion errors (exit 1, one line "heed convert: ..."),
 # and atomic output (nothing written on failure, an existing output kept until success).
 # usage: convert_cli_test.sh "EMULATOR" HEED SHARED_DIR FOLDER   (EMULATOR may be empty)
 set -u
@@ -121,6 +121,33 @@ run "$dir/empty" --from ct2 -o "$dir/keep.heed"
 run "$aren" -o "$dir/keep.heed"
 [ $code -eq 0 ] || fail "replacing an existing output: exit $code"
 $emu "$heed" inspect "$dir/keep.heed" >/dev/null 2>&1 || fail "the replaced output does not load"
+# --vmap: the summary line counts the map and heed inspect shows its size; a line without a tab
+# and a language model are refused (exit 1, one line, no file).
+printf 'م\tm\nم ح\tm h a\n\ta e\nZZ\ta\n' >"$dir/vmap.txt"
+run "$aren" -o "$dir/vmap.heed" --vmap "$dir/vmap.txt"
+[ $code -eq 0 ] || fail "--vmap: exit $code: $(cat "$dir/err")"
+grep -q "^heed convert: vmap: 2 keys (n-grams of 1-2 tokens), 4 candidates, 2 always; 1 source n-grams dropped" \
+  "$dir/out" || fail "--vmap summary line: $(cat "$dir/out")"
+$emu "$heed" inspect "$dir/vmap.heed" | grep -A1 '^vocab_map' | grep -q 'keys  *2$' || fail "--vmap: no vocab_map in inspect"
+# translate --use-vmap: only the candidates of "م ح" (m h a, always a e, the special tokens) come out;
+# a model without a map refuses it (exit 1).
+got=$(printf 'م ح\n' | $emu "$heed" translate -m "$dir/vmap.heed" --tokens --use-vmap --beam 1 2>"$dir/err")
+[ -n "$got" ] || fail "translate --use-vmap: no output: $(cat "$dir/err")"
+for token in $got; do
+  case "$token" in m | h | a | e | "<unk>") ;; *) fail "translate --use-vmap produced '$token', not a candidate" ;; esac
+done
+printf 'م ح\n' | $emu "$heed" translate -m "$dir/keep.heed" --tokens --use-vmap >/dev/null 2>"$dir/err"
+[ $? -eq 1 ] && grep -q "no vocabulary map" "$dir/err" || fail "translate --use-vmap without a map: $(cat "$dir/err")"
+printf 'a b\n' >"$dir/vmap.txt"
+run "$aren" -o "$dir/novmap.heed" --vmap "$dir/vmap.txt"
+[ $code -eq 1 ] || fail "--vmap line without a tab: exit $code"; one_error_line "--vmap line without a tab"
+grep -q "vmap.txt:1: no tab between the source n-gram and its target tokens" "$dir/err" || fail "--vmap: $(cat "$dir/err")"
+run "$lm" -o "$dir/novmap.heed" --vmap "$dir/vmap.txt"
+[ $code -eq 1 ] || fail "--vmap on a language model: exit $code"; one_error_line "--vmap on a language model"
+grep -q "needs a translation model" "$dir/err" || fail "--vmap on a language model: $(cat "$dir/err")"
+[ -e "$dir/novmap.heed" ] && fail "a refused --vmap wrote a file"
+rm -f "$dir/vmap.txt"
+
 leftovers=$(ls -A "$dir" | grep -v -e '\.heed$' -e '^out$' -e '^err$' -e '^empty$' -e '^plain$' -e '^ro$')
 [ -z "$leftovers" ] && true || fail "temporary files left behind: $leftovers"
 

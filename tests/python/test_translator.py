@@ -74,6 +74,25 @@ def test_nbest_and_scores_equal_the_command_line(aren, run, tmp_path):
         assert float(c.split(" ||| ")[2]) == pytest.approx(score, abs=1e-5)
 
 
+def test_convert_stores_a_vmap(aren, shared, tmp_path):
+    """CTranslate2's converters' vmap= argument: the mapping file goes into the .heed file."""
+    vmap = tmp_path / "vmap.txt"
+    vmap.write_text("م\tm\nم ح\tm h a\n\ta e\nZZ\ta\nح\th QQ\n", encoding="utf-8")
+    model = str(tmp_path / "aren-vmap.heed")
+    summary = heed.convert(aren, model, vmap=vmap)
+    assert summary["vmap"] == {"keys": 3, "max_ngram": 2, "candidates": 5, "always": 2, "dropped_ngrams": 1,
+                               "dropped_targets": 1}
+    assert heed.inspect(model)["vocab_map"] == {"keys": 3, "max_ngram": 2, "candidates": 5, "always": 2}
+    plain = str(tmp_path / "plain.heed")
+    assert "vmap" not in heed.convert(aren, plain)
+    assert "vocab_map" not in heed.inspect(plain)
+    with pytest.raises(ValueError, match="needs a translation model"):
+        heed.convert(os.path.join(shared, "models/ct2/onmt-lm"), str(tmp_path / "lm.heed"), vmap=str(vmap))
+    vmap.write_text("a b\n", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="vmap.txt:1: no tab"):
+        heed.convert(aren, str(tmp_path / "bad.heed"), vmap=str(vmap))
+
+
 def test_four_threads_give_what_one_gives(aren):
     translator = heed.Translator(aren)
     want = [r.hypotheses for r in translator.translate_batch(SOURCES, beam_size=2, num_hypotheses=2)]

@@ -65,6 +65,8 @@ std::vector<OptionSpec> specs() {
       threads_option(),
       spin_option(),
       backend_option(),
+      {"use-vmap", 0, false, "", "translation models converted with --vmap: decode over each batch's vocabulary "
+                                 "shortlist (as heed translate --use-vmap)"},
       {"json", 0, false, "", "print one JSON object instead of the table"},
       no_mmap_option(),
   };
@@ -95,6 +97,7 @@ double percentile(std::vector<double> values, double p) {
 struct Settings {
   size_t batch = 1, beam = 1, sentences = 16, source_len = 32, length = 32, repeat = 5, warmup = 1, threads = 1;
   uint32_t spin_microseconds = 100;
+  bool use_vmap = false;
   Backend backend = Backend::kAuto;
   LoadOptions load;
 };
@@ -223,6 +226,7 @@ Status bench_translation(const std::string& path, const Settings& s, const std::
   decode.beam_size = s.beam;
   decode.max_length = translator->limits().max_target_len;  // --length, or the model's default (256 at most)
   decode.min_length = s.length == 0 ? 1 : s.length;
+  decode.use_vmap = s.use_vmap;
   return timed_passes(flat_batches(sources, s.batch), s, t0, r, [&](const TokenBatch& batch, size_t* tokens) {
     DecodeOutput out;
     HEED_RETURN_IF_ERROR(translator->translate(batch, decode, nullptr, &out));
@@ -341,6 +345,7 @@ bool read_settings(Args& args, Settings* out) {
   // 0 as the sessions read it (one per physical core), so the report prints the real count.
   s.threads = *threads == 0 ? std::max<size_t>(1, kernels::physical_cores()) : static_cast<size_t>(*threads);
   s.spin_microseconds = *spin;
+  s.use_vmap = args.has("use-vmap");
   return true;
 }
 
@@ -363,15 +368,16 @@ int run_bench(const std::vector<std::string>& argv) {
 
   Result r;
   if (family == fb::ModelConfig::TransformerDecoderOnly) {
-    if (args.has("input") || args.has("batch") || args.has("beam")) {
-      return args.usage_error("--input, --batch and --beam apply to translation models; this is a language model");
+    if (args.has("input") || args.has("batch") || args.has("beam") || s.use_vmap) {
+      return args.usage_error("--input, --batch, --beam and --use-vmap apply to translation models; this is a language model");
     }
     st = bench_generation(path, s, t0, &r);
   } else if (family == fb::ModelConfig::TransformerEncoderDecoder || family == fb::ModelConfig::RnnSeq2Seq) {
+    if (s.use_vmap && family == fb::ModelConfig::RnnSeq2Seq) return args.usage_error("--use-vmap applies to Transformer translation models");
     st = bench_translation(path, s, args.get("input"), t0, &r);
   } else if (family == fb::ModelConfig::TransformerEncoderOnly) {
-    if (args.has("beam") || args.has("length")) {
-      return args.usage_error("--beam and --length apply to translation and language models; this is an embedding model");
+    if (args.has("beam") || args.has("length") || s.use_vmap) {
+      return args.usage_error("--beam, --length and --use-vmap apply to translation and language models; this is an embedding model");
     }
     st = bench_embedding(path, s, args.get("input"), t0, &r);
   } else {

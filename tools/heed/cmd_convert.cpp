@@ -79,6 +79,17 @@ constexpr const char* kDescription =
     "  row-major   every tensor in plain C order (the layout of files before packing existed).\n"
     "  packed16x4  as auto, but refused unless the weights are int8 without --group-size.\n"
     "Both layouts give the same results; `heed inspect` shows each tensor's layout.\n\n"
+    "Vocabulary shortlist (--vmap FILE): CTranslate2's vocabulary mapping, stored in the file for\n"
+    "translation (Transformer encoder-decoder) models. Each line is a source n-gram, a tab and the\n"
+    "target tokens it makes candidates, tokens separated by single spaces (`src_1 ... src_N<TAB>tgt_1\n"
+    "... tgt_K`); a line with an empty n-gram lists the tokens that are always candidates. Empty\n"
+    "lines are skipped, CRLF line ends are read as LF, a line without a tab is an error. Tokens are\n"
+    "mapped to the model's vocabularies: an n-gram holding a token not in the source vocabulary is\n"
+    "dropped, a target token not in the target vocabulary too, and the summary counts both.\n"
+    "Repeated n-grams merge their candidates. A CTranslate2 folder's own vmap.txt (beside\n"
+    "model.bin) is taken when --vmap is not given. `heed translate --use-vmap` then scores only the\n"
+    "candidates of each batch's source n-grams (with the always-candidates and special tokens;\n"
+    "docs/decoding.md).\n\n"
     "Prints a summary line (tensors, parameters, file size) when done; a progress bar on a\n"
     "terminal. Exit status: 0 done, 1 conversion error, 2 wrong usage.";
 
@@ -99,6 +110,8 @@ std::vector<OptionSpec> specs() {
       {"source-spm", 0, true, "FILE", "SentencePiece model that splits the source text, embedded (with --target-spm; "
                                       "for CTranslate2 folders, whose source.spm/target.spm are taken by default)"},
       {"target-spm", 0, true, "FILE", "SentencePiece model that joins the target pieces, embedded (with --source-spm)"},
+      {"vmap", 0, true, "FILE", "vocabulary shortlist (CTranslate2's vocabulary mapping: source n-gram TAB target "
+                                "tokens, one per line) stored in the file; translation models only"},
       {"report", 0, false, "", "print each weight's quantization error (max |error|, SNR) to stderr"},
       {"quiet", 0, false, "", "no progress bar and no summary line"},
   };
@@ -154,9 +167,26 @@ std::optional<int> parse_options(const Args& args, convert::ConvertOptions* opti
   options->calibration = args.get("calibration", "");
   options->source_spm = args.get("source-spm", "");
   options->target_spm = args.get("target-spm", "");
+  options->vmap = args.get("vmap", "");
   status = convert::check_convert_options(*options);
   if (!status) return args.usage_error(status.message());
   return std::nullopt;
+}
+
+// 12345 -> "12,345": the shortlist's counts run to millions.
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
+  return digits;
+}
+
+void print_vmap_summary(const convert::VocabMapSummary& v) {
+  std::printf(
+      "heed convert: vmap: %s keys (n-grams of 1-%u tokens), %s candidates, %s always; %s source n-grams "
+      "dropped (token not in the source vocabulary), %s target tokens dropped (not in the target "
+      "vocabulary)\n",
+      grouped(v.keys).c_str(), v.max_ngram, grouped(v.candidates).c_str(), grouped(v.always).c_str(),
+      grouped(v.dropped_ngrams).c_str(), grouped(v.dropped_targets).c_str());
 }
 
 void print_summary(const std::string& output, const std::string& source, const convert::SourceFormat& format,
@@ -184,6 +214,7 @@ void print_summary(const std::string& output, const std::string& source, const c
                 "lowest, %.5f mean\n",
                 summary.check_lines, summary.check_lowest_cosine, summary.check_mean_cosine);
   }
+  if (!options.vmap.empty()) print_vmap_summary(summary.vmap);
 }
 
 int run_convert(const std::vector<std::string>& argv) {

@@ -1,7 +1,7 @@
 // `heed inspect FILE`: loads a .heed file with every check the runtime makes and prints what is in
-// it: producer, format version, family and every hyperparameter, tokenizer, metadata, a table of
-// all tensors and totals; or (--vocab) one side's vocabulary. A file that fails a check gives one
-// line on stderr and exit code 1.
+// it: producer, format version, family and every hyperparameter, tokenizer, vocabulary shortlist,
+// metadata, a table of all tensors and totals; or (--vocab) one side's vocabulary. A file that
+// fails a check gives one line on stderr and exit code 1.
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -147,6 +147,18 @@ void add_tokenizer(const fb::Tokenizer* t, std::vector<Section>* sections) {
   sections->push_back(std::move(out));
 }
 
+// The vocabulary shortlist's size (heed convert --vmap): its ids are not listed.
+void add_vocab_map(const fb::VocabMap* map, std::vector<Section>* sections) {
+  if (!map) return;
+  Section out{"vocab_map", {}};
+  out.number("keys", map->key_offsets()->size() - 1);
+  out.number("max_ngram", map->max_ngram());
+  out.number("key_ids", map->key_ids()->size());
+  out.number("candidates", map->target_ids()->size());
+  out.number("always", map->always() ? map->always()->size() : 0);
+  sections->push_back(std::move(out));
+}
+
 std::string shape_text(const std::vector<uint32_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -220,6 +232,7 @@ void print_model(const std::string& path, const Model& model, bool json) {
   }
   add_config(index, &sections);
   add_tokenizer(index.tokenizer(), &sections);
+  add_vocab_map(index.vocab_map(), &sections);
   Section metadata{"metadata", {}};
   if (index.metadata()) {
     for (const fb::KeyValue* kv : *index.metadata()) metadata.text(kv->key()->c_str(), str(kv->value()));
@@ -263,7 +276,8 @@ int print_vocabulary(const Model& model, TokenizerSide side) {
 
 constexpr const char* kDescription =
     "Checks a .heed file the way the runtime does and prints its producer, format version, model\n"
-    "family and hyperparameters, tokenizer, metadata, every tensor and totals.\n"
+    "family and hyperparameters, tokenizer, vocabulary shortlist (its size, when the file has one),\n"
+    "metadata, every tensor and totals.\n"
     "\n"
     "--vocab prints the vocabulary instead and nothing else: one token per line in id order (line N\n"
     "holds id N-1), the source side of a translation model unless --side target (models with one\n"

@@ -74,6 +74,11 @@ constexpr const char* kDescription =
     "[{\"layer\", \"head\", \"weights\": [one array over the source per target token]}]} with every\n"
     "layer and head (line, layer and head 0-based; the SVG numbers lines from 1). Both files are\n"
     "written atomically once all input is translated.\n"
+    "Vocabulary shortlist: with --use-vmap, a model converted with --vmap computes the output\n"
+    "projection over the target candidates of each batch's source n-grams only (its map's, plus the\n"
+    "unknown, start and end tokens and forced prefixes); faster, and the same tokens whenever the\n"
+    "map holds the tokens chosen. Scores are then normalized over the candidates.\n"
+    "\n"
     "Capturing attention keeps every step's attention of every hypothesis in memory, so with either\n"
     "option --batch defaults to 1.";
 
@@ -107,6 +112,8 @@ std::vector<OptionSpec> specs() {
       {"with-scores", 0, false, "", "print 'I ||| HYPOTHESIS ||| SCORE' lines even for one hypothesis"},
       {"return-alternatives", 0, false, "", "the --n-best most likely tokens after the prefix, each continued greedily "
                                             "(CTranslate2's return_alternatives; --beam defaults to 1)"},
+      {"use-vmap", 0, false, "", "decode over each batch's vocabulary shortlist (a model converted with "
+                                 "heed convert --vmap; CTranslate2's use_vmap)"},
       {"tokens", 0, false, "", "input and output are space-separated tokens"},
       {"no-split", 0, false, "", "translate each input line as one sentence (no sentence splitting)"},
       {"attention", 0, true, "FILE.svg", "write the attention heatmaps of the best hypotheses as SVG"},
@@ -174,6 +181,7 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   DecodeOptions& d = s->decode;
   d.beam_size = static_cast<size_t>(*beam);
   d.return_alternatives = alternatives;
+  d.use_vmap = args.has("use-vmap");
   d.n_best = static_cast<size_t>(*n_best);
   d.max_length = static_cast<size_t>(*max_len);
   d.min_length = static_cast<size_t>(*min_len);

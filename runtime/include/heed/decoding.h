@@ -143,6 +143,12 @@ struct DecodeOptions {
 
   DecodeControls controls;  // unknown token, suppressed sequences, repetition, end tokens
 
+  // CTranslate2's use_vmap: decode over the vocabulary shortlist of each batch (a model converted
+  // with `heed convert --vmap`; StepModel::restrict_vocabulary). Faster, and the same tokens as the
+  // whole vocabulary whenever the map holds the tokens chosen; log-probs are normalized over the
+  // candidates. Refused for a model without a map.
+  bool use_vmap = false;
+
   // Streaming (beam_size 1 only; decode() refuses it with beam search): when set, called inside
   // decode() after every step with each running sentence's token, in step order: forced prefix
   // tokens and the end token included (step = index in the hypothesis), with the token's log-prob

@@ -178,6 +178,9 @@ typedef struct heed_decode_options {
    * translation starts with this target text (the model's target tokenizer; space-separated tokens
    * for models without one), CTranslate2's target_prefix. NULL or "": none. */
   const char* target_prefix;
+  /* nonzero: CTranslate2's use_vmap, each batch decodes over its vocabulary shortlist (a model
+   * converted with `heed convert --vmap`; HEED_INVALID_ARGUMENT for a model without a map). */
+  int use_vmap;
 } heed_decode_options;
 
 void heed_decode_options_init(heed_decode_options* options);

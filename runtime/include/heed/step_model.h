@@ -92,6 +92,19 @@ class StepModel {
     return false;
   }
 
+  // Vocabulary shortlist (a model converted with `heed convert --vmap`; DecodeOptions::use_vmap):
+  // has_vocab_map() tells whether the model has a map. restrict_vocabulary(), called after start()
+  // with the same sources, makes the steps of this batch compute the candidates of the sources'
+  // n-grams only (plus the map's always-candidates, unk, bos, eos and the ids of `targets`, the
+  // forced prefixes, when not null): their log-softmax is taken over the candidates and every
+  // other token's log-prob is -inf. The next start() returns to the whole vocabulary.
+  virtual bool has_vocab_map() const { return false; }
+  virtual Status restrict_vocabulary(const TokenBatch* sources, const TokenBatch* targets) {
+    (void)sources;
+    (void)targets;
+    return invalid_argument("this model has no vocabulary map");
+  }
+
   // Beam bookkeeping: after this call, row r continues from the state of row parents[r] (cache
   // entries of positions < current step are copied/permuted). rows as in the last step().
   virtual void reorder(const int32_t* parents, size_t rows) = 0;

@@ -101,6 +101,7 @@ heed_status heed::c_api::make_request(const heed::Translator& t, const heed_deco
   d.seed = o.seed;
   d.n_best = o.num_hypotheses;
   d.return_alternatives = o.return_alternatives != 0;
+  d.use_vmap = o.use_vmap != 0;
   d.controls.disable_unk = o.disable_unk != 0;
   d.controls.repetition_penalty = o.repetition_penalty;
   d.controls.no_repeat_ngram_size = o.no_repeat_ngram_size;

@@ -8,6 +8,7 @@
 
 #include "decoding/decoding_controls.h"
 #include "decoding/decoding_storage.h"
+#include "decoding/start_batch.h"
 #include "decoding/length_penalty.h"
 #include "decoding/token_selection.h"
 #include "heed/decoding.h"
@@ -26,7 +27,9 @@ class AlternativesSearch {
   // Sentence i: its source (null for decoder-only models) and prefix (length 0 for none).
   Status run(size_t i, const TokenBatch* source, const int32_t* prefix, size_t prefix_length) {
     const size_t rows = o_.n_best;
-    HEED_RETURN_IF_ERROR(model_.start(source, 1, rows));
+    const size_t offsets[2] = {0, prefix_length};
+    const TokenBatch prefix_batch{prefix, offsets, 1};
+    HEED_RETURN_IF_ERROR(decoding::start_batch(model_, source, 1, rows, o_, &prefix_batch));
     i_ = i;
     prefix_length = std::min(prefix_length, max_length_);
     for (size_t r = 0; r < rows; ++r) s_.inputs[r] = model_.bos_id();

@@ -31,6 +31,7 @@
 #include "decoding/decoding_controls.h"
 #include "decoding/decoding_storage.h"
 #include "decoding/length_penalty.h"
+#include "decoding/start_batch.h"
 #include "decoding/token_selection.h"
 #include "heed/decoding.h"
 
@@ -111,7 +112,7 @@ class BeamSearch {
         eos_(controls_.first_end()), enough_finished_(max_finished(o.beam_size, o.patience)) {}
 
   Status run(DecodeOutput* out) {
-    HEED_RETURN_IF_ERROR(model_.start(sources_, batch_, beam_));
+    HEED_RETURN_IF_ERROR(decoding::start_batch(model_, sources_, batch_, beam_, o_, prefixes_));
     reset();
     // Attention capture: every alive row's attention of every step, and the parents each step
     // chose, so that a finished hypothesis's matrix is found by following the back-pointers.

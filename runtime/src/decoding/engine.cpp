@@ -127,6 +127,9 @@ Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const Dec
   const size_t max_length = o.max_length == 0 ? l.max_target_len : o.max_length;
   HEED_RETURN_IF_ERROR(check_prefixes(prefixes, batch, max_length, o));
   HEED_RETURN_IF_ERROR(check_control_ids(o.controls));
+  if (o.use_vmap && !model_->has_vocab_map()) {
+    return invalid_argument("use_vmap: the model has no vocabulary map (convert it with heed convert --vmap FILE)");
+  }
 
   // Zero allocation from here on.
   out->batch = batch;

@@ -5,6 +5,7 @@
 #include "decoding/decoding_controls.h"
 #include "decoding/decoding_storage.h"
 #include "decoding/length_penalty.h"
+#include "decoding/start_batch.h"
 #include "decoding/token_selection.h"
 #include "heed/decoding.h"
 
@@ -49,7 +50,7 @@ class GreedySearch {
         rng_(o.seed) {}
 
   Status run(DecodeOutput* out) {
-    HEED_RETURN_IF_ERROR(model_.start(sources_, batch_, 1));
+    HEED_RETURN_IF_ERROR(decoding::start_batch(model_, sources_, batch_, 1, o_, prefixes_));
     for (size_t i = 0; i < batch_; ++i) {
       s_.done[i] = 0;
       s_.lengths[i] = 0;

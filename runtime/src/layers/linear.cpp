@@ -54,6 +54,7 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
   num_outliers_ = w->num_outlier_channels;
   outlier_weights_ = w->outlier_weights;
   block_lanes_.clear();
+  gathered_lanes_ = nullptr;
   switch (w->dtype) {
     case fb::DType::F32:
     case fb::DType::F16:
@@ -306,7 +307,7 @@ void Linear::gemm_rows(const kernels::KernelTable& k, const void* a, size_t m, s
     p.a_block = a_block_;
     if (a_block_ != 0) {
       const size_t blocks = (in_ + a_block_ - 1) / a_block_;
-      p.block_lanes = block_lanes_.data() + n0 / 16 * blocks;  // n0 starts a 16-row block
+      p.block_lanes = lanes() + n0 / 16 * blocks;  // n0 starts a 16-row block
       p.b_scales_per_block = group_size_ != 0;  // the loader allows only group size == a_block_
       if (p.b_scales_per_block) p.b_scales = scales_ + n0 * blocks;
     }

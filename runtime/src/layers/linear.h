@@ -103,6 +103,15 @@ class Linear {
     run(k, x, x, m, ldx, y, ldy, act, accumulate, scratch, pool);
   }
 
+  // Vocabulary shortlists (models/vocab_shortlist.h): `out` becomes the layer of this one's output
+  // rows rows[0], rows[1], ... rows[count - 1] (any order), their weights, scales, row sums, bias and
+  // outlier weights copied into `storage` in this layer's own format, so each output is bitwise the
+  // one this layer's kernels compute for that row. `storage`: gathered_bytes(capacity) bytes,
+  // 64-byte aligned, count <= capacity, rows inside [0, out_features()). `out` runs heed's kernels
+  // (never XNNPACK) and reads `storage` until it is gathered again.
+  size_t gathered_bytes(size_t capacity) const;
+  void gather_rows(const int32_t* rows, size_t count, void* storage, Linear* out) const;
+
  private:
   // The XNNPACK path; false when this call is not one it takes (heed's kernels then run).
   bool forward_xnnpack(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx, float* y,
@@ -162,8 +171,10 @@ class Linear {
   size_t num_outliers_ = 0;
   const float* outlier_weights_ = nullptr;
   // a_block_: the weights' per-block row sums and scales in the kernels' lane layout
-  // (kernels::pack_block_lanes).
+  // (kernels::pack_block_lanes); a gathered layer's are in its storage (gathered_lanes_).
   std::vector<kernels::BlockLanes> block_lanes_;
+  const kernels::BlockLanes* gathered_lanes_ = nullptr;
+  const kernels::BlockLanes* lanes() const { return gathered_lanes_ != nullptr ? gathered_lanes_ : block_lanes_.data(); }
   F32Vector bias_;
   // Set by use_xnnpack. Shared so Linear stays copyable (model families copy layers while loading,
   // before use_xnnpack); one operator must not run from two sessions at once.

@@ -26,6 +26,11 @@ class F32Vector {
   // Loads `name` of `size` values; when `optional` and the tensor is absent, data() is null.
   Status load(const Model& model, const std::string& name, size_t size, bool optional);
   const float* data() const { return owned_.empty() ? mapped_ : owned_.data(); }
+  // Makes this a view of `values` (which outlive it), or of nothing when null.
+  void view(const float* values) {
+    owned_.clear();
+    mapped_ = values;
+  }
 
  private:
   const float* mapped_ = nullptr;

@@ -129,6 +129,7 @@ Status Model::init(const std::string& where) {
   HEED_RETURN_IF_ERROR(loader::validate_config(*index_, where));
   HEED_RETURN_IF_ERROR(loader::validate_tensors(*index_, weights_, where, &tensors_, &by_name_));
   HEED_RETURN_IF_ERROR(loader::validate_tokenizer(*index_, where));
+  HEED_RETURN_IF_ERROR(loader::validate_vocab_map(*index_, where));
   return Status::success();
 }
 

@@ -39,4 +39,8 @@ Status validate_tensors(const fb::Model& index, const uint8_t* weights, const st
 // Vocabulary sizes against the hyperparameters, special token ids within the vocabulary.
 Status validate_tokenizer(const fb::Model& index, const std::string& where);
 
+// The vocabulary shortlist, when present (validate_vocab_map.cpp): encoder-decoder models only,
+// offsets that frame their ids, keys sorted and unique, every id within its side's vocab_size.
+Status validate_vocab_map(const fb::Model& index, const std::string& where);
+
 }  // namespace heed::loader

@@ -49,6 +49,7 @@ Status EncoderDecoder::load(const Model& model, const StepModelLimits& limits) {
   HEED_RETURN_IF_ERROR(decoder_.load(model, "decoder", dc, dec_emb, /*memory_dim=*/ec.d_model));
   HEED_RETURN_IF_ERROR(load_output_projection(model, cfg->tied_output(), dec_emb, dc.vocab_size, dc.d_model, &output_));
   HEED_RETURN_IF_ERROR(read_start_and_end(model, dc.vocab_size, /*start_optional=*/false, &bos_id_, &eos_id_));
+  shortlist_.load(model, &output_, model.index().tokenizer()->unk_id(), bos_id_, eos_id_);
   return layers::xnnpack_min_rows(limits.backend, &xnnpack_min_rows_);
 }
 
@@ -87,6 +88,8 @@ void EncoderDecoder::plan(ArenaPlanner* p) {
   }
   self_cache_.plan(p, "decoder", {dc.num_layers, max_rows_, T, dc.kv_dim(), kStep, kReorder, kReorder});
   decoder_scratch_.plan(p, "decoder", dc, {max_rows_, T > S ? T : S, threads_, xnn, kStep, kStep, kStep});
+  // A batch's shortlist is gathered after start() and read by every step.
+  shortlist_.plan(p, kStep, kReorder);
   // Attention capture: written by step(), read by the decoding engine before reorder().
   cross_attention_.request(p, "decoder.cross_attention",
       limits_.capture_attention ? blocks::saturating_product(max_rows_, dc.num_layers, dc.num_heads, S, f) : 0,
@@ -107,6 +110,7 @@ void EncoderDecoder::bind(const ArenaPlanner& p) {
   encoder_scratch_.bind(arena_, p);
   decoder_scratch_.bind(arena_, p);
   self_cache_.bind(arena_, p);
+  shortlist_.bind(arena_, p);
   if (encoder_.config.position_encoding == fb::PositionEncoding::Sinusoidal) {
     layers::sinusoidal_positions(limits_.max_source_len, encoder_.config.d_model, encoder_positions_.as<float>());
   }
@@ -122,6 +126,7 @@ void EncoderDecoder::bind(const ArenaPlanner& p) {
 Status EncoderDecoder::start(const TokenBatch* sources, size_t batch, size_t beam) {
   started_ = false;
   cache_length_ = 0;
+  shortlist_.clear();
   if (sources == nullptr || (batch > 0 && (sources->offsets == nullptr || sources->ids == nullptr))) {
     return invalid_argument("a Transformer encoder-decoder needs a batch of sources");
   }
@@ -154,9 +159,14 @@ void EncoderDecoder::project_cross_keys_values(size_t tokens) {
 
 void EncoderDecoder::step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) {
   if (!check_step(input_ids, rows, step, log_probs, decoder_.config.vocab_size, /*in_order=*/true)) return;
-  const blocks::Decoder decoder{&decoder_, &output_, &decoder_scratch_, &self_cache_, &memory_};
+  const layers::Linear* output = shortlist_.active() ? &shortlist_.projection() : &output_;
+  const blocks::Decoder decoder{&decoder_, output, &decoder_scratch_, &self_cache_, &memory_};
   blocks::decoder_step(compute(), decoder, {input_ids, rows, step, decoder_positions_.as<float>()}, log_probs);
-  finish_step(log_probs, rows);
+  if (shortlist_.active()) {
+    shortlist_.expand(*k_, pool_.get(), log_probs, rows, !raw_logits_);
+  } else {
+    finish_step(log_probs, rows);
+  }
   cache_length_ = step + 1;
 }
 
@@ -166,6 +176,15 @@ size_t EncoderDecoder::attention_panels() const {
 
 const float* EncoderDecoder::last_attention() const {
   return limits_.capture_attention ? cross_attention_.as<const float>() : nullptr;
+}
+
+Status EncoderDecoder::restrict_vocabulary(const TokenBatch* sources, const TokenBatch* targets) {
+  if (!shortlist_.available()) return invalid_argument("this model has no vocabulary map (heed convert --vmap)");
+  if (!started_ || sources == nullptr || sources->size != batch_) {
+    return invalid_argument("restrict_vocabulary needs the sources of the batch start() began");
+  }
+  shortlist_.build(*sources, targets);
+  return Status::success();
 }
 
 void EncoderDecoder::reorder(const int32_t* parents, size_t rows) {

@@ -17,6 +17,7 @@
 #include "blocks/stack_scratch.h"
 #include "heed/model.h"
 #include "models/step_session.h"
+#include "models/vocab_shortlist.h"
 
 namespace heed::models {
 
@@ -37,6 +38,9 @@ class EncoderDecoder final : public StepSession {
   // parents[r] must be a row of the same sentence (r / beam); invalid parents change nothing.
   void reorder(const int32_t* parents, size_t rows) override;
 
+  bool has_vocab_map() const override { return shortlist_.available(); }
+  Status restrict_vocabulary(const TokenBatch* sources, const TokenBatch* targets) override;
+
   // With limits.capture_attention: every decoder layer's cross-attention probabilities per head
   // (panel = layer * num_heads + head).
   size_t attention_panels() const override;
@@ -55,6 +59,7 @@ class EncoderDecoder final : public StepSession {
 
   blocks::StackWeights encoder_, decoder_;
   layers::Linear output_;
+  VocabShortlist shortlist_;  // empty unless the file has a vocabulary map
 
   blocks::StackScratch encoder_scratch_, decoder_scratch_;
   blocks::KvCache self_cache_;

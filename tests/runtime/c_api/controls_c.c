@@ -128,6 +128,13 @@ static void check_refusals(heed_translator* t) {
     printf("FAIL: an options struct without its size was accepted\n");
     ++failures;
   }
+  heed_decode_options_init(&o);
+  o.use_vmap = 1;
+  if (heed_translate_text_with_options(t, "آ ز ا", &o, out, sizeof out, &length) != HEED_INVALID_ARGUMENT ||
+      strstr(heed_translator_last_error(t), "no vocabulary map") == NULL) {
+    printf("FAIL: use_vmap without a map: %s\n", heed_translator_last_error(t));
+    ++failures;
+  }
 }
 
 typedef struct {

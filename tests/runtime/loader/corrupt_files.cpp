@@ -1,8 +1,9 @@
 #include "corrupt_files.h"
 
-
 #include <cstring>
 #include <stdexcept>
+
+#include "sample_model.h"
 
 namespace heed::test {
 
@@ -22,6 +23,75 @@ fb::TransformerEncoderDecoderT& config(fb::ModelT& m) { return *m.config.AsTrans
 const char* const kPerRow = "decoder.layers.0.ffn.in.weight";
 const char* const kPerGroup = "decoder.layers.0.ffn.out.weight";
 const char* const kEmbeddings = "encoder.embeddings";
+
+using AddCase = std::function<void(std::string, std::vector<uint8_t>, StatusCode, std::string)>;
+
+// The sample vocabulary map (keys [1] [1 2] [3], candidates {4 5} {6} {7 8}, always {2}), broken
+// one rule at a time.
+void add_vocab_map_cases(const std::vector<uint8_t>& valid, const AddCase& add) {
+  auto broken = [&](const std::function<void(fb::VocabMapT&)>& edit) {
+    return repack(valid, [&](fb::ModelT& m) {
+      m.vocab_map = std::make_unique<fb::VocabMapT>(sample_vocab_map());
+      edit(*m.vocab_map);
+    });
+  };
+  const StatusCode c = StatusCode::kInvalidFile;
+  add("vmap_not_encoder_decoder",
+      repack(valid,
+             [](fb::ModelT& m) {
+               fb::TransformerDecoderOnlyT lm;
+               lm.decoder = std::make_unique<fb::TransformerStackT>(*config(m).decoder);
+               m.config.Set(std::move(lm));
+               m.vocab_map = std::make_unique<fb::VocabMapT>(sample_vocab_map());
+             }),
+      c, "vocab_map: a vocabulary shortlist needs a TransformerEncoderDecoder model, not TransformerDecoderOnly");
+  add("vmap_max_ngram_zero", broken([](fb::VocabMapT& v) { v.max_ngram = 0; }), c, "vocab_map: max_ngram is 0");
+  add("vmap_no_offsets", broken([](fb::VocabMapT& v) { v.key_offsets.clear(); }), c, "vocab_map: key_offsets is empty");
+  add("vmap_offsets_from_one", broken([](fb::VocabMapT& v) { v.key_offsets[0] = 1; }), c,
+      "vocab_map: key_offsets[0] is 1, not 0");
+  add("vmap_offsets_decreasing", broken([](fb::VocabMapT& v) {
+        v.target_offsets = {0, 3, 2, 5};
+      }),
+      c, "vocab_map: target_offsets[2] 2 is below target_offsets[1] 3");
+  add("vmap_offsets_past_ids", broken([](fb::VocabMapT& v) { v.key_offsets.back() = 0xFFFFFFFFu; }), c,
+      "vocab_map: key_offsets ends at 4294967295 but key_ids holds 4 ids");
+  add("vmap_offsets_short", broken([](fb::VocabMapT& v) { v.target_ids.push_back(9); }), c,
+      "vocab_map: target_offsets ends at 5 but target_ids holds 6 ids");
+  add("vmap_offset_counts", broken([](fb::VocabMapT& v) {
+        v.target_offsets = {0, 5};
+      }),
+      c, "vocab_map: key_offsets has 4 entries but target_offsets 2");
+  add("vmap_key_empty", broken([](fb::VocabMapT& v) {
+        v.key_offsets = {0, 1, 1, 4};
+      }),
+      c, "vocab_map: key 1 has 0 ids (keys have 1..2, max_ngram)");
+  add("vmap_key_too_long", broken([](fb::VocabMapT& v) { v.max_ngram = 1; }), c,
+      "vocab_map: key 1 has 2 ids (keys have 1..1, max_ngram)");
+  add("vmap_key_id_outside", broken([](fb::VocabMapT& v) { v.key_ids[3] = 10; }), c,
+      "vocab_map: key_ids[3] 10 is outside the source vocabulary (10 tokens)");
+  add("vmap_key_id_negative", broken([](fb::VocabMapT& v) { v.key_ids[0] = -1; }), c,
+      "vocab_map: key_ids[0] -1 is outside the source vocabulary");
+  add("vmap_keys_unsorted", broken([](fb::VocabMapT& v) {
+        v.key_ids = {3, 1, 2, 1};
+      }),
+      c, "vocab_map: key 1 does not sort after key 0");
+  add("vmap_keys_duplicate", broken([](fb::VocabMapT& v) {
+        v.key_ids = {1, 1, 3};
+        v.key_offsets = {0, 1, 2, 3};
+      }),
+      c, "vocab_map: key 1 does not sort after key 0");
+  add("vmap_prefix_after", broken([](fb::VocabMapT& v) {
+        v.key_ids = {1, 2, 1, 3};
+        v.key_offsets = {0, 2, 3, 4};
+      }),
+      c, "vocab_map: key 1 does not sort after key 0");
+  add("vmap_target_outside", broken([](fb::VocabMapT& v) { v.target_ids[4] = 10; }), c,
+      "vocab_map: target_ids[4] 10 is outside the target vocabulary (10 tokens)");
+  add("vmap_always_outside", broken([](fb::VocabMapT& v) {
+        v.always = {2, -5};
+      }),
+      c, "vocab_map: always[1] -5 is outside the target vocabulary");
+}
 
 }  // namespace
 
@@ -126,6 +196,7 @@ std::vector<CorruptFile> corrupt_files(const std::vector<uint8_t>& valid) {
       "eos_id 10 is outside the vocabulary");
   add("unknown_activation", edited([](fb::ModelT& m) { config(m).encoder->activation = static_cast<fb::Activation>(200); }),
       C::kInvalidFile, "unknown activation 200");
+  add_vocab_map_cases(valid, add);
   return out;
 }
 

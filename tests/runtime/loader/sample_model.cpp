@@ -101,6 +101,17 @@ convert::NeutralModel make_sample_model() {
   return m;
 }
 
+fb::VocabMapT sample_vocab_map() {
+  fb::VocabMapT map;
+  map.max_ngram = 2;
+  map.key_offsets = {0, 1, 3, 4};
+  map.key_ids = {1, 1, 2, 3};
+  map.target_offsets = {0, 2, 3, 5};
+  map.target_ids = {4, 5, 6, 7, 8};
+  map.always = {2};
+  return map;
+}
+
 std::vector<uint8_t> sample_model_bytes() {
   std::vector<uint8_t> bytes;
   const Status s = convert::serialize_heed(make_sample_model(), &bytes);

@@ -11,6 +11,9 @@
 namespace heed::test {
 
 convert::NeutralModel make_sample_model();
+// A valid vocabulary map for it (both vocabularies hold 10 tokens): keys [1] [1 2] [3] (max_ngram
+// 2) with candidates {4 5} {6} {7 8}, always {2}.
+fb::VocabMapT sample_vocab_map();
 // serialize_heed(make_sample_model()); throws std::runtime_error if the writer refuses it.
 std::vector<uint8_t> sample_model_bytes();
 
