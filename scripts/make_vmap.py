@@ -66,7 +66,8 @@ def main():
         sys.exit("make_vmap.py: the corpus is empty")
     by_source = candidates(source, target, both, args.top, args.min_count)
     out = sys.stdout
-    out.write("\t" + " ".join(t for t, _ in frequency.most_common(args.frequent)) + "\n")
+    if args.frequent > 0:
+        out.write("\t" + " ".join(t for t, _ in frequency.most_common(args.frequent)) + "\n")
     for s in sorted(by_source):
         out.write(s + "\t" + " ".join(by_source[s]) + "\n")
     print("make_vmap.py: %d source tokens, %d with candidates" % (len(source), len(by_source)), file=sys.stderr)

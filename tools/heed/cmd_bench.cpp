@@ -373,12 +373,15 @@ int run_bench(const std::vector<std::string>& argv) {
     }
     st = bench_generation(path, s, t0, &r);
   } else if (family == fb::ModelConfig::TransformerEncoderDecoder || family == fb::ModelConfig::RnnSeq2Seq) {
-    if (s.use_vmap && family == fb::ModelConfig::RnnSeq2Seq) return args.usage_error("--use-vmap applies to Transformer translation models");
+    if (s.use_vmap && family == fb::ModelConfig::RnnSeq2Seq) {
+      return args.usage_error("--use-vmap applies to Transformer translation models; this is an RNN");
+    }
     st = bench_translation(path, s, args.get("input"), t0, &r);
   } else if (family == fb::ModelConfig::TransformerEncoderOnly) {
-    if (args.has("beam") || args.has("length") || s.use_vmap) {
-      return args.usage_error("--beam, --length and --use-vmap apply to translation and language models; this is an embedding model");
+    if (args.has("beam") || args.has("length")) {
+      return args.usage_error("--beam and --length apply to translation and language models; this is an embedding model");
     }
+    if (s.use_vmap) return args.usage_error("--use-vmap applies to translation models; this is an embedding model");
     st = bench_embedding(path, s, args.get("input"), t0, &r);
   } else {
     return fail(path + ": model family " + fb::EnumNameModelConfig(family) + " has no decoder to benchmark");

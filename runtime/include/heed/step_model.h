@@ -99,6 +99,12 @@ class StepModel {
   // forced prefixes, when not null): their log-softmax is taken over the candidates and every
   // other token's log-prob is -inf. The next start() returns to the whole vocabulary.
   virtual bool has_vocab_map() const { return false; }
+  // While a restriction holds: its candidates in increasing id order (*count of them); the search
+  // then reads only those scores (every other one is -inf). Null, *count 0: every token.
+  virtual const int32_t* vocabulary_candidates(size_t* count) const {
+    *count = 0;
+    return nullptr;
+  }
   virtual Status restrict_vocabulary(const TokenBatch* sources, const TokenBatch* targets) {
     (void)sources;
     (void)targets;

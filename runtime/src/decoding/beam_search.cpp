@@ -62,39 +62,55 @@ inline bool any_above(const float* x, float base, float worst) {
   return any != 0;
 }
 
-// The best `k` extensions of the alive rows of one sentence, best first, into `heap`.
-// Returns how many were found (fewer when few rows are alive or tokens are -inf).
-size_t top_candidates(const float* log_probs, const float* cumulative, size_t beam, size_t vocab, size_t k,
-                      Candidate* heap) {
-  // `better` as the heap order keeps the worst kept candidate at heap[0].
-  size_t n = 0;
-  for (size_t j = 0; j < beam; ++j) {
-    const float base = cumulative[j];
-    if (base == kNegInf) continue;
-    const float* row = log_probs + j * vocab;
-    for (size_t v0 = 0; v0 < vocab; v0 += kScanBlock) {
-      const size_t v1 = std::min(v0 + kScanBlock, vocab);
-      // Candidates arrive in increasing (row, token) order, so once the heap is full one enters
-      // only with a score strictly above the worst kept (a tie ranks after it): whole blocks
-      // without such a score are skipped (the scan was 15 % of a batch-16 beam-4 translation).
-      if (n == k && v1 - v0 == kScanBlock && !any_above(row + v0, base, heap[0].score)) continue;
-      for (size_t v = v0; v < v1; ++v) {
-        const float lp = row[v];
-        if (lp == kNegInf) continue;
-        const Candidate c{base + lp, static_cast<int32_t>(j), static_cast<int32_t>(v)};
-        if (n < k) {
-          heap[n++] = c;
-          std::push_heap(heap, heap + n, better);
-        } else if (better(c, heap[0])) {
-          std::pop_heap(heap, heap + n, better);
-          heap[n - 1] = c;
-          std::push_heap(heap, heap + n, better);
-        }
-      }
+// The `k` best candidates seen so far in `heap` (`better` as the heap order keeps the worst kept
+// at heap[0]); candidates arrive in increasing (row, token) order.
+struct CandidateHeap {
+  Candidate* heap;
+  size_t k, n = 0;
+
+  // Once full, a candidate enters only with a score strictly above the worst kept (a tie ranks
+  // after it).
+  bool full() const { return n == k; }
+  float worst() const { return heap[0].score; }
+  void offer(float base, float lp, size_t row, size_t token) {
+    if (lp == kNegInf) return;
+    const Candidate c{base + lp, static_cast<int32_t>(row), static_cast<int32_t>(token)};
+    if (n < k) {
+      heap[n++] = c;
+      std::push_heap(heap, heap + n, better);
+    } else if (better(c, heap[0])) {
+      std::pop_heap(heap, heap + n, better);
+      heap[n - 1] = c;
+      std::push_heap(heap, heap + n, better);
     }
   }
-  std::sort_heap(heap, heap + n, better);
-  return n;
+};
+
+// Row j's extensions into `h`: every token, whole blocks without a score above the worst kept
+// skipped (the scan was 15 % of a batch-16 beam-4 translation), or the candidates of a restricted
+// vocabulary only (the others are -inf).
+void scan_row(const float* row, float base, size_t j, const decoding::RowTokens& tokens, CandidateHeap* h) {
+  if (tokens.ids != nullptr) {
+    for (size_t c = 0; c < tokens.count; ++c) h->offer(base, row[tokens.ids[c]], j, static_cast<size_t>(tokens.ids[c]));
+    return;
+  }
+  for (size_t v0 = 0; v0 < tokens.size; v0 += kScanBlock) {
+    const size_t v1 = std::min(v0 + kScanBlock, tokens.size);
+    if (h->full() && v1 - v0 == kScanBlock && !any_above(row + v0, base, h->worst())) continue;
+    for (size_t v = v0; v < v1; ++v) h->offer(base, row[v], j, v);
+  }
+}
+
+// The best `k` extensions of the alive rows of one sentence, best first, into `heap`.
+// Returns how many were found (fewer when few rows are alive or tokens are -inf).
+size_t top_candidates(const float* log_probs, const float* cumulative, size_t beam, const decoding::RowTokens& tokens,
+                      size_t k, Candidate* heap) {
+  CandidateHeap h{heap, k};
+  for (size_t j = 0; j < beam; ++j) {
+    if (cumulative[j] != kNegInf) scan_row(log_probs + j * tokens.size, cumulative[j], j, tokens, &h);
+  }
+  std::sort_heap(heap, heap + h.n, better);
+  return h.n;
 }
 
 // round(beam x patience), as CTranslate2 computes it (in float).
@@ -233,7 +249,7 @@ class BeamSearch {
     const size_t base_row = i * beam_, vocab = s_.vocab;
     const float* cum = s_.cumulative[cur_] + base_row;
     const float* lp = s_.log_probs + base_row * vocab;
-    const size_t n = top_candidates(lp, cum, beam_, vocab, 2 * beam_, s_.candidates);
+    const size_t n = top_candidates(lp, cum, beam_, decoding::row_tokens(model_, vocab), 2 * beam_, s_.candidates);
     size_t next_secondary = beam_;  // where the search for replacement candidates resumes
     for (size_t rank = 0; rank < std::min(beam_, n); ++rank) {
       const Candidate& c = s_.candidates[rank];

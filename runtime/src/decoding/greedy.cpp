@@ -95,7 +95,7 @@ class GreedySearch {
       token = prefixes_->sequence(i)[t];
     } else {
       token = o_.sampling_top_k != 1 ? decoding::sample_token(row, vocab, params_, rng_, s_.sample_weights, s_.sample_ids)
-                                     : decoding::argmax(row, vocab);
+                                     : decoding::argmax(row, decoding::row_tokens(model_, vocab));
     }
     ids[t] = token;
     s_.history_log_probs[0][i * stride + t] = row[token];

@@ -45,6 +45,23 @@ int32_t argmax(const float* values, size_t n) {
   return static_cast<int32_t>(best);
 }
 
+RowTokens row_tokens(const StepModel& model, size_t vocab) {
+  RowTokens t;
+  t.size = vocab;
+  t.ids = model.vocabulary_candidates(&t.count);
+  return t;
+}
+
+int32_t argmax(const float* values, const RowTokens& tokens) {
+  if (tokens.ids == nullptr || tokens.count == 0) return argmax(values, tokens.size);
+  int32_t best = tokens.ids[0];
+  for (size_t c = 1; c < tokens.count; ++c) {
+    if (values[tokens.ids[c]] > values[best]) best = tokens.ids[c];
+  }
+  // Every other value is -inf: a row of -inf only is where the whole-row argmax gives token 0.
+  return values[best] == -std::numeric_limits<float>::infinity() ? argmax(values, tokens.size) : best;
+}
+
 uint64_t Rng::next() {
   uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "heed/step_model.h"
+
 namespace heed::decoding {
 
 // Removing tokens from a log-softmax row as if their logits had been -inf before the softmax:
@@ -17,6 +19,17 @@ void forbid_token(float* log_probs, size_t vocab, int32_t token);
 
 // Index of the largest value (the first one on ties).
 int32_t argmax(const float* values, size_t n);
+
+// The tokens a row of scores can hold a finite value at: `ids` (`count` of them, increasing) while
+// the model restricts its vocabulary (StepModel::vocabulary_candidates), else all `size`.
+struct RowTokens {
+  size_t size = 0;
+  const int32_t* ids = nullptr;
+  size_t count = 0;
+};
+RowTokens row_tokens(const StepModel& model, size_t vocab);
+// argmax(values, tokens.size), reading only the tokens' values: the same token.
+int32_t argmax(const float* values, const RowTokens& tokens);
 
 // SplitMix64: small, fast, and the same sequence on every platform and standard library.
 class Rng {

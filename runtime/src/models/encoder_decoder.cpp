@@ -158,7 +158,10 @@ void EncoderDecoder::project_cross_keys_values(size_t tokens) {
 }
 
 void EncoderDecoder::step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) {
-  if (!check_step(input_ids, rows, step, log_probs, decoder_.config.vocab_size, /*in_order=*/true)) return;
+  if (!check_step(input_ids, rows, step, log_probs, decoder_.config.vocab_size, /*in_order=*/true)) {
+    shortlist_.forget_rows();  // NaN rows now
+    return;
+  }
   const layers::Linear* output = shortlist_.active() ? &shortlist_.projection() : &output_;
   const blocks::Decoder decoder{&decoder_, output, &decoder_scratch_, &self_cache_, &memory_};
   blocks::decoder_step(compute(), decoder, {input_ids, rows, step, decoder_positions_.as<float>()}, log_probs);

@@ -39,6 +39,7 @@ class EncoderDecoder final : public StepSession {
   void reorder(const int32_t* parents, size_t rows) override;
 
   bool has_vocab_map() const override { return shortlist_.available(); }
+  const int32_t* vocabulary_candidates(size_t* count) const override { return shortlist_.candidates(count); }
   Status restrict_vocabulary(const TokenBatch* sources, const TokenBatch* targets) override;
 
   // With limits.capture_attention: every decoder layer's cross-attention probabilities per head

@@ -87,26 +87,33 @@ void VocabShortlist::build(const TokenBatch& sources, const TokenBatch* targets)
   }
   full_->gather_rows(ids, count_, storage_.ptr, &projection_);
   active_ = true;
+  filled_rows_ = 0;
 }
 
 void VocabShortlist::expand(const kernels::KernelTable& k, const threading::ThreadPool* pool, float* rows, size_t n,
-                            bool log_softmax) const {
+                            bool log_softmax) {
   const int32_t* ids = ids_.as<const int32_t>();
   const float minus_inf = -std::numeric_limits<float>::infinity();
-  threading::parallel_ranges(pool, n, threading::min_items_for(4 * count_ + vocab_), [&](size_t, size_t b, size_t e) {
+  if (rows != filled_) filled_rows_ = 0;
+  // Rows not filled yet get -inf from count_ on (the candidates' places among them are written below).
+  for (size_t r = filled_rows_; r < n; ++r) std::fill(rows + r * vocab_ + count_, rows + (r + 1) * vocab_, minus_inf);
+  filled_ = rows;
+  filled_rows_ = std::max(filled_rows_, n);
+  threading::parallel_ranges(pool, n, threading::min_items_for(4 * count_), [&](size_t, size_t b, size_t e) {
     for (size_t r = b; r < e; ++r) {
       float* row = rows + r * vocab_;
       if (log_softmax) k.log_softmax(row, count_);
-      // In place from the last candidate down: ids[j] >= j, so no logit is overwritten before it moves.
+      // In place from the last candidate down: ids[j] >= j, so no logit is overwritten before it
+      // moves. Only [0, count_) needs -inf again between the candidates (the projection wrote it).
       size_t next = vocab_;
       for (size_t j = count_; j-- > 0;) {
         const size_t to = static_cast<size_t>(ids[j]);
         const float value = row[j];
-        std::fill(row + to + 1, row + next, minus_inf);
+        if (to + 1 < count_) std::fill(row + to + 1, row + std::min(next, count_), minus_inf);
         row[to] = value;
         next = to;
       }
-      std::fill(row, row + next, minus_inf);
+      std::fill(row, row + std::min(next, count_), minus_inf);
     }
   });
 }

@@ -46,14 +46,23 @@ class VocabShortlist {
   void clear() { active_ = false; }
   bool active() const { return active_; }
   size_t count() const { return count_; }
+  // The candidates in increasing id order while active(), else null (*n 0).
+  const int32_t* candidates(size_t* n) const {
+    *n = active_ ? count_ : 0;
+    return active_ ? ids_.as<const int32_t>() : nullptr;
+  }
   // The output projection over the candidates, in increasing id order.
   const layers::Linear& projection() const { return projection_; }
 
   // `rows` rows of count() logits each (row stride `vocab`, as projection() wrote them) become
   // rows of `vocab` scores: the log-softmax over the candidates (when `log_softmax`), each at its
   // token's position, -inf at every other token.
+  // The -inf beyond the first count() entries are written once per build() and buffer: the
+  // decoding engine only lowers or shifts scores (-inf stays -inf), so they stay. Call
+  // forget_rows() when something else wrote into the buffer (a step() that filled it with NaN).
   void expand(const kernels::KernelTable& k, const threading::ThreadPool* pool, float* rows, size_t n,
-              bool log_softmax) const;
+              bool log_softmax);
+  void forget_rows() { filled_rows_ = 0; }
 
  private:
   // Marks the candidates of every n-gram of one source sentence.
@@ -69,6 +78,9 @@ class VocabShortlist {
   layers::Linear projection_;
   size_t count_ = 0;
   bool active_ = false;
+  // expand(): rows [0, filled_rows_) of filled_ hold -inf at every non-candidate from count_ on.
+  const float* filled_ = nullptr;
+  size_t filled_rows_ = 0;
 };
 
 }  // namespace heed::models

@@ -201,27 +201,31 @@ TEST_CASE("a restricted step: log-softmax over the candidates, -inf elsewhere", 
       if (s >= 3) candidates.insert({3 * s % int32_t{kVocab}, (3 * s + 1) % int32_t{kVocab}});
     }
   }
-  const size_t rows = kSources.size();
-  std::vector<int32_t> input(rows, 1);
-  std::vector<float> logits(rows * kVocab), restricted(rows * kVocab);
+  // Three steps into the same buffer: the -inf written once per batch stay where they belong.
+  const size_t rows = kSources.size(), steps = 3;
+  const std::vector<int32_t> inputs = {1, 1, 1, 6, 40, 11, 3, 2, 6};  // step t: inputs[t * rows ..]
+  std::vector<float> logits(steps * rows * kVocab), restricted(rows * kVocab);
   REQUIRE(session->start(&batch, rows, 1).is_ok());
   REQUIRE(session->set_raw_logits(true));
-  session->step(input.data(), rows, 0, logits.data());
+  for (size_t t = 0; t < steps; ++t) session->step(inputs.data() + t * rows, rows, t, logits.data() + t * rows * kVocab);
   session->set_raw_logits(false);
   REQUIRE(session->start(&batch, rows, 1).is_ok());
   REQUIRE(session->restrict_vocabulary(&batch, nullptr).is_ok());
-  session->step(input.data(), rows, 0, restricted.data());
-  for (size_t r = 0; r < rows; ++r) {
-    double max = -INFINITY, sum = 0;
-    for (int32_t c : candidates) max = std::max(max, double(logits[r * kVocab + c]));
-    for (int32_t c : candidates) sum += std::exp(double(logits[r * kVocab + c]) - max);
-    for (uint32_t v = 0; v < kVocab; ++v) {
-      INFO("row " << r << ", token " << v);
-      const float got = restricted[r * kVocab + v];
-      if (candidates.count(static_cast<int32_t>(v)) == 0) {
-        CHECK(got == -std::numeric_limits<float>::infinity());
-      } else {
-        CHECK(got == Approx(double(logits[r * kVocab + v]) - max - std::log(sum)).margin(1e-5));
+  for (size_t t = 0; t < steps; ++t) {
+    session->step(inputs.data() + t * rows, rows, t, restricted.data());
+    for (size_t r = 0; r < rows; ++r) {
+      const float* full = logits.data() + (t * rows + r) * kVocab;
+      double max = -INFINITY, sum = 0;
+      for (int32_t c : candidates) max = std::max(max, double(full[c]));
+      for (int32_t c : candidates) sum += std::exp(double(full[c]) - max);
+      for (uint32_t v = 0; v < kVocab; ++v) {
+        INFO("step " << t << ", row " << r << ", token " << v);
+        const float got = restricted[r * kVocab + v];
+        if (candidates.count(static_cast<int32_t>(v)) == 0) {
+          CHECK(got == -std::numeric_limits<float>::infinity());
+        } else {
+          CHECK(got == Approx(double(full[v]) - max - std::log(sum)).margin(1e-5));
+        }
       }
     }
   }
