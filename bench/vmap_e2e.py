@@ -19,6 +19,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -83,6 +84,35 @@ def bench(heed, model, inputs, scenario, use_vmap, repeat):
     return json.loads(out)
 
 
+# CTranslate2 on the same folder (its vmap.txt beside model.bin), one thread: the median tokens/s of
+# --repeat timed passes after one untimed one, as heed bench reports them.
+CT2_WORKER = r"""
+import sys, time, ctranslate2
+model, inputs, batch, beam, length, repeat, use_vmap = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), \
+    int(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == "1"
+t = ctranslate2.Translator(model, device="cpu", compute_type="int8", intra_threads=1, inter_threads=1)
+sources = [line.split() for line in open(inputs, encoding="utf-8")]
+def run():
+    start = time.perf_counter()
+    for i in range(0, len(sources), batch):
+        t.translate_batch(sources[i:i + batch], beam_size=beam, max_batch_size=batch, max_decoding_length=length,
+                          min_decoding_length=length, use_vmap=use_vmap)
+    return len(sources) * length / (time.perf_counter() - start)
+run()
+speeds = sorted(run() for _ in range(repeat))
+print(speeds[len(speeds) // 2])
+"""
+
+
+def ct2_bench(python, folder, inputs, scenario, use_vmap, repeat):
+    options = scenario.split()
+    value = lambda name, default: int(options[options.index(name) + 1]) if name in options else default
+    out = subprocess.run([python, "-c", CT2_WORKER, folder, inputs, str(value("--batch", 1)), str(value("--beam", 1)),
+                          str(value("--length", 32)), str(repeat), "1" if use_vmap else "0"],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--heed", required=True)
@@ -92,6 +122,8 @@ def main():
     parser.add_argument("--sentences", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--ct2-python", help="a Python with ctranslate2: CTranslate2 with and without use_vmap too")
+    parser.add_argument("--baseline", help="another heed build, run on the whole vocabulary first (ratios to it)")
     parser.add_argument("--scenario", action="append",
                         help="heed bench options (default: '--batch 16 --beam 4 --length 32' and "
                              "'--batch 1 --beam 1 --length 32')")
@@ -114,18 +146,32 @@ def main():
     subprocess.run([args.heed, "convert", "--from", "ct2", args.model_dir, "-o", model, "--vmap", w("vmap.txt")],
                    check=True)
     always, rules = load_map(w("vmap.txt"))
+    settings = [("whole vocabulary", args.heed, False), ("shortlist", args.heed, True)]
+    if args.baseline:
+        settings.insert(0, ("baseline build, whole vocabulary", args.baseline, False))
+    ct2_folder = w("ct2-vmap")
+    if args.ct2_python:
+        if os.path.exists(ct2_folder):
+            shutil.rmtree(ct2_folder)
+        shutil.copytree(args.model_dir, ct2_folder)
+        shutil.copy(w("vmap.txt"), os.path.join(ct2_folder, "vmap.txt"))
+        settings += [("CTranslate2, whole vocabulary", "ct2", False), ("CTranslate2, use_vmap", "ct2", True)]
     for scenario in scenarios:
         batch = int(scenario.split("--batch")[1].split()[0]) if "--batch" in scenario else 1
         print("%s: %.0f candidates per batch on average (of %d)" %
               (scenario, mean_candidates(inputs, always, rules, batch), VOCAB))
-        runs = {False: [], True: []}
+        runs = {label: [] for label, _, _ in settings}
         for _ in range(args.rounds):
-            for use_vmap in (False, True):
-                runs[use_vmap].append(bench(args.heed, model, inputs, scenario, use_vmap, args.repeat)["tokens_per_s"])
-        full, short = sorted(runs[False])[len(runs[False]) // 2], sorted(runs[True])[len(runs[True]) // 2]
-        print("  whole vocabulary %s tokens/s, shortlist %s tokens/s, median %.1f -> %.1f: %.2fx" %
-              (runs[False], runs[True], full, short, short / full))
-
+            for label, heed, use_vmap in settings:
+                if heed == "ct2":
+                    runs[label].append(ct2_bench(args.ct2_python, ct2_folder, inputs, scenario, use_vmap, args.repeat))
+                else:
+                    runs[label].append(bench(heed, model, inputs, scenario, use_vmap, args.repeat)["tokens_per_s"])
+        medians = {label: sorted(r)[len(r) // 2] for label, r in runs.items()}
+        first = settings[0][0]
+        for label, _, _ in settings:
+            print("  %-34s %8.1f tokens/s (runs %s) %5.2fx" %
+                  (label, medians[label], " ".join("%.1f" % v for v in runs[label]), medians[label] / medians[first]))
 
 if __name__ == "__main__":
     main()
