@@ -2,11 +2,16 @@
 endpoints (answers equal to `heed translate`'s output), the openai package on /v1/embeddings (equal
 to `heed embed`) and /v1/completions, streamed and not (equal to `heed generate`)."""
 import json
+import os
+import subprocess
+import zipfile
 
 import numpy as np
 import openai
 import requests
 from libretranslatepy import LibreTranslateAPI
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SENTENCES = ["Hello world.", "The weather is nice today. I like it.", "How are you?"]
 
@@ -73,3 +78,22 @@ def test_request_log_has_one_line_per_request(server):
     assert lines and all(set(l) >= {"time", "endpoint", "status", "tokens", "ms"} for l in lines)
     assert not any("text" in l for l in lines)  # no --log-text
     assert any(l["endpoint"] == "POST /translate" and l["tokens"] > 0 and l["model"] == "argos" for l in lines)
+
+
+def test_use_vmap_translates_as_heed_translate_use_vmap(heed_cli, start, models, run, tmp_path):
+    """heed serve --use-vmap: libretranslatepy gets `heed translate --use-vmap`'s output; a model
+    without a map is refused at start."""
+    with zipfile.ZipFile(os.path.join(ROOT, "tests/fixtures/argos/tiny-en-de.argosmodel")) as z:
+        vocabulary = json.loads(z.read("translate-en_de-1_0/model/shared_vocabulary.json"))
+    vmap = tmp_path / "vmap.txt"
+    vmap.write_text("\t" + " ".join(vocabulary[4:40]) + "\n", encoding="utf-8")
+    model = str(tmp_path / "argos-vmap.heed")
+    run("convert", os.path.join(ROOT, "tests/fixtures/argos/tiny-en-de.argosmodel"), "-o", model, "--vmap", str(vmap),
+        "--quiet")
+    expected = cli_translations(run, model, SENTENCES, "--use-vmap")
+    assert expected != cli_translations(run, model, SENTENCES)
+    api = LibreTranslateAPI(start(["-m", model, "--use-vmap"]).url + "/")
+    assert [api.translate(s, "en", "de") for s in SENTENCES] == expected
+    refused = subprocess.run([heed_cli, "serve", "--port", "0", "--use-vmap", "-m", models["argos"]],
+                             capture_output=True, timeout=60)
+    assert refused.returncode == 1 and b"no vocabulary map" in refused.stderr

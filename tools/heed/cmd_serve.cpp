@@ -25,7 +25,8 @@ constexpr const char* kDescription =
     "    file name without .heed;\n"
     "  GET /health.\n"
     "Translations are those `heed translate` prints with its defaults (beam 2, paragraphs split into\n"
-    "sentences).\n"
+    "sentences); with --use-vmap, those of `heed translate --use-vmap` (every translation model must\n"
+    "have been converted with a vocabulary map, heed convert --vmap).\n"
     "\n"
     "Each model gets --max-concurrent sessions, created at start with their memory planned then; a\n"
     "request borrows one, waiting in line (first come, first served) when all are busy. More than\n"
@@ -58,6 +59,7 @@ std::vector<OptionSpec> specs() {
       {"timeout-ms", 0, true, "N", "waiting for a session plus generating, per request (default 30000)"},
       {"read-timeout-ms", 0, true, "N", "receiving one request, headers and body (default 10000)"},
       {"log-text", 0, false, "", "log each request's text too"},
+      {"use-vmap", 0, false, "", "translate over each request's vocabulary shortlist (models converted with --vmap)"},
       backend_option(),
       no_mmap_option(),
   };
@@ -98,6 +100,7 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   o->timeout_ms = *timeout;
   o->read_timeout_ms = *read_timeout;
   o->log_text = args.has("log-text");
+  o->use_vmap = args.has("use-vmap");
   o->backend = *backend;
   o->load = load_options(args);
   return std::nullopt;

@@ -102,6 +102,7 @@ void translate(const ServerContext& context, const httplib::Request& req, httpli
   decode.n_best = r.alternatives + 1;
   decode.beam_size = std::max<size_t>(2, decode.n_best);
   decode.min_length = 1;
+  decode.use_vmap = context.options.use_vmap;
   std::unique_ptr<SessionPool<TranslationSession>::Lease> lease;
   std::string message;
   if (int status = borrow(*r.model->translators, context, &lease, &message)) return send_error(res, status, message);

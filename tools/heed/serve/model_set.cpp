@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "loader/model_index.h"
+
 namespace heed::cli::serve {
 
 namespace {
@@ -117,6 +119,9 @@ Status ModelSet::load(const ServeOptions& options, std::unique_ptr<ModelSet>* ou
     if (st && m->task == Task::kTranslation) {
       const size_t i = translation_models++;
       st = set_languages(i < options.languages.size() ? options.languages[i] : "", m.get());
+      if (st && options.use_vmap && m->model->index().vocab_map() == nullptr) {
+        st = invalid_argument("--use-vmap: the model has no vocabulary map (convert it with heed convert --vmap FILE)");
+      }
     }
     if (st) st = create_sessions(options, m.get());
     if (!st) return fail(path, st);

@@ -29,6 +29,7 @@ struct ServeOptions {
   int64_t timeout_ms = 30000;         // queue wait and generation of one request
   int64_t read_timeout_ms = 10000;    // reading one request, headers and body
   bool log_text = false;
+  bool use_vmap = false;              // translations over each batch's vocabulary shortlist
   LoadOptions load;
   Backend backend = Backend::kAuto;
 };
