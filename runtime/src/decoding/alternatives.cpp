@@ -8,8 +8,8 @@
 
 #include "decoding/decoding_controls.h"
 #include "decoding/decoding_storage.h"
-#include "decoding/start_batch.h"
 #include "decoding/length_penalty.h"
+#include "decoding/start_batch.h"
 #include "decoding/token_selection.h"
 #include "heed/decoding.h"
 

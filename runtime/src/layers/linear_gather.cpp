@@ -5,6 +5,7 @@
 
 #include "heed_format/quantization.h"
 #include "layers/linear.h"
+#include "loader/model_index.h"
 
 namespace heed::layers {
 
@@ -32,8 +33,7 @@ GatheredParts gathered_parts(fb::DType dtype, bool packed, size_t group_size, si
     at += align64(bytes);
     return offset;
   };
-  const size_t element = dtype == fb::DType::F32 ? 4 : dtype == fb::DType::F16 ? 2 : 1;
-  p.weights = take(packed ? kernels::packed_i8_16x4_bytes(rows, in) : rows * in * element);
+  p.weights = take(packed ? kernels::packed_i8_16x4_bytes(rows, in) : rows * in * dtype_size(dtype));
   p.scales = take(rows * scales_per_row(dtype, group_size, in) * sizeof(float));
   p.row_sums = take(packed ? rows * sizeof(int32_t) : 0);
   p.bias = take(bias ? rows * sizeof(float) : 0);
@@ -85,7 +85,7 @@ void Linear::gather_rows(const int32_t* rows, size_t count, void* storage, Linea
     }
     out->row_sums_ = sums;
   } else {
-    const size_t bytes = in_ * (dtype_ == fb::DType::F32 ? 4 : dtype_ == fb::DType::F16 ? 2 : 1);
+    const size_t bytes = in_ * dtype_size(dtype_);
     for (size_t j = 0; j < count; ++j) {
       std::memcpy(base + p.weights + j * bytes, static_cast<const uint8_t*>(weight_) + rows[j] * bytes, bytes);
     }

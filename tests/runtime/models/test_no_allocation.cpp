@@ -17,9 +17,25 @@ namespace heed::test {
 namespace {
 
 #if HEED_COUNT_ALLOCATIONS
+// A vocabulary map for the tiny model: source 3 -> targets 4 5, 5 6 -> 7, always 8.
+fb::VocabMapT tiny_vocab_map() {
+  fb::VocabMapT map;
+  map.max_ngram = 2;
+  map.key_offsets = {0, 1, 3};
+  map.key_ids = {3, 5, 6};
+  map.target_offsets = {0, 2, 3};
+  map.target_ids = {4, 5, 7};
+  map.always = {8};
+  return map;
+}
+
+// `vmap`: the file has tiny_vocab_map() and each batch is restricted to it (restrict_vocabulary
+// gathers the projection's rows and every step scatters the candidates' log-probs).
 void run_without_allocating(const TinyOptions& options, size_t threads, bool capture_attention = false,
-                            Backend backend = Backend::kAuto) {
-  const LoadedModel loaded = load_model(make_tiny_model(options));
+                            Backend backend = Backend::kAuto, bool vmap = false) {
+  convert::NeutralModel model = make_tiny_model(options);
+  if (vmap) model.vocab_map = tiny_vocab_map();
+  const LoadedModel loaded = load_model(model);
   StepModelLimits limits{2, 3, 10, 8};
   limits.capture_attention = capture_attention;
   limits.backend = backend;  // step() then also copies the cross-attention
@@ -35,6 +51,7 @@ void run_without_allocating(const TinyOptions& options, size_t threads, bool cap
 
   const size_t before = heed::test::allocation_count();
   Status s = session->start(&batch, 2, 3);  // Status::success() carries an empty string: no allocation
+  if (s.is_ok() && vmap) s = session->restrict_vocabulary(&batch, nullptr);
   for (size_t t = 0; t < 8; ++t) {
     session->step(ids.data(), rows, t, log_probs.data());
     session->reorder(parents.data(), rows);
@@ -69,6 +86,9 @@ TEST_CASE("start, step and reorder perform no heap allocation") {
     // must not allocate (auto above already takes it for the 6-row steps).
     run_without_allocating(f32, threads, false, Backend::kHeed);
     if (built_with_xnnpack()) run_without_allocating(f32, threads, false, Backend::kXnnpack);
+    // The vocabulary shortlist: gathered once per batch into the arena, scattered every step.
+    run_without_allocating(i8, threads, false, Backend::kAuto, /*vmap=*/true);
+    run_without_allocating(f32, threads, false, Backend::kAuto, /*vmap=*/true);
   }
   threading::set_min_task_work(threading::kMinTaskWork);
 #endif
