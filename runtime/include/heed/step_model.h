@@ -82,10 +82,12 @@ class StepModel {
     (void)rows;
   }
 
-  // Greedy batches drop finished sentences: rows keep[0] < keep[1] < ... < keep[count - 1] become
-  // rows 0 .. count - 1 (each with its cached state), and later step() calls run those rows only.
-  // False: this model cannot move a row to another sentence's place (its rows hold per-sentence
-  // state such as an encoded source); the engine then keeps running the finished rows.
+  // Batches drop finished sentences: rows keep[0] < keep[1] < ... < keep[count - 1] become rows
+  // 0 .. count - 1 (each with its cached state and its sentence's source), and later step() and
+  // reorder() calls run those rows only. With beam > 1 whole sentences move: count is a multiple
+  // of beam and each kept sentence's rows stay together and in order, so row r still belongs to
+  // the sentence block r / beam. False: the model cannot move rows (or `keep` breaks these
+  // rules); the engine then keeps running the finished rows.
   virtual bool compact_rows(const int32_t* keep, size_t count) {
     (void)keep;
     (void)count;

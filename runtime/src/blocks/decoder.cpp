@@ -78,7 +78,7 @@ void attend_memory(const Compute& cx, const Decoder& dec, size_t layer, size_t r
                              [&](size_t task, size_t begin, size_t end) {
     float* scores = s.scores(task);
     for (size_t item = begin; item < end; ++item) {
-      const size_t r = item / heads, head = item % heads, sentence = r / m.beam;
+      const size_t r = item / heads, head = item % heads, sentence = m.row_sentences[r];
       const float* mem = kv + m.offsets[sentence] * kv_ld;
       layers::AttentionInput a;
       a.query = query + r * qd + head * hd;

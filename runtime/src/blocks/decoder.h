@@ -18,12 +18,13 @@
 namespace heed::blocks {
 
 // What the cross-attention of an encoder-decoder reads: per decoder layer the projected [K | V]
-// rows of the batch's packed source tokens, each sentence's rows (offsets), and which sentence a
-// hypothesis row belongs to (row / beam).
+// rows of the batch's packed source tokens, each sentence's rows (offsets), and which sentence each
+// hypothesis row belongs to (row / beam at start(), then wherever compaction moved it).
 struct CrossMemory {
   const ArenaBuffer* kv = nullptr;  // one per decoder layer, [source tokens, 2 * q_dim]
   const size_t* offsets = nullptr;
-  size_t batch = 0, beam = 1;
+  const uint32_t* row_sentences = nullptr;  // [rows]
+  size_t batch = 0;
   // When capturing attention: [rows, layers * heads, max_source_len] probabilities, else null.
   float* captured = nullptr;
   size_t max_source_len = 0;

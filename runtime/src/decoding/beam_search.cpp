@@ -23,6 +23,9 @@
 //     step finished and at least n_best hypotheses have finished.
 //  5. Finished hypotheses are ranked by score = cumulative / tokens^length_penalty (tokens: prefix
 //     and EOS included), ties to the earlier finished; the n_best first are returned.
+// Done sentences leave the model's rows (StepModel::compact_rows, when the model can): the search
+// keeps its own row numbering (sentence i's rows i * beam ..), and sentence i's hypotheses run in
+// the model's rows sentence_rows[i] .. + beam, so a batch costs what its unfinished sentences need.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -135,7 +138,7 @@ class BeamSearch {
     attention_ = s_.attention_floats > 0 ? model_.last_attention() : nullptr;
     size_t remaining = batch_;
     for (size_t t = 0; t < max_length_ && remaining > 0; ++t) {
-      model_.step(s_.inputs, rows_, t, s_.log_probs);
+      model_.step(s_.inputs, model_rows_, t, s_.log_probs);
       prepare_rows(t);
       capture_attention(t);
       bool identity = true;
@@ -150,8 +153,9 @@ class BeamSearch {
       extend_histories(t);
       cur_ = 1 - cur_;
       if (remaining == 0) break;
-      if (!identity) model_.reorder(s_.parents, rows_);
-      for (size_t r = 0; r < rows_; ++r) s_.inputs[r] = s_.next_tokens[r];
+      if (!identity) reorder_model();
+      drop_finished();
+      for (size_t m = 0; m < model_rows_; ++m) s_.inputs[m] = s_.next_tokens[search_row(m)];
     }
     for (size_t i = 0; i < batch_; ++i) collect(i);
     out->stride = s_.max_n_best;
@@ -160,16 +164,50 @@ class BeamSearch {
 
  private:
   void reset() {
+    model_rows_ = rows_;
     for (size_t r = 0; r < rows_; ++r) {
       s_.cumulative[cur_][r] = (r % beam_ == 0) ? 0.0f : kNegInf;
       s_.inputs[r] = model_.bos_id();
+      s_.row_sentences[r] = static_cast<int32_t>(r / beam_);
     }
     for (size_t i = 0; i < batch_; ++i) {
+      s_.sentence_rows[i] = i * beam_;
       s_.done[i] = 0;
       s_.finished_count[i] = 0;
       s_.finished_total[i] = 0;
       s_.top_finished[i] = 0;
     }
+  }
+
+  // Where search row r (sentence r / beam) runs in the model, and the other way round.
+  size_t model_row(size_t r) const { return s_.sentence_rows[r / beam_] + r % beam_; }
+  size_t search_row(size_t m) const {
+    const size_t i = static_cast<size_t>(s_.row_sentences[m]);
+    return i * beam_ + (m - s_.sentence_rows[i]);
+  }
+  // Search row r's scores of the last step.
+  float* log_probs_of(size_t r) const { return s_.log_probs + model_row(r) * s_.vocab; }
+
+  // The model's rows continue from their parents (each within its own sentence).
+  void reorder_model() {
+    for (size_t m = 0; m < model_rows_; ++m) {
+      const size_t r = search_row(m), first = r - r % beam_;
+      s_.model_parents[m] = static_cast<int32_t>(model_row(first) + (static_cast<size_t>(s_.parents[r]) - first));
+    }
+    model_.reorder(s_.model_parents, model_rows_);
+  }
+
+  // The rows of done sentences leave the model, when it can move rows.
+  void drop_finished() {
+    int32_t* keep = s_.model_parents;  // scratch once the model is reordered
+    size_t count = 0;
+    for (size_t m = 0; m < model_rows_; ++m) {
+      if (!s_.done[s_.row_sentences[m]]) keep[count++] = static_cast<int32_t>(m);
+    }
+    if (count == model_rows_ || count == 0 || !model_.compact_rows(keep, count)) return;
+    for (size_t k = 0; k < count; ++k) s_.row_sentences[k] = s_.row_sentences[keep[k]];
+    for (size_t k = 0; k < count; k += beam_) s_.sentence_rows[s_.row_sentences[k]] = k;
+    model_rows_ = count;
   }
 
   // The decoding controls on every alive row of the step (its history: its tokens so far).
@@ -178,7 +216,7 @@ class BeamSearch {
       const size_t i = r / beam_;
       if (s_.done[i] || s_.cumulative[cur_][r] == kNegInf) continue;
       const size_t prefix_len = prefixes_ ? prefixes_->length(i) : 0;
-      controls_.prepare_row(s_.log_probs + r * s_.vocab, s_.vocab, s_.history_ids[cur_] + r * s_.max_steps, t,
+      controls_.prepare_row(log_probs_of(r), s_.vocab, s_.history_ids[cur_] + r * s_.max_steps, t,
                             prefix_len, t < o_.min_length, model_);
     }
   }
@@ -187,7 +225,7 @@ class BeamSearch {
     if (attention_ == nullptr) return;
     for (size_t r = 0; r < rows_; ++r) {
       if (s_.done[r / beam_] || s_.cumulative[cur_][r] == kNegInf) continue;
-      s_.copy_attention(attention_, r, sources_ ? sources_->length(r / beam_) : 0,
+      s_.copy_attention(attention_, model_row(r), sources_ ? sources_->length(r / beam_) : 0,
                         s_.step_attention + (t * rows_ + r) * s_.attention_floats);
     }
   }
@@ -220,7 +258,7 @@ class BeamSearch {
       // log-prob stays 0: the score counts only what follows the prefix.
       const int32_t token = prefixes_->sequence(i)[t];
       if (last) {
-        register_finished(i, base_row, token, s_.log_probs[base_row * s_.vocab + token], 0.0f, t);
+        register_finished(i, base_row, token, log_probs_of(base_row)[token], 0.0f, t);
       } else {
         keep_alive(i, 0, token, 0.0f);
       }
@@ -248,7 +286,7 @@ class BeamSearch {
   void expand(size_t i, size_t t, bool last, bool first_free_step) {
     const size_t base_row = i * beam_, vocab = s_.vocab;
     const float* cum = s_.cumulative[cur_] + base_row;
-    const float* lp = s_.log_probs + base_row * vocab;
+    const float* lp = log_probs_of(base_row);  // the sentence's rows are consecutive in the model too
     const size_t n = top_candidates(lp, cum, beam_, decoding::row_tokens(model_, vocab), 2 * beam_, s_.candidates);
     size_t next_secondary = beam_;  // where the search for replacement candidates resumes
     for (size_t rank = 0; rank < std::min(beam_, n); ++rank) {
@@ -323,7 +361,7 @@ class BeamSearch {
       std::memcpy(dst_ids, s_.history_ids[cur_] + p * steps, t * sizeof(int32_t));
       std::memcpy(dst_lps, s_.history_log_probs[cur_] + p * steps, t * sizeof(float));
       dst_ids[t] = s_.next_tokens[r];
-      dst_lps[t] = s_.log_probs[p * s_.vocab + static_cast<size_t>(s_.next_tokens[r])];
+      dst_lps[t] = log_probs_of(p)[s_.next_tokens[r]];
     }
   }
 
@@ -378,6 +416,7 @@ class BeamSearch {
   const TokenBatch* prefixes_;
   const DecodeOptions& o_;
   const size_t batch_, beam_, rows_, max_length_;
+  size_t model_rows_ = 0;  // rows the model runs: the unfinished sentences' (all, without compaction)
   const decoding::Controls controls_;
   const int32_t eos_;  // what rows without a hypothesis are fed
   const size_t enough_finished_;

@@ -53,6 +53,7 @@ void lay_out(DecodingEngine::Storage& s, Layout& l) {
   l.take(&s.parents, r);
   l.take(&s.next_tokens, r);
   l.take(&s.row_sentences, r);
+  l.take(&s.model_parents, r);
   l.take(&s.row_state, r);
   l.take(&s.row_lengths, r);
   for (int i = 0; i < 2; ++i) {
@@ -63,6 +64,7 @@ void lay_out(DecodingEngine::Storage& s, Layout& l) {
   l.take(&s.done, n);
   l.take(&s.lengths, n);
   l.take(&s.with_eos, n);
+  l.take(&s.sentence_rows, n);
   l.take(&s.candidates, 2 * s.max_beam);
   l.take(&s.finished_ids, n, f, t);
   l.take(&s.finished_log_probs, n, f, t);

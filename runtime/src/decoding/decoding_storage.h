@@ -44,7 +44,8 @@ struct DecodingEngine::Storage {
   int32_t* inputs = nullptr;      // [rows]
   int32_t* parents = nullptr;     // [rows]
   int32_t* next_tokens = nullptr; // [rows]
-  int32_t* row_sentences = nullptr; // [rows] greedy: the sentence of each row the model runs
+  int32_t* row_sentences = nullptr; // [rows] the sentence of each row the model runs (greedy, beam search)
+  int32_t* model_parents = nullptr; // [rows] beam search: the parents in the model's rows
   uint8_t* row_state = nullptr;     // [rows] alternatives: 0 decoding, 1 done, 2 ended with an end token
   size_t* row_lengths = nullptr;    // [rows] alternatives: hypothesis length
 
@@ -57,6 +58,7 @@ struct DecodingEngine::Storage {
   uint8_t* done = nullptr;          // [max_batch]
   size_t* lengths = nullptr;        // [max_batch] greedy: hypothesis length
   uint8_t* with_eos = nullptr;      // [max_batch] greedy: ended with EOS
+  size_t* sentence_rows = nullptr;  // [max_batch] beam search: the model row of each sentence's first hypothesis
 
   // Beam search.
   Candidate* candidates = nullptr;  // [2 * max_beam]

@@ -93,13 +93,7 @@ void DecoderOnly::step(const int32_t* input_ids, size_t rows, size_t step, float
 
 bool DecoderOnly::compact_rows(const int32_t* keep, size_t count) {
   // The rows share nothing but their positions: any row may take any place.
-  if (!started_ || keep == nullptr || count > batch_ * beam_) return false;
-  for (size_t k = 0; k < count; ++k) {
-    if (keep[k] < static_cast<int32_t>(k) || static_cast<size_t>(keep[k]) >= batch_ * beam_ ||
-        (k > 0 && keep[k] <= keep[k - 1])) {
-      return false;
-    }
-  }
+  if (!can_compact(keep, count)) return false;
   cache_.compact(keep, count, cache_length_);
   return true;
 }

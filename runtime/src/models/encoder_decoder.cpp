@@ -75,6 +75,8 @@ void EncoderDecoder::plan(ArenaPlanner* p) {
     return c.position_encoding == fb::PositionEncoding::Sinusoidal ? blocks::saturating_product(n, c.d_model, f) : 0;
   };
   source_offsets_.request(p, "source_offsets", blocks::saturating_product(limits_.max_batch + 1, sizeof(size_t)), kEncode, kReorder);
+  row_sentences_.request(p, "row_sentences", blocks::saturating_product(max_rows_, sizeof(uint32_t)), kCrossKV,
+                         kReorder);
   encoder_positions_.request(p, "encoder.sinusoidal_positions", sinusoidal(ec, S), kEncode, kReorder);
   decoder_positions_.request(p, "decoder.sinusoidal_positions", sinusoidal(dc, T), kEncode, kReorder);
   // The encoder output (x) and its int8 copy live on until the cross K/V are projected from them.
@@ -103,7 +105,7 @@ Status EncoderDecoder::use_xnnpack() {
 }
 
 void EncoderDecoder::bind(const ArenaPlanner& p) {
-  for (blocks::ArenaBuffer* b : {&source_offsets_, &encoder_positions_, &decoder_positions_, &cross_attention_}) {
+  for (blocks::ArenaBuffer* b : {&source_offsets_, &row_sentences_, &encoder_positions_, &decoder_positions_, &cross_attention_}) {
     b->bind(arena_, p);
   }
   for (blocks::ArenaBuffer& b : cross_kv_) b.bind(arena_, p);
@@ -119,6 +121,7 @@ void EncoderDecoder::bind(const ArenaPlanner& p) {
   }
   memory_.kv = cross_kv_.data();
   memory_.offsets = source_offsets_.as<size_t>();
+  memory_.row_sentences = row_sentences_.as<uint32_t>();
   memory_.max_source_len = limits_.max_source_len;
   memory_.captured = limits_.capture_attention ? cross_attention_.as<float>() : nullptr;
 }
@@ -141,7 +144,8 @@ Status EncoderDecoder::start(const TokenBatch* sources, size_t batch, size_t bea
   blocks::encode_stack(compute(), encoder_, encoder_scratch_, {sources, offsets, encoder_positions_.as<float>(), nullptr});
   project_cross_keys_values(offsets[batch]);
   memory_.batch = batch;
-  memory_.beam = beam;
+  uint32_t* sentences = row_sentences_.as<uint32_t>();
+  for (size_t r = 0; r < batch * beam; ++r) sentences[r] = static_cast<uint32_t>(r / beam);
   started_ = true;
   return Status::success();
 }
@@ -188,6 +192,15 @@ Status EncoderDecoder::restrict_vocabulary(const TokenBatch* sources, const Toke
   }
   shortlist_.build(*sources, targets);
   return Status::success();
+}
+
+bool EncoderDecoder::compact_rows(const int32_t* keep, size_t count) {
+  if (!can_compact(keep, count)) return false;
+  self_cache_.compact(keep, count, cache_length_);
+  // keep is increasing and keep[k] >= k: in order, nothing is overwritten before it is read.
+  uint32_t* sentences = row_sentences_.as<uint32_t>();
+  for (size_t k = 0; k < count; ++k) sentences[k] = sentences[keep[k]];
+  return true;
 }
 
 void EncoderDecoder::reorder(const int32_t* parents, size_t rows) {

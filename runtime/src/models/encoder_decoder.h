@@ -37,6 +37,8 @@ class EncoderDecoder final : public StepSession {
   void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) override;
   // parents[r] must be a row of the same sentence (r / beam); invalid parents change nothing.
   void reorder(const int32_t* parents, size_t rows) override;
+  // Finished sentences leave the batch: their rows' caches and sources are no longer read.
+  bool compact_rows(const int32_t* keep, size_t count) override;
 
   bool has_vocab_map() const override { return shortlist_.available(); }
   const int32_t* vocabulary_candidates(size_t* count) const override { return shortlist_.candidates(count); }
@@ -64,7 +66,7 @@ class EncoderDecoder final : public StepSession {
 
   blocks::StackScratch encoder_scratch_, decoder_scratch_;
   blocks::KvCache self_cache_;
-  blocks::ArenaBuffer source_offsets_, encoder_positions_, decoder_positions_, cross_attention_;
+  blocks::ArenaBuffer source_offsets_, row_sentences_, encoder_positions_, decoder_positions_, cross_attention_;
   std::vector<blocks::ArenaBuffer> cross_kv_;  // one per decoder layer: [source tokens, K | V]
   blocks::CrossMemory memory_;
 };

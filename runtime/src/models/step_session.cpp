@@ -42,6 +42,17 @@ bool StepSession::check_step(const int32_t* ids, size_t rows, size_t step, float
   return valid;
 }
 
+bool StepSession::can_compact(const int32_t* keep, size_t count) const {
+  if (!started_ || keep == nullptr || count == 0 || count > batch_ * beam_ || count % beam_ != 0) return false;
+  for (size_t k = 0; k < count; ++k) {
+    const size_t from = static_cast<size_t>(keep[k]);
+    if (keep[k] < static_cast<int32_t>(k) || from >= batch_ * beam_ || (k > 0 && keep[k] <= keep[k - 1])) return false;
+    // Row j of a kept sentence stays row j of its beam.
+    if (from % beam_ != k % beam_ || (k % beam_ != 0 && keep[k] != keep[k - 1] + 1)) return false;
+  }
+  return true;
+}
+
 void StepSession::log_softmax_rows(float* scores, size_t rows) const {
   const size_t vocab = vocab_size();
   // Rows split between the threads (each row's result is the same on any thread): one beam-4

@@ -40,6 +40,9 @@ class StepSession : public StepModel, public Session {
   void finish_step(float* scores, size_t rows) const {
     if (!raw_logits_) log_softmax_rows(scores, rows);
   }
+  // compact_rows() may run with this `keep`: started, increasing rows of the batch, each kept row at
+  // or after its new place, and whole sentences (beam > 1: each sentence's rows together, in order).
+  bool can_compact(const int32_t* keep, size_t count) const;
   // reorder() may run: started, rows within batch * beam, something cached.
   bool can_reorder(size_t rows) const { return started_ && rows > 0 && rows <= batch_ * beam_ && cache_length_ > 0; }
 

@@ -32,8 +32,8 @@ struct Batch {
 std::vector<int32_t> hyp_ids(const Hypothesis& h) { return std::vector<int32_t>(h.ids, h.ids + h.length); }
 
 struct Fixture {
-  explicit Fixture(size_t vocab, size_t max_batch, size_t max_beam, size_t max_len)
-      : model(vocab, StepModelLimits{max_batch, max_beam, 16, max_len}) {
+  explicit Fixture(size_t vocab, size_t max_batch, size_t max_beam, size_t max_len, bool compacting = false)
+      : model(vocab, StepModelLimits{max_batch, max_beam, 16, max_len}, compacting) {
     REQUIRE(DecodingEngine::create(&model, DecodingLimits{}, &engine).is_ok());
   }
   ToyStepModel model;
@@ -317,7 +317,10 @@ TEST_CASE("max_length ends hypotheses without EOS", "[decoding]") {
 
 TEST_CASE("batched decoding equals decoding each sentence alone", "[decoding]") {
   const size_t vocab = 7, max_len = 9;
-  Fixture f(vocab, 4, 4, max_len);
+  // With compaction the model's rows of finished sentences are dropped (and the others move).
+  const bool compacting = GENERATE(false, true);
+  INFO("compacting " << compacting);
+  Fixture f(vocab, 4, 4, max_len, compacting);
   Batch all, pre;
   for (const auto& s : kSources) all.add(s);
   const std::vector<std::vector<int32_t>> prefixes = {{}, {5, 5, 5}, {3}, {}};
@@ -349,6 +352,7 @@ TEST_CASE("batched decoding equals decoding each sentence alone", "[decoding]") 
     }
   }
   CHECK(f.model.contract_violations == 0);
+  CHECK((f.model.compactions > 0) == compacting);
 }
 
 TEST_CASE("a small beam finds the greedy result or better", "[decoding]") {

@@ -4,7 +4,8 @@
 // fed and the sum of every token fed so far (mod 3), so a decoder that forgets to reorder the
 // model's state after a beam step gets different numbers. toy_log_probs() is the model written as
 // a plain function of the whole history (what the reference enumerates); ToyStepModel is the same
-// model behind the StepModel interface with per-row state (what the engine drives).
+// model behind the StepModel interface with per-row state (what the engine drives), moving rows
+// when the engine drops finished sentences only when built with `compacting`.
 #pragma once
 
 #include <cmath>
@@ -64,9 +65,9 @@ inline std::vector<double> toy_log_probs(uint64_t source_key, size_t vocab, cons
 
 class ToyStepModel : public StepModel {
  public:
-  ToyStepModel(size_t vocab, const StepModelLimits& limits)
-      : vocab_(vocab), limits_(limits),
-        keys_(limits.max_batch), sums_(limits.max_batch * limits.max_beam), scratch_(limits.max_batch * limits.max_beam) {}
+  ToyStepModel(size_t vocab, const StepModelLimits& limits, bool compacting = false)
+      : vocab_(vocab), limits_(limits), compacting_(compacting), row_keys_(limits.max_batch * limits.max_beam),
+        sums_(limits.max_batch * limits.max_beam), scratch_(limits.max_batch * limits.max_beam) {}
 
   size_t vocab_size() const override { return vocab_; }
   int32_t bos_id() const override { return kToyBos; }
@@ -77,18 +78,20 @@ class ToyStepModel : public StepModel {
     if (batch > limits_.max_batch || beam > limits_.max_beam) return Status(StatusCode::kLimitExceeded, "toy limits");
     batch_ = batch;
     beam_ = beam;
-    for (size_t i = 0; i < batch; ++i) {
-      keys_[i] = sources ? toy_source_key(sources->sequence(i), sources->length(i)) : 99;
+    for (size_t r = 0; r < batch * beam; ++r) {
+      const size_t i = r / beam;
+      row_keys_[r] = sources ? toy_source_key(sources->sequence(i), sources->length(i)) : 99;
+      sums_[r] = 0;
     }
-    for (size_t r = 0; r < batch * beam; ++r) sums_[r] = 0;
+    rows_ = batch * beam;
     next_step_ = 0;
     ++starts;
     return Status::success();
   }
 
   void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) override {
-    // Contract checks: the engine must call steps in order with every row.
-    if (rows != batch_ * beam_ || step != next_step_ || step >= limits_.max_target_len) contract_violations++;
+    // Contract checks: the engine must call steps in order with every row it did not drop.
+    if (rows != rows_ || step != next_step_ || step >= limits_.max_target_len) contract_violations++;
     ++next_step_;
     ++steps;
     for (size_t r = 0; r < rows; ++r) {
@@ -99,17 +102,40 @@ class ToyStepModel : public StepModel {
       }
       sums_[r] += fed;
       // Evaluated without heap allocation: the formula of toy_log_probs_from_state, inline.
-      fill_row(keys_[r / beam_], step, fed, sums_[r], log_probs + r * vocab_);
+      fill_row(row_keys_[r], step, fed, sums_[r], log_probs + r * vocab_);
     }
   }
 
   void reorder(const int32_t* parents, size_t rows) override {
     ++reorders;
+    if (rows != rows_) contract_violations++;
+    for (size_t r = 0; r < rows; ++r) {
+      if (parents[r] < 0 || static_cast<size_t>(parents[r]) / beam_ != r / beam_) contract_violations++;
+    }
     for (size_t r = 0; r < rows; ++r) scratch_[r] = sums_[static_cast<size_t>(parents[r])];
     for (size_t r = 0; r < rows; ++r) sums_[r] = scratch_[r];
   }
 
-  size_t steps = 0, starts = 0, reorders = 0, contract_violations = 0;
+  // Whole sentences move (StepModel::compact_rows): increasing rows, each sentence's beam together.
+  bool compact_rows(const int32_t* keep, size_t count) override {
+    if (!compacting_) return false;
+    ++compactions;
+    if (count == 0 || count >= rows_ || count % beam_ != 0) contract_violations++;
+    for (size_t k = 0; k < count; ++k) {
+      const size_t from = static_cast<size_t>(keep[k]);
+      if (from < k || from >= rows_ || from % beam_ != k % beam_ || (k > 0 && keep[k] <= keep[k - 1]) ||
+          (k % beam_ != 0 && keep[k] != keep[k - 1] + 1)) {
+        contract_violations++;
+        return false;
+      }
+      row_keys_[k] = row_keys_[from];
+      sums_[k] = sums_[from];
+    }
+    rows_ = count;
+    return true;
+  }
+
+  size_t steps = 0, starts = 0, reorders = 0, compactions = 0, contract_violations = 0;
 
  private:
   void fill_row(uint64_t key, size_t step, int32_t fed, int64_t sum, float* out) const {
@@ -129,9 +155,10 @@ class ToyStepModel : public StepModel {
 
   size_t vocab_;
   StepModelLimits limits_;
-  std::vector<uint64_t> keys_;
+  const bool compacting_;
+  std::vector<uint64_t> row_keys_;  // each row's sentence
   std::vector<int64_t> sums_, scratch_;
-  size_t batch_ = 0, beam_ = 0, next_step_ = 0;
+  size_t batch_ = 0, beam_ = 0, rows_ = 0, next_step_ = 0;
 };
 
 }  // namespace heed::test
