@@ -16,7 +16,7 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # json_field FILE NAME: the value of "NAME": in a one-line JSON object.
-json_field() { sed -n "s/.*\"$2\": \"\{0,1\}\([^,\"}]*\).*/\1/p" "$1"; }
+json_field() { sed -n "s/.*\"$2\": *\"\{0,1\}\([^,\"}]*\).*/\1/p" "$1"; }
 
 $emu "$heed" convert "$aren" -o "$dir/aren.heed" --quiet >/dev/null 2>&1 || { echo "FAIL: cannot convert $aren"; exit 1; }
 
@@ -51,6 +51,13 @@ printf 'آ ت ز م و ن\nآ ز ا\n' >"$dir/in"
 $emu "$heed" bench -m "$dir/aren.heed" --input "$dir/in" --length 0 --beam 4 --batch 2 --repeat 1 --json \
   >"$dir/out" 2>"$dir/err" || fail "bench --input: $(cat "$dir/err")"
 [ "$(json_field "$dir/out" tokens_per_pass)" = 12 ] || fail "--input tokens per pass is not 7 + 5: $(cat "$dir/out")"
+
+# The model's path is escaped as JSON needs (a quote and a backslash in its name).
+cp "$dir/aren.heed" "$dir/we\"ird\\name.heed" || fail "cannot copy the model"
+$emu "$heed" bench -m "$dir/we\"ird\\name.heed" --sentences 1 --length 2 --repeat 1 --json >"$dir/out" 2>"$dir/err" \
+  || fail "bench of a quoted path: $(cat "$dir/err")"
+grep -qF 'we\"ird\\name.heed"' "$dir/out" || fail "the path is not escaped: $(cat "$dir/out")"
+[ "$(json_field "$dir/out" use_vmap)" = false ] || fail "use_vmap field: $(cat "$dir/out")"
 
 # The table form names each figure.
 $emu "$heed" bench -m "$dir/aren.heed" --sentences 2 --length 4 --repeat 1 >"$dir/table" 2>&1 || fail "table: $(cat "$dir/table")"

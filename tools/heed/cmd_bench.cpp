@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
 
 #include "args.h"
 #include "command.h"
@@ -397,15 +401,19 @@ int run_bench(const std::vector<std::string>& argv) {
   const char* isa = kernels::isa_name(kernels::best().isa);
   const char* unit = family == fb::ModelConfig::TransformerDecoderOnly ? "generation" : "batch";
   if (args.has("json")) {
-    std::printf("{\"model\": \"%s\", \"family\": \"%s\", \"file_mib\": %.2f, \"kernels\": \"%s\", \"batch\": %zu, "
-                "\"beam\": %zu, \"length\": %zu, \"threads\": %zu, \"backend\": \"%s\", \"open_ms\": %.2f, \"first_result_ms\": %.2f, "
-                "\"tokens_per_s\": %.2f, \"tokens_per_s_min\": %.2f, \"tokens_per_s_max\": %.2f, "
-                "\"sentences_per_s\": %.3f, "
-                "\"latency_ms_p50\": %.3f, \"latency_ms_p90\": %.3f, \"latency_ms_p99\": %.3f, "
-                "\"tokens_per_pass\": %zu, \"sentences_per_pass\": %zu, \"peak_rss_mib\": %.2f}\n",
-                path.c_str(), fb::EnumNameModelConfig(family), file_mib, isa, s.batch, s.beam, s.length, s.threads, backend_name(s.backend), r.open_ms,
-                r.first_ms, median, lo, hi, median * per_token, percentile(r.batch_ms, 50), percentile(r.batch_ms, 90),
-                percentile(r.batch_ms, 99), r.tokens_per_pass, r.sentences_per_pass, peak_rss_mib());
+    // Two decimals are what the table shows; a path or name is escaped as JSON needs.
+    const auto fixed = [](double x, double scale = 100.0) { return std::round(x * scale) / scale; };
+    const nlohmann::ordered_json j = {
+        {"model", path}, {"family", fb::EnumNameModelConfig(family)}, {"file_mib", fixed(file_mib)}, {"kernels", isa},
+        {"batch", s.batch}, {"beam", s.beam}, {"length", s.length}, {"threads", s.threads},
+        {"backend", backend_name(s.backend)}, {"use_vmap", s.use_vmap}, {"open_ms", fixed(r.open_ms)},
+        {"first_result_ms", fixed(r.first_ms)}, {"tokens_per_s", fixed(median)}, {"tokens_per_s_min", fixed(lo)},
+        {"tokens_per_s_max", fixed(hi)}, {"sentences_per_s", fixed(median * per_token, 1000.0)},
+        {"latency_ms_p50", fixed(percentile(r.batch_ms, 50), 1000.0)},
+        {"latency_ms_p90", fixed(percentile(r.batch_ms, 90), 1000.0)},
+        {"latency_ms_p99", fixed(percentile(r.batch_ms, 99), 1000.0)}, {"tokens_per_pass", r.tokens_per_pass},
+        {"sentences_per_pass", r.sentences_per_pass}, {"peak_rss_mib", fixed(peak_rss_mib())}};
+    std::printf("%s\n", j.dump().c_str());
     return kExitOk;
   }
   std::printf("model         %s (%.1f MiB, %s)\n", path.c_str(), file_mib, fb::EnumNameModelConfig(family));
