@@ -2,7 +2,10 @@
  * heed_translate_ids_with_options) on the aren-transliteration model, against the outputs
  * CTranslate2 gives for the same options (tests/runtime/decoding/fixtures/aren_ct2_controls.txt).
  * Also: a translator over a language model is HEED_UNSUPPORTED_MODEL, as heed.h documents.
- * usage: controls_c MODEL.heed LANGUAGE_MODEL.heed NUMBERS.heed (the demo model, float32) */
+ * And use_vmap on the demo model converted with numbers_vmap.txt: a map holding the whole
+ * vocabulary's tokens gives its translation, one without "und" translates without it.
+ * usage: controls_c MODEL.heed LANGUAGE_MODEL.heed NUMBERS.heed NUMBERS_VMAP.heed
+ *        (the demo model, float32, without and with the map) */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -253,6 +256,49 @@ static void check_target_prefix(const char* path) {
   heed_model_free(model);
 }
 
+/* numbers_vmap.txt maps twenty -> zwanzig und, one -> ein eins, forty -> vierzig, two -> zwei. */
+static void check_use_vmap(const char* plain_path, const char* vmap_path) {
+  heed_model *plain = NULL, *mapped = NULL;
+  heed_translator *whole = NULL, *t = NULL;
+  heed_decode_options o;
+  char error[256], want[256];
+  size_t length = 0;
+  if (heed_model_open(plain_path, &plain, error, sizeof error) != HEED_OK ||
+      heed_translator_create(plain, NULL, &whole) != HEED_OK ||
+      heed_model_open(vmap_path, &mapped, error, sizeof error) != HEED_OK ||
+      heed_translator_create(mapped, NULL, &t) != HEED_OK) {
+    printf("FAIL: open %s / %s: %s\n", plain_path, vmap_path, error);
+    ++failures;
+  } else {
+    heed_decode_options_init(&o);
+    o.beam_size = 2;
+    if (heed_translate_text_with_options(whole, "twenty one", &o, want, sizeof want, &length) != HEED_OK) {
+      printf("FAIL: whole vocabulary: %s\n", heed_translator_last_error(whole));
+      ++failures;
+    }
+    expect("whole vocabulary, twenty one", want, "ein und zwanzig");
+    o.use_vmap = 1;
+    translate(t, "use_vmap, the map holds every token", "twenty one", &o, want);
+    /* The whole vocabulary says "zwei und vierzig"; the candidates of "forty two" are vierzig,
+     * zwei and the special tokens only. */
+    if (heed_translate_text_with_options(t, "forty two", &o, want, sizeof want, &length) != HEED_OK ||
+        strncmp(want, "zwei", 4) != 0 || strstr(want, "und") != NULL) {
+      printf("FAIL: use_vmap, the map lacks und: '%s' %s\n", want, heed_translator_last_error(t));
+      ++failures;
+    }
+    for (char* word = strtok(want, " "); word != NULL; word = strtok(NULL, " ")) {
+      if (strcmp(word, "zwei") != 0 && strcmp(word, "vierzig") != 0) {
+        printf("FAIL: use_vmap: '%s' is not a candidate of forty two\n", word);
+        ++failures;
+      }
+    }
+  }
+  heed_translator_free(t);
+  heed_translator_free(whole);
+  heed_model_free(mapped);
+  heed_model_free(plain);
+}
+
 int main(int argc, char** argv) {
   heed_model* model = NULL;
   heed_translator* t = NULL;
@@ -260,7 +306,7 @@ int main(int argc, char** argv) {
   char error[256];
   const char* suppress_a[] = {"a"};
   const char* end_m[] = {"m"};
-  if (argc != 4) return 2;
+  if (argc != 5) return 2;
   if (heed_model_open(argv[1], &model, error, sizeof error) != HEED_OK) {
     printf("FAIL: open: %s\n", error);
     return 1;
@@ -313,6 +359,7 @@ int main(int argc, char** argv) {
   }
   heed_model_free(model);
   check_target_prefix(argv[3]);
+  check_use_vmap(argv[3], argv[4]);
   if (failures == 0) printf("controls_c: all passed\n");
   return failures == 0 ? 0 : 1;
 }
