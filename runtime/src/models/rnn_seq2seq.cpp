@@ -126,12 +126,13 @@ void RnnSeq2Seq::plan(ArenaPlanner* p) {
   quant_q_.id = p->request("quantized_activations", m(quant_rows_, quant_cols_), 0, 0);
   quant_scales_.id = p->request("quantized_scales", m(quant_rows_, layers::quant_scales_per_row(quant_cols_), f), 0, 0);
   lengths_.id = p->request("source_lengths", m(limits_.max_batch, sizeof(size_t)), 0, 0);
+  row_sentences_.id = p->request("row_sentences", m(R, sizeof(uint32_t)), 0, 0);
 }
 
 void RnnSeq2Seq::bind(const ArenaPlanner& p) {
   for (Buf* b : {&memory_, &keys_, &enc_a_, &enc_b_, &enc_gx_, &enc_gh_, &enc_h_, &enc_c_, &state_h_, &state_c_,
                  &feed_, &x0_, &gx_, &gh_, &comb_, &htilde_, &weights_, &att_scratch_, &reorder_, &quant_q_,
-                 &quant_scales_, &lengths_}) {
+                 &quant_scales_, &lengths_, &row_sentences_}) {
     b->ptr = arena_.at<float>(p.offset(b->id));
   }
 }
@@ -160,6 +161,8 @@ Status RnnSeq2Seq::start(const TokenBatch* sources, size_t batch, size_t beam) {
   const size_t H = hidden_;
   size_t* lengths = reinterpret_cast<size_t*>(lengths_.ptr);
   std::memset(feed_.ptr, 0, batch * beam * H * sizeof(float));
+  uint32_t* sentences = reinterpret_cast<uint32_t*>(row_sentences_.ptr);
+  for (size_t r = 0; r < batch * beam; ++r) sentences[r] = static_cast<uint32_t>(r / beam);
   for (size_t b = 0; b < batch; ++b) {
     lengths[b] = sources->length(b);
     encode(b, sources->sequence(b), lengths[b]);
@@ -218,9 +221,10 @@ void RnnSeq2Seq::step(const int32_t* input_ids, size_t rows, size_t step, float*
   const layers::QuantScratch q = quant();
   const size_t* lengths = reinterpret_cast<const size_t*>(lengths_.ptr);
   const size_t key_dim = attention_.key_dim();
+  const uint32_t* sentences = reinterpret_cast<const uint32_t*>(row_sentences_.ptr);
   float* top = state_h_.ptr + (layers_ - 1) * max_rows_ * H;
   const auto attend = [&](size_t r, const float* query) {
-    const size_t b = r / beam_;
+    const size_t b = sentences[r];
     attention_.attend(k, query, memory_.ptr + b * S * H, keys_.ptr + b * S * key_dim, lengths[b], step,
                       weights_.ptr + r * S, comb_.ptr + r * 2 * H, att_scratch_.ptr, q);
   };
@@ -267,6 +271,26 @@ void RnnSeq2Seq::reorder(const int32_t* parents, size_t rows) {
     if (lstm_) layers::beam_reorder_rows(state_c_.ptr + l * max_rows_ * H, H, H, parents, rows, reorder_.ptr);
   }
   if (feeding_) layers::beam_reorder_rows(feed_.ptr, H, H, parents, rows, reorder_.ptr);
+}
+
+bool RnnSeq2Seq::compact_rows(const int32_t* keep, size_t count) {
+  if (!can_compact(keep, count)) return false;
+  const size_t H = hidden_;
+  uint32_t* sentences = reinterpret_cast<uint32_t*>(row_sentences_.ptr);
+  // keep is increasing and keep[k] >= k: in order, nothing is overwritten before it is read.
+  const auto move_rows = [&](float* rows) {
+    for (size_t k = 0; k < count; ++k) {
+      const size_t from = static_cast<size_t>(keep[k]);
+      if (from != k) std::memcpy(rows + k * H, rows + from * H, H * sizeof(float));
+    }
+  };
+  for (size_t l = 0; l < layers_; ++l) {
+    move_rows(state_h_.ptr + l * max_rows_ * H);
+    if (lstm_) move_rows(state_c_.ptr + l * max_rows_ * H);
+  }
+  if (feeding_) move_rows(feed_.ptr);
+  for (size_t k = 0; k < count; ++k) sentences[k] = sentences[keep[k]];
+  return true;
 }
 
 }  // namespace heed::rnn

@@ -43,6 +43,8 @@ class RnnSeq2Seq final : public models::StepSession {
   void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) override;
   // parents[r] must be a row of the same sentence (r / beam); otherwise nothing changes.
   void reorder(const int32_t* parents, size_t rows) override;
+  // Finished sentences leave the batch: the kept rows' states (and input feeding) move forward.
+  bool compact_rows(const int32_t* keep, size_t count) override;
 
   // The last step's attention weights of row r over its source (valid until the next step).
   const float* attention(size_t row) const;
@@ -80,6 +82,7 @@ class RnnSeq2Seq final : public models::StepSession {
   Buf memory_, keys_, enc_a_, enc_b_, enc_gx_, enc_gh_, enc_h_, enc_c_;
   Buf state_h_, state_c_, feed_, x0_, gx_, gh_, comb_, htilde_, weights_, att_scratch_, reorder_;
   Buf quant_q_, quant_scales_, lengths_;
+  Buf row_sentences_;  // uint32 [rows]: the sentence each hypothesis row decodes
 };
 
 }  // namespace heed::rnn

@@ -1,10 +1,13 @@
 // Finished sentences leave the batch (StepModel::compact_rows, used by greedy and beam search):
-// on real translation models (the aren-transliteration model of ../shared and heed's demo model,
-// float32 and int8 packed), a batch whose sentences finish at different steps decodes bitwise as
-// the same session driven without compaction (every token, every log-prob, every score, and the
-// captured attention), and the model really ran fewer rows.
+// on real trained models of both families that move rows (Transformer: the aren-transliteration
+// model of ../shared and heed's demo model; RNN seq2seq: two attention-zoo models of
+// tests/fixtures/rnn on ../shared's morphology data), float32 and int8, a batch whose sentences
+// finish at different steps decodes bitwise as the same session driven without compaction (every
+// token, every log-prob, every score, and the captured attention), and the model really ran
+// fewer rows.
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +19,8 @@
 #include "heed/model.h"
 #include "heed/translator.h"
 #include "heed_writer.h"
+#include "quantize.h"
+#include "torch_seq2seq/reader.h"
 #include "models/step_model_factory.h"
 #include "test_paths.h"
 
@@ -92,60 +97,87 @@ std::vector<Result> decode(StepModel* session, bool compacting, const TokenBatch
   return results;
 }
 
-std::unique_ptr<Model> converted(const std::string& dir, bool int8, std::vector<uint8_t>* bytes) {
-  convert::NeutralModel neutral;
-  REQUIRE(convert::ct2::read_model(dir, &neutral).is_ok());
-  if (int8) {
-    const convert::ConvertOptions options;  // int8, packed: what heed convert writes by default
-    convert::ConvertSummary summary;
-    REQUIRE(convert::quantize_and_pack(&neutral, options, &summary).is_ok());
-  }
+std::unique_ptr<Model> opened(const convert::NeutralModel& neutral, std::vector<uint8_t>* bytes) {
   REQUIRE(convert::serialize_heed(neutral, bytes).is_ok());
   std::unique_ptr<Model> model;
   REQUIRE(Model::from_bytes(bytes->data(), bytes->size(), &model).is_ok());
   return model;
 }
 
-void check_model(const std::string& dir, const char* fixture) {
+// Each source through the model's Translator conventions, then every search configuration with
+// and without compaction.
+void check_model(const Model& model, const std::vector<std::vector<std::string>>& tokens, const std::string& what) {
+  std::unique_ptr<Translator> translator;  // for its token -> id mapping only
+  REQUIRE(Translator::create(model, TranslatorOptions(), &translator).is_ok());
+  std::vector<int32_t> ids;
+  std::vector<size_t> offsets{0};
+  for (const auto& t : tokens) {
+    std::vector<int32_t> one;
+    REQUIRE(translator->source_ids(t, &one).is_ok());
+    ids.insert(ids.end(), one.begin(), one.end());
+    offsets.push_back(ids.size());
+  }
+  const TokenBatch sources{ids.data(), offsets.data(), tokens.size()};
+  for (const bool capture : {false, true}) {
+    StepModelLimits limits{sources.size, 4, 64, 48};
+    limits.capture_attention = capture;
+    std::unique_ptr<StepModel> session;
+    REQUIRE(create_step_model(model, limits, ArenaOptions{}, &session).is_ok());
+    for (const size_t beam : {size_t{1}, size_t{4}}) {
+      INFO(what << ", beam " << beam << (capture ? ", attention" : ""));
+      DecodeOptions o;
+      o.beam_size = beam;
+      o.n_best = beam > 1 ? 2 : 1;
+      o.max_length = 48;
+      size_t kept_rows = 0, dropped_rows = 0;
+      const auto kept = decode(session.get(), false, sources, o, &kept_rows);
+      const auto dropped = decode(session.get(), true, sources, o, &dropped_rows);
+      CHECK(dropped == kept);
+      CHECK(dropped_rows < kept_rows);  // the sentences finish at different steps
+    }
+  }
+}
+
+void check_ct2(const std::string& dir, const char* fixture) {
   const test::Fixture f = test::read_fixture(fixture);
   for (const bool int8 : {false, true}) {
+    convert::NeutralModel neutral;
+    REQUIRE(convert::ct2::read_model(dir, &neutral).is_ok());
+    if (int8) {
+      const convert::ConvertOptions options;  // int8, packed: what heed convert writes by default
+      convert::ConvertSummary summary;
+      REQUIRE(convert::quantize_and_pack(&neutral, options, &summary).is_ok());
+    }
     std::vector<uint8_t> bytes;
-    const auto model = converted(dir, int8, &bytes);
-    std::unique_ptr<Translator> translator;  // for its token -> id mapping only
-    REQUIRE(Translator::create(*model, TranslatorOptions(), &translator).is_ok());
-    std::vector<int32_t> ids;
-    std::vector<size_t> offsets{0};
-    for (const auto& tokens : f.sources) {
-      std::vector<int32_t> one;
-      REQUIRE(translator->source_ids(tokens, &one).is_ok());
-      ids.insert(ids.end(), one.begin(), one.end());
-      offsets.push_back(ids.size());
-    }
-    const TokenBatch sources{ids.data(), offsets.data(), f.sources.size()};
-    for (const bool capture : {false, true}) {
-      StepModelLimits limits{sources.size, 4, 64, 48};
-      limits.capture_attention = capture;
-      std::unique_ptr<StepModel> session;
-      REQUIRE(create_step_model(*model, limits, ArenaOptions{}, &session).is_ok());
-      for (const size_t beam : {size_t{1}, size_t{4}}) {
-        INFO(dir << (int8 ? " int8" : " float32") << ", beam " << beam << (capture ? ", attention" : ""));
-        DecodeOptions o;
-        o.beam_size = beam;
-        o.n_best = beam > 1 ? 2 : 1;
-        o.max_length = 48;
-        size_t kept_rows = 0, dropped_rows = 0;
-        const auto kept = decode(session.get(), false, sources, o, &kept_rows);
-        const auto dropped = decode(session.get(), true, sources, o, &dropped_rows);
-        CHECK(dropped == kept);
-        CHECK(dropped_rows < kept_rows);  // the sentences finish at different steps
-      }
-    }
+    check_model(*opened(neutral, &bytes), f.sources, dir + (int8 ? " int8" : " float32"));
+  }
+}
+
+void check_rnn(const std::string& variant, const std::vector<std::vector<std::string>>& sources) {
+  for (const auto type : {convert::WeightType::kFloat32, convert::WeightType::kInt8}) {
+    convert::NeutralModel neutral;
+    REQUIRE(convert::torch_seq2seq::read_model(test::source_path("tests/fixtures/rnn/" + variant), &neutral).is_ok());
+    convert::QuantizeOptions q;
+    q.type = type;
+    REQUIRE(convert::quantize_model(&neutral, q, nullptr).is_ok());
+    std::vector<uint8_t> bytes;
+    check_model(*opened(neutral, &bytes), sources, variant + (type == convert::WeightType::kInt8 ? " int8" : " float32"));
   }
 }
 
 }  // namespace
 
 TEST_CASE("finished sentences leave the batch, and the rest decodes bitwise the same", "[decoding][real]") {
-  check_model(test::shared_path("models/ct2/aren-transliteration"), "aren_ct2_decoding.txt");
-  check_model(test::source_path("demo/numbers-en-de"), "numbers_ct2_decoding.txt");
+  SECTION("Transformer encoder-decoder") {
+    check_ct2(test::shared_path("models/ct2/aren-transliteration"), "aren_ct2_decoding.txt");
+    check_ct2(test::source_path("demo/numbers-en-de"), "numbers_ct2_decoding.txt");
+  }
+  SECTION("RNN seq2seq") {
+    std::ifstream in(test::shared_path("data/morph/src.valid"));
+    std::vector<std::vector<std::string>> sources;
+    for (std::string line; sources.size() < 12 && std::getline(in, line);) sources.push_back(Translator::split_tokens(line));
+    REQUIRE(sources.size() == 12);
+    check_rnn("luong_general", sources);          // LSTM, input feeding
+    check_rnn("bahdanau_gru_additive", sources);  // GRU, attention before the cell
+  }
 }
