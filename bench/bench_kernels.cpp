@@ -10,6 +10,7 @@
 //   heed_bench_kernels --benchmark_filter=gemm_i8
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -69,11 +70,14 @@ void bench_gemm_i8(benchmark::State& state, const KernelTable* t, size_t m, size
 
 // The same product over weights packed by pack_i8_16x4 (packing is done once, outside the timing,
 // as a converter or loader would). a_block > 0: activations and weights in blocks of K, with the
-// weights' lane tables (pack_block_lanes) as the runtime's Linear passes them.
+// weights' lane tables (pack_block_lanes) as the runtime's Linear passes them. copies > 1: each
+// call reads the next of `copies` copies of the weights, so that they come from memory as a
+// decoder step's do (its layers' weights together exceed the last-level cache), not from L2.
 void bench_gemm_i8_packed(benchmark::State& state, const KernelTable* t, size_t m, size_t n, size_t k,
-                          size_t a_block) {
+                          size_t a_block, size_t copies) {
   GemmData d(m, n, k);
-  std::vector<int8_t> packed(heed::kernels::packed_i8_16x4_bytes(n, k) + 64);
+  const size_t bytes = (heed::kernels::packed_i8_16x4_bytes(n, k) + 63) / 64 * 64;
+  std::vector<int8_t> packed(bytes * copies + 64);
   int8_t* aligned = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;
   std::vector<int32_t> sums(n);
   heed::kernels::pack_i8_16x4(d.b.data(), n, k, k, aligned, sums.data());
@@ -90,8 +94,12 @@ void bench_gemm_i8_packed(benchmark::State& state, const KernelTable* t, size_t 
     p.a_block = a_block; p.a_scales = a_scales.data(); p.b_scales = b_scales.data(); p.b_scales_per_block = true;
     p.block_lanes = lanes.data();
   }
+  for (size_t c = 1; c < copies; ++c) std::copy(aligned, aligned + bytes, aligned + c * bytes);
+  size_t copy = 0;
   const double t0 = heed::bench::thread_cpu_seconds();
   for (auto _ : state) {
+    p.packed = aligned + copy * bytes;
+    copy = copy + 1 == copies ? 0 : copy + 1;
     t->gemm_i8_packed(p);
     benchmark::DoNotOptimize(d.c.data());
     benchmark::ClobberMemory();
@@ -192,20 +200,28 @@ int register_all() {
         for (size_t m : kRows) {
           const std::string name = "gemm_i8_packed/" + isa + "/" + s.what + "/m" + std::to_string(m) +
                                    "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k);
-          benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, m, s.n, s.k, size_t{0});
+          benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, m, s.n, s.k, size_t{0}, size_t{1});
         }
+      // A decoder step's products at batch 16 x beam 4: the weights cold (64 MiB of copies).
+      for (const Shape& s : kShapes) {
+        if (s.n * s.k > (size_t{4} << 20)) continue;  // the vocabulary projection is cold already
+        const std::string name = "gemm_i8_packed/" + isa + "/cold/" + s.what + "/m64_n" + std::to_string(s.n) +
+                                 "_k" + std::to_string(s.k);
+        benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, size_t{64}, s.n, s.k, size_t{0},
+                                     (size_t{64} << 20) / (s.n * s.k));
+      }
       // An encoder's FFN input (all-MiniLM: 1536 x 384) over 256 rows, per row and in blocks of K;
       // its other matrices (Q/K/V together, attention output, FFN output) in blocks of 32.
       for (size_t block : {0, 16, 32, 64}) {
         const std::string name = "gemm_i8_packed/" + isa + "/encoder_blocks/b" + std::to_string(block) +
                                  "_m256_n1536_k384";
         benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, size_t{256}, size_t{1536},
-                                     size_t{384}, size_t{block});
+                                     size_t{384}, size_t{block}, size_t{1});
       }
       for (const Shape& s : kEncoderShapes) {
         const std::string name = "gemm_i8_packed/" + isa + "/encoder_blocks/b32_m256_n" + std::to_string(s.n) +
                                  "_k" + std::to_string(s.k);
-        benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, size_t{256}, s.n, s.k, size_t{32});
+        benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, size_t{256}, s.n, s.k, size_t{32}, size_t{1});
       }
     }
     // Batch-1 GEMV over 1 GiB of weights: far beyond the last-level cache, so bandwidth-bound.
@@ -215,7 +231,7 @@ int register_all() {
           ->MinTime(2.0);
       if (t->gemm_i8_packed != heed::kernels::reference().gemm_i8_packed) {
         benchmark::RegisterBenchmark(("gemm_i8_packed/" + isa + "/gemv_large/m1_n524288_k2048").c_str(),
-                                     bench_gemm_i8_packed, t, size_t{1}, size_t{524288}, size_t{2048}, size_t{0})
+                                     bench_gemm_i8_packed, t, size_t{1}, size_t{524288}, size_t{2048}, size_t{0}, size_t{1})
             ->MinTime(2.0);
       }
     }
