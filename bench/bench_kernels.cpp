@@ -115,6 +115,40 @@ void bench_gemm_i8_packed(benchmark::State& state, const KernelTable* t, size_t 
   if (m == 1) state.counters["pct_bw"] = 100.0 * gbps / heed::bench::read_bandwidth_gbps();
 }
 
+// One product cut into `ranges` calls over N at multiples of `step` rows, as Linear shares a
+// layer's outputs between threads (layers/output_ranges.h), timed together on this thread: with a
+// step narrower than the kernel's tiles (KernelTable::gemm_i8_packed_n_step) the calls that end in
+// a partial tile compute more than their outputs.
+void bench_gemm_i8_packed_ranges(benchmark::State& state, const KernelTable* t, size_t m, size_t n, size_t k,
+                                 size_t ranges, size_t step) {
+  GemmData d(m, n, k);
+  std::vector<int8_t> packed(heed::kernels::packed_i8_16x4_bytes(n, k) + 64);
+  int8_t* aligned = packed.data() + (64 - reinterpret_cast<uintptr_t>(packed.data()) % 64) % 64;
+  std::vector<int32_t> sums(n);
+  heed::kernels::pack_i8_16x4(d.b.data(), n, k, k, aligned, sums.data());
+  const size_t tiles = (n + step - 1) / step;
+  const double t0 = heed::bench::thread_cpu_seconds();
+  for (auto _ : state) {
+    for (size_t r = 0; r < ranges; ++r) {
+      const size_t n0 = std::min(n, tiles * r / ranges * step), n1 = std::min(n, tiles * (r + 1) / ranges * step);
+      if (n0 == n1) continue;
+      heed::kernels::GemmI8PackedParams p;
+      p.m = m; p.n = n1 - n0; p.k = k;
+      p.a = d.a.data(); p.lda = k; p.a_scales = d.a_scales.data();
+      p.packed = aligned + n0 * k; p.row_sums = sums.data() + n0; p.b_scales = d.b_scales.data() + n0;
+      p.bias = d.bias.data() + n0; p.c = d.c.data() + n0; p.ldc = n;
+      t->gemm_i8_packed(p);
+    }
+    benchmark::DoNotOptimize(d.c.data());
+    benchmark::ClobberMemory();
+  }
+  const double s = heed::bench::thread_cpu_seconds() - t0;
+  const double gops = 2.0 * m * n * k * static_cast<double>(state.iterations()) / s * 1e-9;
+  state.counters["GOPS"] = gops;
+  const double peak = heed::bench::int8_peak_gops(t->isa);
+  if (peak > 0) state.counters["pct_peak"] = 100.0 * gops / peak;
+}
+
 void bench_softmax(benchmark::State& state, const KernelTable* t, size_t n) {
   std::vector<float> x(n), work(n);
   for (size_t i = 0; i < n; ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.2f - 10.0f;
@@ -202,6 +236,16 @@ int register_all() {
                                    "_n" + std::to_string(s.n) + "_k" + std::to_string(s.k);
           benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed, t, m, s.n, s.k, size_t{0}, size_t{1});
         }
+      // A product shared by 2 threads (8 ranges) cut at 16 rows and at the kernel's own step.
+      for (const Shape& s : kShapes) {
+        if (s.n * s.k > (size_t{4} << 20)) continue;
+        for (const size_t step : {size_t{16}, t->gemm_i8_packed_n_step}) {
+          const std::string name = "gemm_i8_packed/" + isa + "/ranges8_step" + std::to_string(step) + "/" + s.what +
+                                   "/m64_n" + std::to_string(s.n) + "_k" + std::to_string(s.k);
+          benchmark::RegisterBenchmark(name.c_str(), bench_gemm_i8_packed_ranges, t, size_t{64}, s.n, s.k, size_t{8},
+                                       step);
+        }
+      }
       // A decoder step's products at batch 16 x beam 4: the weights cold (64 MiB of copies).
       for (const Shape& s : kShapes) {
         if (s.n * s.k > (size_t{4} << 20)) continue;  // the vocabulary projection is cold already

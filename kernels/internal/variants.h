@@ -34,6 +34,7 @@ namespace avx2 {
 }  // namespace avx2
 namespace avx512vnni {
 #include "x86/slots_avx512vnni.inc"
+inline constexpr size_t kGemmI8PackedNStep = 48;  // KernelTable::gemm_i8_packed_n_step: 3 blocks per tile
 }  // namespace avx512vnni
 namespace avx512bf16 {
 #include "x86/slots_avx512bf16.inc"

@@ -28,6 +28,7 @@ namespace heed::kernels::avx512vnni {
 namespace {
 
 constexpr size_t kMr = 8, kNb = 3;           // A rows, 16-row weight blocks per tile
+static_assert(kNb * 16 == kGemmI8PackedNStep, "the table's n_step is this kernel's tile width");
 constexpr size_t kAChunkBytes = 32 * 1024;  // shifted A rows on the stack
 
 struct Packed {

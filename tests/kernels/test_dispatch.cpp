@@ -44,6 +44,9 @@ TEST_CASE("every available table is complete and names its ISA", "[dispatch]") {
 #define HEED_SLOT(name) CHECK(t->name != nullptr);
 #include "internal/slots_ref.inc"
 #undef HEED_SLOT
+    // Linear cuts N between threads at multiples of it: whole 16-row blocks of the packed layout.
+    CHECK(t->gemm_i8_packed_n_step >= 16);
+    CHECK(t->gemm_i8_packed_n_step % 16 == 0);
   }
   CHECK(for_isa(Isa::kCount) == nullptr);
   CHECK(for_isa(static_cast<Isa>(-1)) == nullptr);

@@ -262,6 +262,11 @@ struct KernelTable {
                       size_t count, size_t dim, float multiplier, float* out, size_t ldo) = nullptr;
   // gemm_i8 over weights packed by pack_i8_16x4 (see GemmI8PackedParams).
   void (*gemm_i8_packed)(const GemmI8PackedParams& p) = nullptr;
+  // Output rows (a multiple of 16) one tile of gemm_i8_packed spans when M >= 4. A caller that
+  // splits N between threads cuts at multiples of it, so no call ends in a partial tile: the
+  // AVX-512 VNNI tiles span 3 weight blocks (48) and a call ending one or two blocks past a whole
+  // tile computes a full tile for them (the same results, up to twice the work for that call).
+  size_t gemm_i8_packed_n_step = 16;
 };
 
 // The best table for this CPU (chosen once, thread-safe). HEED_ISA=<name> in the environment caps

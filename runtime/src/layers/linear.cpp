@@ -197,7 +197,7 @@ void Linear::run(const kernels::KernelTable& k, const float* x, float* writable,
   if (t_recorder != nullptr) t_recorder->record(name_, x, m, in_, ldx);
   if (forward_xnnpack(k, x, m, ldx, y, ldy, act, accumulate, scratch, pool)) return;
   if (dtype_ != fb::DType::I8) {
-    for_each_output_range(pool, m, out_, in_, [&](size_t n0, size_t n1) {
+    for_each_output_range(pool, m, out_, in_, kOutputTileRows, [&](size_t n0, size_t n1) {
       forward_rows(k, x, nullptr, ldx, x, m, ldx, y, ldy, act, accumulate, scratch, n0, n1);
     });
     return;
@@ -228,7 +228,10 @@ void Linear::run_int8(const kernels::KernelTable& k, const float* x, float* writ
       quantize_rows(k, xr + b * ldx, e - b, ldx, part.q, part.scales);
     });
     const float* kept = writable == nullptr ? nullptr : taken;
-    for_each_output_range(pool, rows, out_, in_, [&](size_t n0, size_t n1) {
+    // Packed weights: ranges of whole tiles of the kernel (fewer than 4 rows run its GEMV loop,
+    // which takes any number of blocks).
+    const size_t step = row_sums_ != nullptr && rows >= 4 ? k.gemm_i8_packed_n_step : kOutputTileRows;
+    for_each_output_range(pool, rows, out_, in_, step, [&](size_t n0, size_t n1) {
       forward_rows(k, xr, kept, ldx, scratch.q, rows, in_, yr, ldy, act, accumulate, scratch, n0, n1);
     });
   }
