@@ -113,6 +113,14 @@ class StepModel {
     return invalid_argument("this model has no vocabulary map");
   }
 
+  // Runs fn(context, begin, end) over [0, count) in ranges shared by the session's threads (the
+  // calling thread takes ranges too) and returns when all are done; without threads, one range.
+  // The engine ranks each sentence's beam candidates this way, so fn must treat every item on its
+  // own: the results are then the same for any thread count.
+  virtual void parallel_for(size_t count, void (*fn)(void* context, size_t begin, size_t end), void* context) const {
+    fn(context, 0, count);
+  }
+
   // Beam bookkeeping: after this call, row r continues from the state of row parents[r] (cache
   // entries of positions < current step are copied/permuted). rows as in the last step().
   virtual void reorder(const int32_t* parents, size_t rows) = 0;

@@ -139,7 +139,7 @@ class BeamSearch {
     size_t remaining = batch_;
     for (size_t t = 0; t < max_length_ && remaining > 0; ++t) {
       model_.step(s_.inputs, model_rows_, t, s_.log_probs);
-      prepare_rows(t);
+      rank_candidates(t);
       capture_attention(t);
       bool identity = true;
       for (size_t i = 0; i < batch_; ++i) {
@@ -210,16 +210,31 @@ class BeamSearch {
     model_rows_ = count;
   }
 
-  // The decoding controls on every alive row of the step (its history: its tokens so far).
-  void prepare_rows(size_t t) {
-    for (size_t r = 0; r < rows_; ++r) {
-      const size_t i = r / beam_;
-      if (s_.done[i] || s_.cumulative[cur_][r] == kNegInf) continue;
-      const size_t prefix_len = prefixes_ ? prefixes_->length(i) : 0;
-      controls_.prepare_row(log_probs_of(r), s_.vocab, s_.history_ids[cur_] + r * s_.max_steps, t,
-                            prefix_len, t < o_.min_length, model_);
-    }
+  // Per sentence still running, shared by the session's threads (StepModel::parallel_for; the
+  // scan over the vocabulary is most of what a step costs outside the model): the decoding
+  // controls on each alive row (its history: its tokens so far), then at a free step the sentence's
+  // 2 x beam best extensions, ranked (rule 1).
+  void rank_candidates(size_t t) {
+    step_ = t;
+    model_.parallel_for(batch_, [](void* self, size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) static_cast<BeamSearch*>(self)->rank_sentence(i);
+    }, this);
   }
+
+  void rank_sentence(size_t i) {
+    if (s_.done[i]) return;
+    const size_t base_row = i * beam_, prefix_len = prefixes_ ? prefixes_->length(i) : 0;
+    for (size_t r = base_row; r < base_row + beam_; ++r) {
+      if (s_.cumulative[cur_][r] == kNegInf) continue;
+      controls_.prepare_row(log_probs_of(r), s_.vocab, s_.history_ids[cur_] + r * s_.max_steps, step_,
+                            prefix_len, step_ < o_.min_length, model_);
+    }
+    if (step_ < prefix_len) return;
+    s_.candidate_counts[i] = top_candidates(log_probs_of(base_row), s_.cumulative[cur_] + base_row, beam_,
+                                            decoding::row_tokens(model_, s_.vocab), 2 * beam_, candidates_of(i));
+  }
+
+  Candidate* candidates_of(size_t i) const { return s_.candidates + i * 2 * s_.max_beam; }
 
   void capture_attention(size_t t) {
     if (attention_ == nullptr) return;
@@ -285,12 +300,12 @@ class BeamSearch {
   // A free step of sentence i: rank the extensions, fill the beam, finish hypotheses (rules 1-3).
   void expand(size_t i, size_t t, bool last, bool first_free_step) {
     const size_t base_row = i * beam_, vocab = s_.vocab;
-    const float* cum = s_.cumulative[cur_] + base_row;
     const float* lp = log_probs_of(base_row);  // the sentence's rows are consecutive in the model too
-    const size_t n = top_candidates(lp, cum, beam_, decoding::row_tokens(model_, vocab), 2 * beam_, s_.candidates);
+    const Candidate* candidates = candidates_of(i);
+    const size_t n = s_.candidate_counts[i];  // rank_candidates()
     size_t next_secondary = beam_;  // where the search for replacement candidates resumes
     for (size_t rank = 0; rank < std::min(beam_, n); ++rank) {
-      const Candidate& c = s_.candidates[rank];
+      const Candidate& c = candidates[rank];
       if (first_free_step && rank > 0 && is_end(c.token)) continue;  // rule 3: a dead slot
       if (!is_end(c.token) && !last) {
         keep_alive(i, static_cast<size_t>(c.row), c.token, c.score);
@@ -303,7 +318,7 @@ class BeamSearch {
       // The slot goes to the next second-half candidate that does not end with EOS (at the
       // first free step after a prefix, an EOS there is a placeholder: the slot is dead).
       for (size_t j = next_secondary; j < n; ++j) {
-        const Candidate& r = s_.candidates[j];
+        const Candidate& r = candidates[j];
         if (is_end(r.token) && !first_free_step) continue;
         next_secondary = j + 1;
         if (!is_end(r.token)) keep_alive(i, static_cast<size_t>(r.row), r.token, r.score);
@@ -423,6 +438,7 @@ class BeamSearch {
   const float* attention_ = nullptr;
   int cur_ = 0;       // which history buffer holds the current hypotheses
   size_t alive_ = 0;  // rows filled in the sentence being advanced
+  size_t step_ = 0;   // the step rank_candidates() works on
 };
 
 }  // namespace

@@ -61,7 +61,8 @@ struct DecodingEngine::Storage {
   size_t* sentence_rows = nullptr;  // [max_batch] beam search: the model row of each sentence's first hypothesis
 
   // Beam search.
-  Candidate* candidates = nullptr;  // [2 * max_beam]
+  Candidate* candidates = nullptr;  // [max_batch, 2 * max_beam] each sentence's ranked extensions
+  size_t* candidate_counts = nullptr;  // [max_batch] how many of them a step found
   int32_t* finished_ids = nullptr;  // [max_batch, finished_capacity, max_steps]
   float* finished_log_probs = nullptr;
   // The store keeps each sentence's best `finished_capacity` finished hypotheses (only n_best are

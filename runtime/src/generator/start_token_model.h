@@ -41,6 +41,9 @@ class StartTokenModel final : public StepModel {
   void log_softmax_rows(float* scores, size_t rows) const override { inner_->log_softmax_rows(scores, rows); }
   void reorder(const int32_t* parents, size_t rows) override { inner_->reorder(parents, rows); }
   bool compact_rows(const int32_t* keep, size_t count) override { return inner_->compact_rows(keep, count); }
+  void parallel_for(size_t count, void (*fn)(void*, size_t, size_t), void* context) const override {
+    inner_->parallel_for(count, fn, context);
+  }
 
  private:
   StepModel* inner_;

@@ -53,6 +53,10 @@ bool StepSession::can_compact(const int32_t* keep, size_t count) const {
   return true;
 }
 
+void StepSession::parallel_for(size_t count, void (*fn)(void*, size_t, size_t), void* context) const {
+  threading::parallel_ranges(pool_.get(), count, 1, [&](size_t, size_t begin, size_t end) { fn(context, begin, end); });
+}
+
 void StepSession::log_softmax_rows(float* scores, size_t rows) const {
   const size_t vocab = vocab_size();
   // Rows split between the threads (each row's result is the same on any thread): one beam-4

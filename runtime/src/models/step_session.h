@@ -25,6 +25,8 @@ class StepSession : public StepModel, public Session {
     return true;
   }
   void log_softmax_rows(float* scores, size_t rows) const override;
+  // One item per range task, over the session's pool.
+  void parallel_for(size_t count, void (*fn)(void* context, size_t begin, size_t end), void* context) const override;
 
  protected:
   // Every limit at least 1 (max_source_len too when `needs_source`); remembers them.

@@ -16,6 +16,7 @@
 
 #include "busy_cores.h"
 #include "generate_fixture.h"
+#include "heed/decoding.h"
 #include "models/step_model_factory.h"
 #include "session_helpers.h"
 #include "threading/thread_pool.h"
@@ -125,6 +126,54 @@ TEST_CASE("RNN seq2seq (attention zoo): 1, 2 and 3 threads identical") {
       INFO(variant);
       const ZooModel z = load_zoo(variant, type);
       check_identical(*z.model, StepModelLimits{2, 2, 16, 10}, &b, 2, 2, 10);
+    }
+  }
+}
+
+// Every hypothesis of a batched beam search (tokens, log-probs, scores) with `threads` threads:
+// the engine ranks each sentence's candidates on the session's threads (StepModel::parallel_for).
+std::vector<std::vector<float>> beam_results(const Model& model, size_t threads, const TokenBatch& batch,
+                                             const DecodeOptions& o) {
+  const auto session = make_session(model, StepModelLimits{batch.size, o.beam_size, 12, o.max_length}, {}, threads);
+  std::unique_ptr<DecodingEngine> engine;
+  REQUIRE(DecodingEngine::create(session.get(), DecodingLimits{}, &engine).is_ok());
+  DecodeOutput out;
+  REQUIRE(engine->decode(&batch, batch.size, o, nullptr, &out).is_ok());
+  std::vector<std::vector<float>> results;
+  for (size_t i = 0; i < batch.size; ++i) {
+    for (size_t k = 0; k < out.count(i); ++k) {
+      const Hypothesis& h = out.at(i, k);
+      std::vector<float> r(h.ids, h.ids + h.length);  // ids are small: exact as floats
+      r.insert(r.end(), h.token_log_probs, h.token_log_probs + h.num_log_probs);
+      r.push_back(h.score);
+      results.push_back(r);
+    }
+  }
+  return results;
+}
+
+TEST_CASE("beam search through the decoding engine: 1, 2 and 3 threads give identical hypotheses") {
+  TinyOptions i8;
+  i8.d_model = 40;
+  i8.num_heads = 5;
+  i8.ffn_dim = 72;
+  i8.target_vocab = 53;
+  i8.quantize = true;
+  const BatchStorage storage = make_batch({{3, 4, 5, 6, 7, 8, 9, 10, 11}, {5, 6}, {7, 8, 9, 10}, {9}, {4, 4, 4}});
+  const TokenBatch batch = storage.batch();
+  const LoadedModel loaded = load_model(make_tiny_model(i8));
+  DecodeOptions plain;
+  plain.beam_size = 3;
+  plain.n_best = 3;
+  plain.max_length = 10;
+  DecodeOptions controls = plain;  // rows renormalized, and logits penalized, inside the ranking
+  controls.min_length = 4;
+  controls.controls.repetition_penalty = 1.3f;
+  for (const DecodeOptions* o : {&plain, &controls}) {
+    const auto one = beam_results(*loaded.model, 1, batch, *o);
+    for (size_t threads : {2, 3}) {
+      INFO(threads << " threads, min_length " << o->min_length);
+      CHECK(beam_results(*loaded.model, threads, batch, *o) == one);
     }
   }
 }
