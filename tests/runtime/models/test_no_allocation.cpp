@@ -48,6 +48,8 @@ void run_without_allocating(const TinyOptions& options, size_t threads, bool cap
   std::vector<float> log_probs(rows * V);
   std::vector<int32_t> ids(rows, 1);
   const std::vector<int32_t> parents = {1, 0, 0, 5, 3, 3};
+  const std::vector<int32_t> keep = {3, 4, 5};  // sentence 0 finished: sentence 1's rows move up
+  size_t ranked = 0;
 
   const size_t before = heed::test::allocation_count();
   Status s = session->start(&batch, 2, 3);  // Status::success() carries an empty string: no allocation
@@ -57,9 +59,23 @@ void run_without_allocating(const TinyOptions& options, size_t threads, bool cap
     session->reorder(parents.data(), rows);
     for (size_t r = 0; r < rows; ++r) ids[r] = static_cast<int32_t>((t * 7 + r * 3) % V);
   }
+  // What the decoding engine adds around the steps: the candidates ranked on the session's
+  // threads, a finished sentence dropped, and steps over the rows left.
+  session->parallel_for(rows, [](void* count, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) __atomic_add_fetch(static_cast<size_t*>(count), 1, __ATOMIC_RELAXED);
+  }, &ranked);
+  const bool compacted = session->compact_rows(keep.data(), keep.size());
+  if (s.is_ok()) s = session->start(&batch, 2, 3);
+  for (size_t t = 0; t < 3; ++t) {
+    if (t == 1 && !session->compact_rows(keep.data(), keep.size())) break;
+    session->step(ids.data(), t == 0 ? rows : keep.size(), t, log_probs.data());
+    session->reorder(parents.data(), t == 0 ? rows : keep.size());
+  }
   const size_t after = heed::test::allocation_count();
   REQUIRE(s.is_ok());
   CHECK(after - before == 0);
+  CHECK(ranked == rows);
+  CHECK(compacted);
 }
 #endif
 
