@@ -86,12 +86,28 @@ sysroot_libs+=(libutf8proc2 libutf8proc-dev)  # WordPiece (BERT) tokenizer
 # OpenSSL's and Brotli's libraries (and their .pc files, named by cpp-httplib.pc) too.
 sysroot_libs+=(libcpp-httplib0.11 libcpp-httplib-dev libssl3 libssl-dev libbrotli1 libbrotli-dev)
 sysroot_all=(nlohmann-json3-dev)  # architecture-independent headers
+# Each unpacked sysroot is also kept as a tar in HEED_CACHE_DIR (default /var/cache/heed, as the
+# clean root's cache), keyed by the package list: a fresh clone unpacks it without apt, so it
+# neither downloads the .debs again nor depends on the mirror's indexes being in sync.
+cache=${HEED_CACHE_DIR:-/var/cache/heed}
+packages="${sysroot_libs[*]} ${sysroot_all[*]}"
+key=$(printf '%s' "$packages" | sha256sum | cut -c1-16)
 for arch in arm64 armhf; do
   root="$here/build-deps/sysroot-$arch"
   stamp="$root/.complete"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${sysroot_libs[*]} ${sysroot_all[*]}" ]; then
+  tarball="$cache/sysroot-$arch-$key.tar"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$packages" ]; then
     echo "install-deps: sysroot $arch present"
     continue
+  fi
+  if [ -f "$tarball" ]; then
+    rm -rf "$root" && mkdir -p "$root"
+    if tar -xf "$tarball" -C "$root"; then
+      echo "$packages" > "$stamp"
+      echo "install-deps: sysroot $arch unpacked from $tarball"
+      continue
+    fi
+    echo "install-deps: $tarball is unreadable: downloading the packages again" >&2
   fi
   if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
     "${sudo_cmd[@]}" dpkg --add-architecture "$arch"
@@ -104,6 +120,12 @@ for arch in arm64 armhf; do
   (cd "$root.debs" && apt-get download -qq $(printf "%s:$arch " "${sysroot_libs[@]}") "${sysroot_all[@]}")
   for deb in "$root.debs"/*.deb; do dpkg-deb -x "$deb" "$root"; done
   rm -rf "$root.debs"
-  echo "${sysroot_libs[*]} ${sysroot_all[*]}" > "$stamp"
+  echo "$packages" > "$stamp"
   echo "install-deps: sysroot $arch unpacked into $root"
+  # Cached only where the cache folder is writable (a user without sudo simply downloads again).
+  if mkdir -p "$cache" 2>/dev/null && tar -cf "$tarball.part" -C "$root" . 2>/dev/null; then
+    mv "$tarball.part" "$tarball" && echo "install-deps: sysroot $arch cached as $tarball"
+  else
+    rm -f "$tarball.part" 2>/dev/null || true
+  fi
 done
