@@ -19,10 +19,10 @@
 #include "heed/model.h"
 #include "heed/translator.h"
 #include "heed_writer.h"
-#include "quantize.h"
-#include "torch_seq2seq/reader.h"
 #include "models/step_model_factory.h"
+#include "quantize.h"
 #include "test_paths.h"
+#include "torch_seq2seq/reader.h"
 
 using namespace heed;
 
