@@ -152,16 +152,21 @@ std::vector<std::vector<float>> beam_results(const Model& model, size_t threads,
   return results;
 }
 
-TEST_CASE("beam search through the decoding engine: 1, 2 and 3 threads give identical hypotheses") {
+// A tiny int8 model with ragged 16-row tiles (40 outputs) and a 53-token vocabulary.
+TinyOptions tiny_int8() {
   TinyOptions i8;
   i8.d_model = 40;
   i8.num_heads = 5;
   i8.ffn_dim = 72;
   i8.target_vocab = 53;
   i8.quantize = true;
+  return i8;
+}
+
+TEST_CASE("beam search through the decoding engine: 1, 2 and 3 threads give identical hypotheses") {
   const BatchStorage storage = make_batch({{3, 4, 5, 6, 7, 8, 9, 10, 11}, {5, 6}, {7, 8, 9, 10}, {9}, {4, 4, 4}});
   const TokenBatch batch = storage.batch();
-  const LoadedModel loaded = load_model(make_tiny_model(i8));
+  const LoadedModel loaded = load_model(make_tiny_model(tiny_int8()));
   DecodeOptions plain;
   plain.beam_size = 3;
   plain.n_best = 3;
@@ -183,15 +188,9 @@ TEST_CASE("beam search through the decoding engine: 1, 2 and 3 threads give iden
 // log-probabilities and tokens, bit for bit.
 TEST_CASE("every core busy with another program: 1, 2 and 3 threads still identical") {
   const BusyCores busy;
-  TinyOptions i8;
-  i8.d_model = 40;
-  i8.num_heads = 5;
-  i8.ffn_dim = 72;
-  i8.target_vocab = 53;
-  i8.quantize = true;
   const BatchStorage storage = make_batch({{3, 4, 5, 6, 7, 8, 9, 10, 11}, {5, 6}, {7, 8, 9, 10}});
   const TokenBatch batch = storage.batch();
-  const LoadedModel loaded = load_model(make_tiny_model(i8));
+  const LoadedModel loaded = load_model(make_tiny_model(tiny_int8()));
   check_identical(*loaded.model, StepModelLimits{3, 3, 12, 10}, &batch, 3, 3, 10);
 }
 
