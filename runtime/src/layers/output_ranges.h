@@ -12,7 +12,7 @@
 
 namespace heed::layers {
 
-inline constexpr size_t kOutputTileRows = 48;
+inline constexpr size_t kOutputTileRows = 16;
 // Calls fn(n0, n1) over [0, n) in ranges of whole tiles of `step` rows (the last range ends at
 // n), one per task.
 template <typename F>
