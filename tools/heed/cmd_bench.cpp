@@ -14,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 #include "args.h"
 #include "command.h"
 #include "heed/embedder.h"
