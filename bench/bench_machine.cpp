@@ -31,6 +31,7 @@ using PeakLoop = int64_t (*)(int64_t, int64_t*);
 
 PeakLoop peak_loop_for(kernels::Isa isa) {
 #if defined(HEED_BENCH_X86)
+  if (isa == kernels::Isa::kAmx && kernels::for_isa(isa) != nullptr) return peak_loop_amx_tdpbssd;
   if (isa == kernels::Isa::kAvx512Vnni && kernels::for_isa(isa) != nullptr) return peak_loop_vpdpbusd_zmm;
   if (isa == kernels::Isa::kAvx2 && kernels::for_isa(isa) != nullptr) return peak_loop_avx2_maddubs;
 #else
@@ -73,6 +74,8 @@ void BM_stream_read(benchmark::State& state) {
 }
 
 int register_machine() {
+  if (peak_loop_for(kernels::Isa::kAmx))
+    benchmark::RegisterBenchmark("peak/amx_tdpbssd", BM_int8_peak, kernels::Isa::kAmx);
   if (peak_loop_for(kernels::Isa::kAvx512Vnni))
     benchmark::RegisterBenchmark("peak/vpdpbusd_zmm", BM_int8_peak, kernels::Isa::kAvx512Vnni);
   if (peak_loop_for(kernels::Isa::kAvx2))

@@ -11,7 +11,7 @@ namespace heed::bench {
 
 // Int8 multiply-accumulate peak of one core for the instruction path `isa`'s gemm_i8 uses, in
 // GOPS (one MAC = 2 ops): VPDPBUSD zmm for avx512vnni, VPMADDUBSW + VPMADDWD + VPADDD ymm for
-// avx2. 0 when unknown (not x86, or the CPU lacks it). Measured once, best of several runs.
+// avx2, TDPBSSD for amx. 0 when unknown (not x86, or the CPU lacks it). Measured once, best of several runs.
 double int8_peak_gops(kernels::Isa isa);
 
 // Streaming read bandwidth of one core over a buffer far larger than the last-level cache, GB/s.
@@ -22,6 +22,7 @@ double read_bandwidth_gbps();
 // *macs_per_iter receives the int8 MACs one round performs.
 int64_t peak_loop_vpdpbusd_zmm(int64_t iters, int64_t* macs_per_iter);
 int64_t peak_loop_avx2_maddubs(int64_t iters, int64_t* macs_per_iter);
+int64_t peak_loop_amx_tdpbssd(int64_t iters, int64_t* macs_per_iter);
 
 // Seconds of CPU time this thread has used. The machine is shared (load average above the core
 // count while other builds run), so every rate here is per second of CPU time the thread actually

@@ -1,6 +1,6 @@
 // Builds one KernelTable per ISA and picks the best one for this CPU, once.
 //
-// Each ISA's table starts as a copy of its parent's (avx512vnni <- avx2 <- scalar;
+// Each ISA's table starts as a copy of its parent's (amx <- avx512bf16 <- avx512vnni <- avx2 <- scalar;
 // i8mm <- dotprod <- neon <- scalar; armv7 <- scalar) and its variant overwrites the slots it
 // implements, so a missing SIMD kernel falls back to the next best one, ending at the reference.
 #include <cstdio>
@@ -29,6 +29,8 @@ Isa parent_of(Isa isa) {
       return Isa::kAvx2;
     case Isa::kAvx512Bf16:
       return Isa::kAvx512Vnni;
+    case Isa::kAmx:
+      return Isa::kAvx512Bf16;
     default:
       return Isa::kScalar;
   }
@@ -51,6 +53,7 @@ FillTable variant_fill(Isa isa) {
     case Isa::kAvx2: return fill_avx2;
     case Isa::kAvx512Vnni: return fill_avx512vnni;
     case Isa::kAvx512Bf16: return fill_avx512bf16;
+    case Isa::kAmx: return fill_amx;
 #endif
 #if defined(HEED_KERNELS_AARCH64)
     case Isa::kNeon: return fill_neon;
@@ -87,7 +90,7 @@ Isa requested_cap() {
   }
   std::fprintf(stderr,
                "heed: ignoring unknown HEED_ISA=%s (expected scalar, armv7, neon, dotprod, i8mm, bf16, "
-               "avx2, avx512vnni or avx512bf16)\n",
+               "avx2, avx512vnni, avx512bf16 or amx)\n",
                env);
   return Isa::kCount;
 }
@@ -112,7 +115,7 @@ Tables build_tables() {
   const Isa cap = requested_cap();
   if (cap == Isa::kCount) {
     // Most capable first.
-    const Isa order[] = {Isa::kAvx512Bf16, Isa::kAvx512Vnni, Isa::kAvx2,       Isa::kNeonBf16, Isa::kNeonI8mm,
+    const Isa order[] = {Isa::kAmx, Isa::kAvx512Bf16, Isa::kAvx512Vnni, Isa::kAvx2,       Isa::kNeonBf16, Isa::kNeonI8mm,
                          Isa::kNeonDotprod, Isa::kNeon,       Isa::kNeonArmv7, Isa::kScalar};
     for (Isa isa : order) {
       if (t.available[static_cast<int>(isa)]) {
@@ -160,6 +163,8 @@ const char* isa_name(Isa isa) {
       return "avx512vnni";
     case Isa::kAvx512Bf16:
       return "avx512bf16";
+    case Isa::kAmx:
+      return "amx";
     case Isa::kCount:
       break;
   }

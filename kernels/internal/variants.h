@@ -39,6 +39,10 @@ inline constexpr size_t kGemmI8PackedNStep = 48;  // KernelTable::gemm_i8_packed
 namespace avx512bf16 {
 #include "x86/slots_avx512bf16.inc"
 }  // namespace avx512bf16
+namespace amx {
+#include "x86/slots_amx.inc"
+inline constexpr size_t kGemmI8PackedNStep = 32;  // KernelTable::gemm_i8_packed_n_step: 2 blocks per tile
+}  // namespace amx
 namespace neon {
 #include "arm/slots_neon.inc"
 }  // namespace neon
@@ -61,6 +65,7 @@ namespace armv7 {
 void fill_avx2(KernelTable& t);
 void fill_avx512vnni(KernelTable& t);
 void fill_avx512bf16(KernelTable& t);
+void fill_amx(KernelTable& t);
 void fill_neon(KernelTable& t);
 void fill_neondot(KernelTable& t);
 void fill_i8mm(KernelTable& t);

@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "internal/gemm_epilogue.h"
+#include "internal/gemm_store_avx512.h"
 #include "internal/variants.h"
 
 namespace heed::kernels::avx512vnni {
@@ -249,37 +250,13 @@ void gemv_row(const uint8_t* a, const int8_t* b, size_t block_bytes, size_t nb, 
   acc[2] = _mm512_add_epi32(_mm512_add_epi32(s2[0], s2[1]), _mm512_add_epi32(s2[2], s2[3]));
 }
 
-// 16 outputs (lanes past N masked off) -> C at dst: bias, activation, accumulate, as the
-// reference's gemm_store.
-inline void store_outputs(const GemmI8PackedParams& p, __m512 x, __m512 bias, __mmask16 mask, float* dst) {
-  if (p.bias != nullptr) x = _mm512_add_ps(x, bias);
-  if (p.activation == Activation::kRelu) {
-    x = _mm512_max_ps(x, _mm512_setzero_ps());
-  } else if (p.activation != Activation::kNone) {
-    alignas(64) float out[16];
-    _mm512_store_ps(out, x);
-    for (float& y : out) y = ref::activation(y, p.activation);
-    x = _mm512_load_ps(out);
-  }
-  if (p.accumulate) x = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, dst), x);
-  _mm512_mask_storeu_ps(dst, mask, x);
-}
-
-// Output columns [col, col + 16) clipped to N: the lane mask and the bias.
-inline __mmask16 column_mask(const GemmI8PackedParams& p, size_t col, __m512* bias) {
-  const size_t cols = p.n - col < 16 ? p.n - col : 16;
-  const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1);
-  *bias = p.bias != nullptr ? _mm512_maskz_loadu_ps(mask, p.bias + col) : _mm512_setzero_ps();
-  return mask;
-}
-
 // v -> C for rows [m0, m0 + mr), weight rows [n0, n0 + 16 nb) clipped to N.
 void store_tile(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size_t nb, const __m512 v[kMr * kNb]) {
   for (size_t c = 0; c < nb && n0 + 16 * c < p.n; ++c) {
     const size_t col = n0 + 16 * c;
     __m512 bias;
-    const __mmask16 mask = column_mask(p, col, &bias);
-    for (size_t i = 0; i < mr; ++i) store_outputs(p, v[i * kNb + c], bias, mask, p.c + (m0 + i) * p.ldc + col);
+    const __mmask16 mask = column_mask_avx512(p, col, &bias);
+    for (size_t i = 0; i < mr; ++i) store_outputs_avx512(p, v[i * kNb + c], bias, mask, p.c + (m0 + i) * p.ldc + col);
   }
 }
 
@@ -290,13 +267,13 @@ void epilogue(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, size
   for (size_t c = 0; c < nb && n0 + 16 * c < p.n; ++c) {
     const size_t col = n0 + 16 * c;
     __m512 bias;
-    const __mmask16 mask = column_mask(p, col, &bias);
+    const __mmask16 mask = column_mask_avx512(p, col, &bias);
     const __m512i corr = _mm512_slli_epi32(_mm512_maskz_loadu_epi32(mask, p.row_sums + col), 7);
     const __m512 b_scale = _mm512_maskz_loadu_ps(mask, p.b_scales + col);
     for (size_t i = 0; i < mr; ++i) {
       const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc[i * kNb + c], corr));
       const __m512 v = _mm512_mul_ps(sum, _mm512_mul_ps(_mm512_set1_ps(p.a_scales[m0 + i]), b_scale));
-      store_outputs(p, v, bias, mask, p.c + (m0 + i) * p.ldc + col);
+      store_outputs_avx512(p, v, bias, mask, p.c + (m0 + i) * p.ldc + col);
     }
   }
 }

@@ -27,3 +27,6 @@ set(HEED_KERNEL_AVX512VNNI_SOURCES
 set(HEED_KERNEL_AVX512BF16_SOURCES
   x86/attention_avx512bf16.cpp
 )
+set(HEED_KERNEL_AMX_SOURCES
+  x86/gemm_i8_packed_amx.cpp
+)

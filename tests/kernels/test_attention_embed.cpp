@@ -241,11 +241,11 @@ void round_bf16(std::vector<float>* x) {
   for (float& f : *x) f = round_bf16(f);
 }
 
-// Whether table v runs case c in bfloat16: the avx512bf16 and bf16 variants' block path
-// (heed/kernels.h: enough rows, no causal or window mask, an even head_dim).
+// Whether table v runs case c in bfloat16: the avx512bf16 and bf16 variants' block path, which
+// amx inherits (heed/kernels.h: enough rows, no causal or window mask, an even head_dim).
 bool bf16_blocks(const KernelTable& v, const AttnCase& c) {
   const bool block_mask = c.mask == AttentionMask::kNone || c.mask == AttentionMask::kKeyPadding;
-  const bool bf16_isa = v.isa == Isa::kAvx512Bf16 || v.isa == Isa::kNeonBf16;
+  const bool bf16_isa = v.isa == Isa::kAvx512Bf16 || v.isa == Isa::kAmx || v.isa == Isa::kNeonBf16;
   return bf16_isa && c.q_rows >= kAttentionBlockMinRows && block_mask && c.head_dim % 2 == 0;
 }
 

@@ -16,11 +16,12 @@ using namespace heed::kernels;
 
 namespace {
 bool is_ancestor_or_self(Isa a, Isa of) {
-  // The fallback chains of dispatch.cpp, restated: avx512bf16 > avx512vnni > avx2;
+  // The fallback chains of dispatch.cpp, restated: amx > avx512bf16 > avx512vnni > avx2;
   // bf16 > i8mm > dotprod > neon.
   for (;;) {
     if (a == of) return true;
     switch (of) {
+      case Isa::kAmx: of = Isa::kAvx512Bf16; break;
       case Isa::kAvx512Bf16: of = Isa::kAvx512Vnni; break;
       case Isa::kAvx512Vnni: of = Isa::kAvx2; break;
       case Isa::kNeonBf16: of = Isa::kNeonI8mm; break;
@@ -69,7 +70,8 @@ TEST_CASE("best() is the most capable available table, capped by HEED_ISA", "[di
   INFO("HEED_ISA=" << (env ? env : "(unset)") << " chose " << isa_name(chosen));
   if (cap == Isa::kCount) {
     // Unset or unknown (ignored): nothing available may beat the choice.
-    if (for_isa(Isa::kAvx512Bf16)) CHECK(chosen == Isa::kAvx512Bf16);
+    if (for_isa(Isa::kAmx)) CHECK(chosen == Isa::kAmx);
+    else if (for_isa(Isa::kAvx512Bf16)) CHECK(chosen == Isa::kAvx512Bf16);
     else if (for_isa(Isa::kAvx512Vnni)) CHECK(chosen == Isa::kAvx512Vnni);
     else if (for_isa(Isa::kAvx2)) CHECK(chosen == Isa::kAvx2);
     else if (for_isa(Isa::kNeonBf16)) CHECK(chosen == Isa::kNeonBf16);

@@ -473,6 +473,24 @@ TEST_CASE("gemm_i8_packed variants: every tile height, odd group counts, A chunk
   }
 }
 
+TEST_CASE("gemm_i8_packed variants: 16-row tiles (amx) over M, N and K edges", "[variants][gemm_i8_packed]") {
+  // M: under, at and past one and two 16-row A tiles and a 32-row output tile; N: one block, a
+  // pair, an odd block count; K: under one 64-byte step, whole steps, a step plus a short tail,
+  // and 4096 / 4097 (the longest K a 16-row A chunk holds, and past it: the avx512vnni kernel).
+  for (const KernelTable* t : packed_tables()) {
+    for (size_t m : {4, 15, 16, 17, 31, 32, 33, 48, 70})
+      for (size_t n : {16, 17, 32, 48, 70})
+        for (size_t k : {60, 64, 65, 128, 200})
+          check_packed(*t, PackedCase{m, n, k, (m + n) % 2 == 0, m % 3 == 0 ? Activation::kGelu : Activation::kNone, k == 65});
+    check_packed(*t, PackedCase{20, 40, 4096});
+    check_packed(*t, PackedCase{20, 40, 4097});
+    check_packed(*t, PackedCase{300, 33, 512});  // several A chunks at K = 512 (128 rows each)
+    for (size_t m : {16, 33})
+      for (size_t a_block : {64, 128})
+        for (bool b_per_block : {false, true}) check_packed_blocks(*t, m, 50, 300, a_block, false, b_per_block);
+  }
+}
+
 TEST_CASE("gemm_i8_packed variants: epilogue (bias, activations, accumulate), strides, zero rows",
           "[variants][gemm_i8_packed]") {
   for (const KernelTable* t : packed_tables()) {

@@ -20,6 +20,7 @@ enum class Isa : int {
   kAvx2,          // x86-64 AVX2 + FMA
   kAvx512Vnni,    // x86-64 AVX-512 BW/VL + VNNI
   kAvx512Bf16,    // kAvx512Vnni + AVX512_BF16 (AMD Zen 4, Intel Cooper Lake / Sapphire Rapids and later)
+  kAmx,           // kAvx512Bf16 + AMX-TILE/AMX-INT8 granted by the OS (Intel Sapphire Rapids and later)
   kCount,
 };
 
