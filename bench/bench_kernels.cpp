@@ -160,6 +160,20 @@ void bench_softmax(benchmark::State& state, const KernelTable* t, size_t n) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
+// Quantizing a decoder step's activations (rows of A for an int8 GEMM): 64 rows (batch 16 x
+// beam 4) of the model width or the FFN width, L2-resident.
+void bench_quantize(benchmark::State& state, const KernelTable* t, size_t rows, size_t cols) {
+  std::vector<float> x(rows * cols), scales(rows);
+  std::vector<int8_t> q(rows * cols);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 1201) * 0.01f - 6.0f;
+  for (auto _ : state) {
+    t->quantize_rows_i8(x.data(), rows, cols, cols, q.data(), cols, scales.data());
+    benchmark::DoNotOptimize(q.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(rows * cols));
+}
+
 // GELU over one FFN row block of an encoder (64 rows of 1536, L2-resident), values spread over
 // [-6, 6) as FFN inputs are.
 void bench_gelu(benchmark::State& state, const KernelTable* t, size_t n) {
@@ -289,6 +303,9 @@ int register_all() {
       }
     }
     benchmark::RegisterBenchmark(("softmax/" + isa + "/32000").c_str(), bench_softmax, t, size_t{32000});
+    for (const size_t cols : {size_t{512}, size_t{2048}})
+      benchmark::RegisterBenchmark(("quantize_rows_i8/" + isa + "/m64_k" + std::to_string(cols)).c_str(), bench_quantize,
+                                   t, size_t{64}, cols);
     benchmark::RegisterBenchmark(("gelu/" + isa + "/98304").c_str(), bench_gelu, t, size_t{98304});
     if (t->isa != Isa::kScalar)
       benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32").c_str(), bench_attention, t, size_t{256},

@@ -6,11 +6,14 @@
 // row), the 16 scales and reciprocals with one vector division each, then each row from
 // registers. Rounding: truncate x + 0.49999997 with x's sign, which equals rounding half away
 // from zero for every float (checked for all 2^32 bit patterns against the truncate-and-compare
-// form it replaced; 0.5 itself would misround 0.49999997). Longer rows (one scale per row of K)
-// go to the AVX2 variant.
+// form it replaced; 0.5 itself would misround 0.49999997). Longer rows (one scale per row of K:
+// every decoder and most encoder layers) one at a time: the max from four accumulators, the scale
+// and reciprocal in scalar code exactly as the reference computes them, then the same rounding.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 avx512 headers, as in gemm_i8
 
 #include <immintrin.h>
+
+#include <cstring>
 
 #include "internal/variants.h"
 
@@ -55,6 +58,21 @@ inline __m512 lane_maxes(__m512 (&a)[16]) {
   return _mm512_permutexvar_ps(order, w);
 }
 
+// max |x| of one row of any length: four accumulators (a max is exact in any order). A NaN in x
+// is skipped as std::fmax skips it: VMAXPS returns its second operand when either is NaN.
+inline float row_max(const float* xr, size_t cols) {
+  __m512 m0 = _mm512_setzero_ps(), m1 = m0, m2 = m0, m3 = m0;
+  size_t c = 0;
+  for (; c + 64 <= cols; c += 64) {
+    m0 = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xr + c)), m0);
+    m1 = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xr + c + 16)), m1);
+    m2 = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xr + c + 32)), m2);
+    m3 = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xr + c + 48)), m3);
+  }
+  for (; c < cols; c += 16) m0 = _mm512_max_ps(_mm512_abs_ps(_mm512_maskz_loadu_ps(lanes(cols - c), xr + c)), m0);
+  return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3)));
+}
+
 // One row with reciprocal `inv` (max > 0) into qr.
 inline void quantize_row(const float* xr, size_t cols, float inv, int8_t* qr) {
   const __m512 vinv = _mm512_set1_ps(inv), lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
@@ -66,10 +84,26 @@ inline void quantize_row(const float* xr, size_t cols, float inv, int8_t* qr) {
   }
 }
 
+
+// Rows longer than kMaxCols (or empty: scale 0), one at a time: quantize_row_scale's scalar
+// formulas on the vector max.
+void quantize_long_rows(const float* x, size_t rows, size_t cols, size_t ldx, int8_t* q, size_t ldq, float* scales) {
+  for (size_t r = 0; r < rows; ++r) {
+    const float max_abs = row_max(x + r * ldx, cols);
+    int8_t* qr = q + r * ldq;
+    scales[r] = max_abs / 127.0f;
+    if (scales[r] == 0.0f) {
+      std::memset(qr, 0, cols);
+      continue;
+    }
+    quantize_row(x + r * ldx, cols, 127.0f / max_abs, qr);
+  }
+}
+
 }  // namespace
 
 void quantize_rows_i8(const float* x, size_t rows, size_t cols, size_t ldx, int8_t* q, size_t ldq, float* scales) {
-  if (cols > kMaxCols || cols == 0) return avx2::quantize_rows_i8(x, rows, cols, ldx, q, ldq, scales);
+  if (cols > kMaxCols || cols == 0) return quantize_long_rows(x, rows, cols, ldx, q, ldq, scales);
   for (size_t r0 = 0; r0 < rows; r0 += 16) {
     const size_t n = rows - r0 < 16 ? rows - r0 : 16;
     alignas(64) float maxes[16];

@@ -221,19 +221,21 @@ TEST_CASE("quantize_rows_i8 variants round values next to half steps as the refe
     for (int i = 0; i < 4; ++i) v = std::nextafter(v, -1000.0f);
     for (int i = 0; i < 9; ++i, v = std::nextafter(v, 1000.0f)) values.push_back(v);
   }
-  const size_t cols = 32;  // an activation block: the AVX-512 variant's short-row path
-  const size_t rows = (values.size() + cols - 2) / (cols - 1);
-  std::vector<float> x(rows * cols, 0.0f);
-  for (size_t r = 0; r < rows; ++r) x[r * cols] = 127.0f;
-  for (size_t i = 0; i < values.size(); ++i) x[(i / (cols - 1)) * cols + 1 + i % (cols - 1)] = values[i];
-  std::vector<int8_t> q_ref(x.size()), q_var(x.size());
-  std::vector<float> s_ref(rows), s_var(rows);
-  reference().quantize_rows_i8(x.data(), rows, cols, cols, q_ref.data(), cols, s_ref.data());
-  for (const KernelTable* v : simd_variants()) {
-    v->quantize_rows_i8(x.data(), rows, cols, cols, q_var.data(), cols, s_var.data());
-    INFO(isa_name(v->isa));
-    REQUIRE(s_var == s_ref);
-    REQUIRE(q_var == q_ref);
+  // 32: an activation block (the AVX-512 variant's short-row path); 512: a whole row of K.
+  for (const size_t cols : {size_t{32}, size_t{512}}) {
+    const size_t rows = (values.size() + cols - 2) / (cols - 1);
+    std::vector<float> x(rows * cols, 0.0f);
+    for (size_t r = 0; r < rows; ++r) x[r * cols] = 127.0f;
+    for (size_t i = 0; i < values.size(); ++i) x[(i / (cols - 1)) * cols + 1 + i % (cols - 1)] = values[i];
+    std::vector<int8_t> q_ref(x.size()), q_var(x.size());
+    std::vector<float> s_ref(rows), s_var(rows);
+    reference().quantize_rows_i8(x.data(), rows, cols, cols, q_ref.data(), cols, s_ref.data());
+    for (const KernelTable* v : simd_variants()) {
+      v->quantize_rows_i8(x.data(), rows, cols, cols, q_var.data(), cols, s_var.data());
+      INFO(isa_name(v->isa) << " cols " << cols);
+      REQUIRE(s_var == s_ref);
+      REQUIRE(q_var == q_ref);
+    }
   }
 }
 
