@@ -221,6 +221,35 @@ void bench_attention(benchmark::State& state, const KernelTable* t, size_t token
                                                benchmark::Counter::kIsRate);
 }
 
+// One decoder query row and head over a cross-attention memory of `keys` keys (head_dim 64, rows
+// of 8 heads, as the e2e model's): the call a batch-16 beam-4 step makes 64 x 8 x 6 times for
+// cross-attention alone. L1-resident after the first pass: this is the per-call cost.
+void bench_attention_row(benchmark::State& state, const KernelTable* t, size_t keys) {
+  const size_t head_dim = 64, stride = 2 * 8 * head_dim;
+  std::vector<float> q(head_dim), kv(keys * stride), out(head_dim), scores(keys);
+  for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
+  for (size_t i = 0; i < head_dim; ++i) q[i] = static_cast<float>(i % 7) * 0.1f;
+  heed::kernels::AttentionParams p;
+  p.q_rows = 1;
+  p.kv_len = keys;
+  p.num_heads = p.num_kv_heads = 1;
+  p.head_dim = head_dim;
+  p.q = q.data();
+  p.k = kv.data();
+  p.v = kv.data() + 8 * head_dim;
+  p.k_row_stride = p.v_row_stride = stride;
+  p.out = out.data();
+  p.scale = 0.125f;
+  p.scores = scores.data();
+  for (auto _ : state) {
+    t->attention(p);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["GMACs"] = benchmark::Counter(static_cast<double>(2 * keys * head_dim) * 1e-9 *
+                                                   static_cast<double>(state.iterations()),
+                                               benchmark::Counter::kIsRate);
+}
+
 // (N, K) of the model's matrices: attention projections, FFN in and out, the vocabulary projection.
 const struct Shape {
   size_t n, k;
@@ -310,6 +339,9 @@ int register_all() {
     if (t->isa != Isa::kScalar)
       benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32").c_str(), bench_attention, t, size_t{256},
                                    false);
+    for (const size_t keys : {size_t{25}, size_t{100}})
+      benchmark::RegisterBenchmark(("attention/" + isa + "/row_" + std::to_string(keys) + "x64").c_str(),
+                                   bench_attention_row, t, keys);
     if (t->isa == Isa::kAvx512Bf16)
       benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32_bf16_products").c_str(), bench_attention,
                                    t, size_t{256}, true);
