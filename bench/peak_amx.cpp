@@ -7,32 +7,16 @@
 #include <cstring>
 
 #include "bench_machine.h"
+#include "internal/amx_tiles.h"
 
 namespace heed::bench {
 
-namespace {
-
-struct alignas(64) TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-}  // namespace
-
 int64_t peak_loop_amx_tdpbssd(int64_t iters, int64_t* macs_per_iter) {
   *macs_per_iter = 4 * 16 * 16 * 64;
-  TileConfig cfg;
-  for (int t = 0; t < 8; ++t) {
-    cfg.colsb[t] = 64;
-    cfg.rows[t] = 16;
-  }
   alignas(64) int8_t ones[16 * 64];
   std::memset(ones, 1, sizeof(ones));
   alignas(64) int32_t out[16 * 16];
-  _tile_loadconfig(&cfg);
+  kernels::amx_configure_16x64();
   _tile_loadd(4, ones, 64);
   _tile_loadd(5, ones, 64);
   _tile_loadd(6, ones, 64);

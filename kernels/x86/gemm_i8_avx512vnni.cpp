@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "internal/gemm_i8_driver.h"
+#include "internal/gemm_store_avx512.h"
 
 namespace heed::kernels::avx512vnni {
 
@@ -217,16 +218,8 @@ void epilogue_rows(const GemmI8Params& p, size_t m0, size_t mb, size_t n0, size_
   const __m512 a4 = _mm512_castps128_ps512(_mm_maskz_loadu_ps(rows, p.a_scales + m0));
   const __m512 a_scale = _mm512_permutexvar_ps(
       _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3), a4);
-  __m512 v = _mm512_mul_ps(sum, _mm512_mul_ps(a_scale, t.b_scale));
-  if (p.bias != nullptr) v = _mm512_add_ps(v, t.bias);
-  if (p.activation == Activation::kRelu) {
-    v = _mm512_max_ps(v, _mm512_setzero_ps());
-  } else if (p.activation != Activation::kNone) {
-    alignas(64) float out[16];
-    _mm512_store_ps(out, v);
-    for (float& x : out) x = ref::activation(x, p.activation);
-    v = _mm512_load_ps(out);
-  }
+  const __m512 v = bias_activation_avx512(_mm512_mul_ps(sum, _mm512_mul_ps(a_scale, t.b_scale)), p.bias != nullptr,
+                                          t.bias, p.activation);
   const __mmask8 cols = static_cast<__mmask8>((1u << nb) - 1);
   for (size_t i = 0; i < mb; ++i) {
     float* c = p.c + (m0 + i) * p.ldc + n0;

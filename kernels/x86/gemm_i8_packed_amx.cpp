@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "internal/amx_tiles.h"
 #include "internal/gemm_epilogue.h"
 #include "internal/gemm_store_avx512.h"
 #include "internal/variants.h"
@@ -40,24 +41,6 @@ constexpr size_t kOutCols = 2 * 16;         // columns of one output tile: 2 wei
 static_assert(kOutCols == kGemmI8PackedNStep, "the table's n_step is this kernel's tile width");
 constexpr size_t kAChunkBytes = 64 * 1024;  // A rows on the stack
 constexpr size_t kMinRows = 4;
-
-struct alignas(64) TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-// Every tile this kernel uses: 16 rows of 64 bytes (tmm0-3: 16 int32 sums a row).
-void configure_tiles() {
-  TileConfig cfg;
-  for (int t = 0; t < 8; ++t) {
-    cfg.colsb[t] = kStepBytes;
-    cfg.rows[t] = kTileRows;
-  }
-  _tile_loadconfig(&cfg);
-}
 
 // One step of K: A tiles at a (rows of lda bytes), weight tiles at b0 and b1 (64-byte units).
 template <int kA, int kB>
@@ -181,7 +164,7 @@ void for_each_output_tile(const GemmI8PackedParams& p, size_t k64, Tile tile) {
   const size_t fit = kAChunkBytes / k64 / kTileRows * kTileRows;
   const size_t m16 = (p.m + kTileRows - 1) / kTileRows * kTileRows;
   const size_t chunk_rows = m16 < fit ? m16 : fit;
-  configure_tiles();
+  amx_configure_16x64();  // every tile this kernel uses: kTileRows rows of kStepBytes
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
     copy_rows(p, mc, rows, k64, chunk);
