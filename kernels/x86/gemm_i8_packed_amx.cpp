@@ -8,7 +8,8 @@
 // Tiles: tmm0-3 the sums of a 32 x 32 output tile (tmm 2i + j: A tile i times weight block j),
 // tmm4-5 two A tiles, tmm6-7 two weight tiles, all 16 rows x 64 bytes: 4 TDPBSSD per 4 loads.
 // A is copied a chunk of rows at a time into a stack buffer with rows of K rounded up to 64,
-// zero past K and past M, so every A tile load reads whole rows and padding rows add nothing. The
+// zero past K and past M, so every A tile load reads whole rows and padding rows add nothing;
+// when K is a multiple of 64 and M of 16 the tiles load A's own rows instead. The
 // packed matrix ends at K rounded to 4, so a last step of K past it reads its weight units from a
 // zeroed copy. int32 sums are exact in any order and the epilogue does the reference's float
 // operations (gemm_epilogue.h), so the output equals the reference's bitwise.
@@ -157,21 +158,30 @@ void store_values(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, 
 // of A's rows, then pairs of weight blocks, then the chunk's rows 32 at a time, so a pair of
 // weight blocks (2 x 16 x K bytes) is read from memory once per chunk and stays in L1 for the
 // chunk's output tiles. a: the tile's first row in the chunk (rows of lda bytes); row: in A.
+// When A's own rows are whole tiles (K a multiple of 64 and M of 16, as a batch of 16 x beam 4's
+// decoder layers), the tiles load them in place: no copy, one chunk of all M rows.
 template <class Tile>
 void for_each_output_tile(const GemmI8PackedParams& p, size_t k64, Tile tile) {
   alignas(64) int8_t chunk[kAChunkBytes];
   const size_t blocks = (p.n + 15) / 16;
+  const bool in_place = p.k % kStepBytes == 0 && p.m % kTileRows == 0;
   const size_t fit = kAChunkBytes / k64 / kTileRows * kTileRows;
   const size_t m16 = (p.m + kTileRows - 1) / kTileRows * kTileRows;
-  const size_t chunk_rows = m16 < fit ? m16 : fit;
+  const size_t chunk_rows = in_place ? p.m : m16 < fit ? m16 : fit;
   amx_configure_16x64();  // every tile this kernel uses: kTileRows rows of kStepBytes
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
-    copy_rows(p, mc, rows, k64, chunk);
+    const int8_t* a = p.a + mc * p.lda;
+    size_t lda = p.lda;
+    if (!in_place) {
+      copy_rows(p, mc, rows, k64, chunk);
+      a = chunk;
+      lda = k64;
+    }
     for (size_t blk = 0; blk < blocks; blk += 2) {
       const size_t nb = blocks - blk < 2 ? blocks - blk : 2;
       for (size_t m0 = 0; m0 < rows; m0 += kOutRows) {
-        tile(chunk + m0 * k64, k64, mc + m0, rows - m0 < kOutRows ? rows - m0 : kOutRows, blk, nb);
+        tile(a + m0 * lda, lda, mc + m0, rows - m0 < kOutRows ? rows - m0 : kOutRows, blk, nb);
       }
     }
   }

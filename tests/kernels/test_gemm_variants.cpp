@@ -490,6 +490,9 @@ TEST_CASE("gemm_i8_packed variants: 16-row tiles (amx) over M, N and K edges", "
     for (size_t m : {16, 33})
       for (size_t a_block : {64, 128})
         for (bool b_per_block : {false, true}) check_packed_blocks(*t, m, 50, 300, a_block, false, b_per_block);
+    // M a multiple of 16 and K of 64: amx reads A's rows in place (strided, no copy).
+    check_packed_blocks(*t, 32, 50, 256, 64, false);
+    check_packed(*t, PackedCase{64, 70, 512});
   }
 }
 
