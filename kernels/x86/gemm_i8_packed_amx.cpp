@@ -16,7 +16,7 @@
 //
 // Fewer than kMinRows rows (there the time is the weights' read, and the avx512vnni GEMV loop
 // reads them as fast; from 4 rows, where Linear cuts N at n_step, the tiles are faster), K past
-// what the chunk holds for 16 rows, or activation blocks that do not start on a 64-byte step: the
+// what the chunk holds for 16 rows when A must be copied, or activation blocks that do not start on a 64-byte step: the
 // avx512vnni kernel. The OS must have granted the process the tile state (cpu_features.cpp asks
 // for it before dispatch lists this variant).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 avx512 headers, as in gemm_i8
@@ -160,11 +160,13 @@ void store_values(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, 
 // chunk's output tiles. a: the tile's first row in the chunk (rows of lda bytes); row: in A.
 // When A's own rows are whole tiles (K a multiple of 64 and M of 16, as a batch of 16 x beam 4's
 // decoder layers), the tiles load them in place: no copy, one chunk of all M rows.
+inline bool rows_in_place(const GemmI8PackedParams& p) { return p.k % kStepBytes == 0 && p.m % kTileRows == 0; }
+
 template <class Tile>
 void for_each_output_tile(const GemmI8PackedParams& p, size_t k64, Tile tile) {
   alignas(64) int8_t chunk[kAChunkBytes];
   const size_t blocks = (p.n + 15) / 16;
-  const bool in_place = p.k % kStepBytes == 0 && p.m % kTileRows == 0;
+  const bool in_place = rows_in_place(p);
   const size_t fit = kAChunkBytes / k64 / kTileRows * kTileRows;
   const size_t m16 = (p.m + kTileRows - 1) / kTileRows * kTileRows;
   const size_t chunk_rows = in_place ? p.m : m16 < fit ? m16 : fit;
@@ -194,9 +196,10 @@ struct PendingTile {
   size_t row = 0, mr = 0, n0 = 0, nb = 0;
 };
 
-// One scale per row of A. Each tile's epilogue runs after the next tile's products are issued:
-// the tile unit multiplies while the vector units dequantize and store the tile before (the
-// next tile's sums go to the other buffer), which hides most of the epilogue.
+// One scale per row of A. Each tile's epilogue runs after the next tile's products are issued
+// (the next tile's sums go to the other buffer), so the vector units may dequantize while the tile
+// unit multiplies. Measured, that hides little of it: the epilogue's loads and stores and the
+// tiles' loads share the same units (docs/kernels.md).
 void gemm_rows(const GemmI8PackedParams& p, size_t k4, size_t k64) {
   PendingTile pending[2];
   size_t current = 0;
@@ -236,7 +239,7 @@ void gemm_blocks(const GemmI8PackedParams& p, size_t k4, size_t k64) {
 void gemm_i8_packed(const GemmI8PackedParams& p) {
   if (p.m == 0 || p.n == 0) return;
   const size_t k4 = (p.k + 3) / 4 * 4, k64 = (p.k + kStepBytes - 1) / kStepBytes * kStepBytes;
-  const bool fits = k64 > 0 && kTileRows * k64 <= kAChunkBytes;
+  const bool fits = k64 > 0 && (rows_in_place(p) || kTileRows * k64 <= kAChunkBytes);
   if (p.m < kMinRows || !fits || p.a_block % kStepBytes != 0) return avx512vnni::gemm_i8_packed(p);
   if (p.a_block == 0) return gemm_rows(p, k4, k64);
   gemm_blocks(p, k4, k64);
