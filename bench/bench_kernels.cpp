@@ -333,8 +333,8 @@ int register_all() {
     }
     benchmark::RegisterBenchmark(("softmax/" + isa + "/32000").c_str(), bench_softmax, t, size_t{32000});
     for (const size_t cols : {size_t{512}, size_t{2048}})
-      benchmark::RegisterBenchmark(("quantize_rows_i8/" + isa + "/m64_k" + std::to_string(cols)).c_str(), bench_quantize,
-                                   t, size_t{64}, cols);
+      benchmark::RegisterBenchmark(("quantize_rows_i8/" + isa + "/m64_k" + std::to_string(cols)).c_str(),
+                                   bench_quantize, t, size_t{64}, cols);
     benchmark::RegisterBenchmark(("gelu/" + isa + "/98304").c_str(), bench_gelu, t, size_t{98304});
     if (t->isa != Isa::kScalar)
       benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32").c_str(), bench_attention, t, size_t{256},

@@ -115,8 +115,9 @@ Tables build_tables() {
   const Isa cap = requested_cap();
   if (cap == Isa::kCount) {
     // Most capable first.
-    const Isa order[] = {Isa::kAmx, Isa::kAvx512Bf16, Isa::kAvx512Vnni, Isa::kAvx2,       Isa::kNeonBf16, Isa::kNeonI8mm,
-                         Isa::kNeonDotprod, Isa::kNeon,       Isa::kNeonArmv7, Isa::kScalar};
+    const Isa order[] = {Isa::kAmx,         Isa::kAvx512Bf16, Isa::kAvx512Vnni, Isa::kAvx2,
+                         Isa::kNeonBf16,    Isa::kNeonI8mm,   Isa::kNeonDotprod, Isa::kNeon,
+                         Isa::kNeonArmv7,   Isa::kScalar};
     for (Isa isa : order) {
       if (t.available[static_cast<int>(isa)]) {
         t.best = isa;

@@ -1,7 +1,8 @@
 // The AVX-512 int8 GEMM variants' vector epilogue (x86/gemm_i8_packed_avx512vnni.cpp,
-// x86/gemm_i8_packed_amx.cpp; bias and activation also x86/gemm_i8_avx512vnni.cpp): 16 outputs at a time, the reference's gemm_store operations in
-// its order (bias, activation, accumulate), so every variant stores the same floats. Include only
-// from files compiled with AVX-512 flags; `static inline` for the reason gemm_epilogue.h gives.
+// x86/gemm_i8_packed_amx.cpp; bias and activation also x86/gemm_i8_avx512vnni.cpp): 16 outputs at
+// a time, the reference's gemm_store operations in its order (bias, activation, accumulate), so
+// every variant stores the same floats. Include only from files compiled with AVX-512 flags;
+// `static inline` for the reason gemm_epilogue.h gives.
 #pragma once
 
 #include <immintrin.h>

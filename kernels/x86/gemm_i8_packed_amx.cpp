@@ -1,9 +1,9 @@
 // gemm_i8_packed for Intel AMX (AMX-TILE + AMX-INT8: Xeon Sapphire Rapids and later). One
 // TDPBSSD multiplies a tile of 16 rows x 64 signed bytes of A by a tile of 16 units of 4 k x 16
 // weight rows and adds the products into a tile of 16 x 16 int32 sums: 16,384 multiply-adds per
-// instruction, one every 16 cycles, 8x the multiply-adds per cycle of VPDPBUSD. Its weight operand is exactly 16 consecutive
-// 64-byte units of the 16x4 packed layout (kernels.h), so weights load straight from the packed
-// matrix (stride 64): no repacking, the same .heed file.
+// instruction, one every 16 cycles, 8x the multiply-adds per cycle of VPDPBUSD. Its weight
+// operand is exactly 16 consecutive 64-byte units of the 16x4 packed layout (kernels.h), so
+// weights load straight from the packed matrix (stride 64): no repacking, the same .heed file.
 //
 // Tiles: tmm0-3 the sums of a 32 x 32 output tile (tmm 2i + j: A tile i times weight block j),
 // tmm4-5 two A tiles, tmm6-7 two weight tiles, all 16 rows x 64 bytes: 4 TDPBSSD per 4 loads.

@@ -483,7 +483,8 @@ TEST_CASE("gemm_i8_packed variants: 16-row tiles (amx) over M, N and K edges", "
     for (size_t m : {4, 15, 16, 17, 31, 32, 33, 48, 70})
       for (size_t n : {16, 17, 32, 48, 70})
         for (size_t k : {60, 64, 65, 128, 200})
-          check_packed(*t, PackedCase{m, n, k, (m + n) % 2 == 0, m % 3 == 0 ? Activation::kGelu : Activation::kNone, k == 65});
+          check_packed(*t, PackedCase{m, n, k, (m + n) % 2 == 0,
+                                      m % 3 == 0 ? Activation::kGelu : Activation::kNone, k == 65});
     check_packed(*t, PackedCase{20, 40, 4096});
     check_packed(*t, PackedCase{20, 40, 4097});
     check_packed(*t, PackedCase{300, 33, 512});  // several A chunks at K = 512 (128 rows each)
