@@ -10,10 +10,8 @@ namespace heed::kernels {
 
 // scale = max|x| / 127 (computed in scalar code, so a variant whose vector unit flushes subnormals
 // still gets the reference's scale) and inv = 127 / max|x|. An all-zero row gets scale 0, zeros in
-// qr and false.
-static inline bool quantize_row_scale(const float* xr, size_t cols, int8_t* qr, float* scale, float* inv) {
-  float max_abs = 0.0f;
-  for (size_t c = 0; c < cols; ++c) max_abs = std::fmax(max_abs, std::fabs(xr[c]));
+// qr and false. quantize_scale_from_max: the same from a max |x| found elsewhere (in vectors).
+static inline bool quantize_scale_from_max(float max_abs, size_t cols, int8_t* qr, float* scale, float* inv) {
   *scale = max_abs / 127.0f;
   if (*scale == 0.0f) {
     for (size_t c = 0; c < cols; ++c) qr[c] = 0;
@@ -23,6 +21,12 @@ static inline bool quantize_row_scale(const float* xr, size_t cols, int8_t* qr, 
   // same, so every variant produces identical bytes.
   *inv = 127.0f / max_abs;
   return true;
+}
+
+static inline bool quantize_row_scale(const float* xr, size_t cols, int8_t* qr, float* scale, float* inv) {
+  float max_abs = 0.0f;
+  for (size_t c = 0; c < cols; ++c) max_abs = std::fmax(max_abs, std::fabs(xr[c]));
+  return quantize_scale_from_max(max_abs, cols, qr, scale, inv);
 }
 
 // qr[c] for c in [from, cols): round half away from zero, clamped to [-127, 127] (x * (127 / max)

@@ -13,8 +13,7 @@
 
 #include <immintrin.h>
 
-#include <cstring>
-
+#include "internal/quantize_row.h"
 #include "internal/variants.h"
 
 namespace heed::kernels::avx512vnni {
@@ -84,19 +83,13 @@ inline void quantize_row(const float* xr, size_t cols, float inv, int8_t* qr) {
   }
 }
 
-
-// Rows longer than kMaxCols (or empty: scale 0), one at a time: quantize_row_scale's scalar
-// formulas on the vector max.
+// Rows longer than kMaxCols (or empty: scale 0), one at a time: the reference's scalar scale
+// and reciprocal (quantize_scale_from_max) from the vector max.
 void quantize_long_rows(const float* x, size_t rows, size_t cols, size_t ldx, int8_t* q, size_t ldq, float* scales) {
   for (size_t r = 0; r < rows; ++r) {
-    const float max_abs = row_max(x + r * ldx, cols);
-    int8_t* qr = q + r * ldq;
-    scales[r] = max_abs / 127.0f;
-    if (scales[r] == 0.0f) {
-      std::memset(qr, 0, cols);
-      continue;
-    }
-    quantize_row(x + r * ldx, cols, 127.0f / max_abs, qr);
+    float inv = 0.0f;
+    if (quantize_scale_from_max(row_max(x + r * ldx, cols), cols, q + r * ldq, &scales[r], &inv))
+      quantize_row(x + r * ldx, cols, inv, q + r * ldq);
   }
 }
 
