@@ -30,9 +30,9 @@ struct NeonVec {
   static Vec fma(Vec acc, Vec a, Vec b) { return vfmaq_f32(acc, a, b); }
   static Weight weight(float w) { return w; }
   static Vec fma_weight(Vec acc, Weight w, Vec x) { return fma_n_f32x4(acc, x, w); }
-  static void hsums(const Vec* acc, float* out) {
+  static void hsums(const Vec* acc, float scale, float* out) {
     for (size_t i = 0; i < kScoreKeys; i += 4)
-      vst1q_f32(out + i, hsum4_f32x4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]));
+      vst1q_f32(out + i, vmulq_n_f32(hsum4_f32x4(acc[i], acc[i + 1], acc[i + 2], acc[i + 3]), scale));
   }
 };
 

@@ -21,7 +21,8 @@
 //   static Vec zero(); static Vec load(const float* p); static void store(float* p, Vec v);
 //   static Vec add(Vec a, Vec b); static Vec fma(Vec acc, Vec a, Vec b);   acc + a * b
 //   static Weight weight(float w); static Vec fma_weight(Vec acc, Weight w, Vec x);   acc + w * x
-//   static void hsums(const Vec* acc, float* out);   out[i] = the sum of acc[i]'s lanes, i < kScoreKeys
+//   static void hsums(const Vec* acc, float scale, float* out);
+//                                      out[i] = scale * (the sum of acc[i]'s lanes), i < kScoreKeys
 // Static templates: each variant instantiates its own copy with its own flags.
 #pragma once
 
@@ -53,9 +54,17 @@ static void attention_row_scores(const float* q, KvRows k, size_t n, size_t d, f
       const typename V::Vec qc = V::load(q + c);
       for (size_t i = 0; i < K; ++i) acc[i] = V::fma(acc[i], qc, V::load(kj[i] + c));
     }
+    if (whole == d && j + K <= n) {  // a whole group: scaled sums straight to s, no scalar loop
+      V::hsums(acc, scale, s + j);
+      continue;
+    }
     float sums[K];
-    V::hsums(acc, sums);
+    V::hsums(acc, whole == d ? scale : 1.0f, sums);  // x * 1 is exact: scaled once below
     for (size_t i = 0; i < K && j + i < n; ++i) {
+      if (whole == d) {
+        s[j + i] = sums[i];
+        continue;
+      }
       for (size_t t = whole; t < d; ++t) sums[i] = std::fma(q[t], kj[i][t], sums[i]);
       s[j + i] = sums[i] * scale;
     }

@@ -1,7 +1,7 @@
 // The AVX2 primitives of the fused attention kernel: the block path's 6 x 16 FMA register tile
 // (12 accumulators, two loads of B and one broadcast of A per k) and the row path's vector type
 // for internal/attention_row_impl.h (8 keys per group of scores, output blocks of 8 vectors).
-// Used by the AVX2 variant and, with its own softmax, by the AVX-512 one. In an anonymous
+// Used by the AVX2 variant and, with its own softmax and row vectors, by the AVX-512 one. In an anonymous
 // namespace: each file that includes it is compiled with its own flags and keeps its own copy.
 #pragma once
 
@@ -29,25 +29,26 @@ struct Avx2Vec {
   // Two rounds of VHADDPS give, for acc[0..3] (s03) and acc[4..7] (s47), the sums of lanes 0-3
   // in the low 128 bits and of lanes 4-7 in the high ones, in key order; the low halves of both
   // plus the high halves of both are the 8 sums.
-  static void hsums(const Vec* acc, float* out) {
+  static void hsums(const Vec* acc, float scale, float* out) {
     const __m256 s03 = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
     const __m256 s47 = _mm256_hadd_ps(_mm256_hadd_ps(acc[4], acc[5]), _mm256_hadd_ps(acc[6], acc[7]));
     const __m256 low = _mm256_permute2f128_ps(s03, s47, 0x20), high = _mm256_permute2f128_ps(s03, s47, 0x31);
-    _mm256_storeu_ps(out, _mm256_add_ps(low, high));
+    _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_add_ps(low, high), _mm256_set1_ps(scale)));
   }
 };
 
-// Softmax: the variant's softmax slot (AVX2's or AVX-512's).
-template <void (*Softmax)(float*, size_t)>
+// Softmax: the variant's softmax slot (AVX2's or AVX-512's); RowVec: the row path's vector traits
+// (Avx2Vec, or the AVX-512 variant's own).
+template <void (*Softmax)(float*, size_t), class RowVec = Avx2Vec>
 struct Avx2Ops {
   static constexpr size_t kTileRows = 6, kTileCols = 16;
 
   void softmax(float* x, size_t n) const { Softmax(x, n); }
   void scores(const float* q, KvRows k, size_t n, size_t d, float scale, float* s) const {
-    attention_row_scores<Avx2Vec>(q, k, n, d, scale, s);
+    attention_row_scores<RowVec>(q, k, n, d, scale, s);
   }
   void weighted_sum(const float* s, KvRows v, size_t n, size_t d, float* out) const {
-    attention_row_sum<Avx2Vec>(s, v, n, d, out);
+    attention_row_sum<RowVec>(s, v, n, d, out);
   }
 
   // Named accumulators: GCC kept an accumulator array in memory, storing it on every k. A full tile
