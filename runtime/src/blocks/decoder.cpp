@@ -63,22 +63,35 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
   sublayer_output(cx, c, l.self_norm, s.x(), rows);
 }
 
+// The first sentence's run of consecutive rows (a beam search's hypotheses), if it divides the rows,
+// else 1. It orders attend_memory's items only: any value gives the same results.
+size_t rows_per_sentence(const CrossMemory& m, size_t rows) {
+  size_t group = 1;
+  while (group < rows && m.row_sentences[group] == m.row_sentences[0]) ++group;
+  return rows % group == 0 ? group : 1;
+}
+
 // Attention of every (row, head) over the row's sentence: keys and values projected by start().
 void attend_memory(const Compute& cx, const Decoder& dec, size_t layer, size_t rows) {
   const StackConfig& c = dec.weights->config;
   const CrossMemory& m = *dec.cross;
   const StackScratch& s = *dec.scratch;
-  const size_t hd = c.head_dim, qd = c.q_dim(), heads = c.num_heads, kv_ld = 2 * qd;
+  const size_t hd = c.head_dim, qd = c.q_dim(), heads = c.num_heads;
+  const size_t kv_ld = cross_memory_row_floats(qd);
   const size_t layers_count = dec.weights->layers.size();
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
   const float* kv = m.kv[layer].as<const float>();
   const float* query = s.qkv();
   const size_t average_source = (m.offsets[m.batch] + m.batch - 1) / m.batch;
+  const size_t group = rows_per_sentence(m, rows);
   threading::parallel_ranges(cx.pool, rows * heads, threading::min_items_for(2 * average_source * hd),
                              [&](size_t task, size_t begin, size_t end) {
     float* scores = s.scores(task);
     for (size_t item = begin; item < end; ++item) {
-      const size_t r = item / heads, head = item % heads, sentence = m.row_sentences[r];
+      // Items by sentence, then head, then the sentence's rows: a head's keys and values are read
+      // from memory once for all of the sentence's beam rows, then from L1.
+      const size_t in_group = item % (heads * group), head = in_group / group;
+      const size_t r = item / (heads * group) * group + in_group % group, sentence = m.row_sentences[r];
       const float* mem = kv + m.offsets[sentence] * kv_ld;
       layers::AttentionInput a;
       a.query = query + r * qd + head * hd;

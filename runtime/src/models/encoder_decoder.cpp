@@ -86,7 +86,8 @@ void EncoderDecoder::plan(ArenaPlanner* p) {
   cross_kv_.assign(dc.num_layers, blocks::ArenaBuffer());
   for (size_t l = 0; l < dc.num_layers; ++l) {
     cross_kv_[l].request(p, "decoder.layers." + std::to_string(l) + ".cross_kv",
-                         blocks::saturating_product(E, 2, dc.q_dim(), f), kCrossKV, kReorder);
+                         blocks::saturating_product(E, blocks::cross_memory_row_floats(dc.q_dim()), f), kCrossKV,
+                         kReorder);
   }
   self_cache_.plan(p, "decoder", {dc.num_layers, max_rows_, T, dc.kv_dim(), kStep, kReorder, kReorder});
   decoder_scratch_.plan(p, "decoder", dc, {max_rows_, T > S ? T : S, threads_, xnn, kStep, kStep, kStep});
@@ -153,7 +154,7 @@ Status EncoderDecoder::start(const TokenBatch* sources, size_t batch, size_t bea
 void EncoderDecoder::project_cross_keys_values(size_t tokens) {
   // Staging rows are encoder scratch, dead in this phase; no projection here accumulates.
   const layers::QuantScratch q = encoder_scratch_.quant(/*with_staging=*/false);
-  const size_t ld = 2 * decoder_.config.q_dim();
+  const size_t ld = blocks::cross_memory_row_floats(decoder_.config.q_dim());
   for (size_t l = 0; l < decoder_.layers.size(); ++l) {
     decoder_.layers[l].cross_kv.forward(*k_, encoder_scratch_.x(), tokens, encoder_.config.d_model,
                                         cross_kv_[l].as<float>(), ld, kernels::Activation::kNone, false, q,
