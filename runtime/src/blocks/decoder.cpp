@@ -18,6 +18,14 @@ void embed_step(const Compute& cx, const StackWeights& w, const StackScratch& s,
   if (w.has_embedding_norm) normalize_rows(cx, w.embedding_norm, s.x(), in.rows);
 }
 
+// The first sentence's run of consecutive rows (a beam search's hypotheses), if it divides the rows,
+// else 1. It orders attend_memory's items only: any value gives the same results.
+size_t rows_per_sentence(const CrossMemory& m, size_t rows) {
+  size_t group = 1;
+  while (group < rows && m.row_sentences[group] == m.row_sentences[0]) ++group;
+  return rows % group == 0 ? group : 1;
+}
+
 // Causal self-attention: this position's K/V join the cache; the query sees positions 0..step.
 void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const DecoderStep& in,
                     const layers::QuantScratch& q) {
@@ -41,12 +49,15 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
   const float* vcache = dec.cache->values(layer);
   const size_t length = in.step + 1;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  // (row, head) pairs split between the threads, each task with its own scores row.
+  // (row, head) pairs split between the threads, each task with its own scores row; ordered by
+  // sentence, head, row: a sentence's beam rows share the positions of their common prefix.
+  const size_t beam_rows = dec.cross != nullptr ? rows_per_sentence(*dec.cross, rows) : 1;
   threading::parallel_ranges(cx.pool, rows * heads, threading::min_items_for(2 * length * hd),
                              [&](size_t task, size_t begin, size_t end) {
     float* scores = s.scores(task);
     for (size_t item = begin; item < end; ++item) {
-      const size_t r = item / heads, head = item % heads;
+      const size_t in_group = item % (heads * beam_rows), head = in_group / beam_rows;
+      const size_t r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows;
       const size_t kvh = head / group;  // grouped-query: `group` query heads share one K/V head
       layers::AttentionInput a;
       a.query = qkv + r * ld + head * hd;
@@ -63,14 +74,6 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
   sublayer_output(cx, c, l.self_norm, s.x(), rows);
 }
 
-// The first sentence's run of consecutive rows (a beam search's hypotheses), if it divides the rows,
-// else 1. It orders attend_memory's items only: any value gives the same results.
-size_t rows_per_sentence(const CrossMemory& m, size_t rows) {
-  size_t group = 1;
-  while (group < rows && m.row_sentences[group] == m.row_sentences[0]) ++group;
-  return rows % group == 0 ? group : 1;
-}
-
 // Attention of every (row, head) over the row's sentence: keys and values projected by start().
 void attend_memory(const Compute& cx, const Decoder& dec, size_t layer, size_t rows) {
   const StackConfig& c = dec.weights->config;
@@ -83,15 +86,15 @@ void attend_memory(const Compute& cx, const Decoder& dec, size_t layer, size_t r
   const float* kv = m.kv[layer].as<const float>();
   const float* query = s.qkv();
   const size_t average_source = (m.offsets[m.batch] + m.batch - 1) / m.batch;
-  const size_t group = rows_per_sentence(m, rows);
+  const size_t beam_rows = rows_per_sentence(m, rows);
   threading::parallel_ranges(cx.pool, rows * heads, threading::min_items_for(2 * average_source * hd),
                              [&](size_t task, size_t begin, size_t end) {
     float* scores = s.scores(task);
     for (size_t item = begin; item < end; ++item) {
       // Items by sentence, then head, then the sentence's rows: a head's keys and values are read
       // from memory once for all of the sentence's beam rows, then from L1.
-      const size_t in_group = item % (heads * group), head = in_group / group;
-      const size_t r = item / (heads * group) * group + in_group % group, sentence = m.row_sentences[r];
+      const size_t in_group = item % (heads * beam_rows), head = in_group / beam_rows;
+      const size_t r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows, sentence = m.row_sentences[r];
       const float* mem = kv + m.offsets[sentence] * kv_ld;
       layers::AttentionInput a;
       a.query = query + r * qd + head * hd;

@@ -10,7 +10,7 @@ void KvCache::plan(ArenaPlanner* p, const std::string& prefix, const KvCacheShap
   shape_ = s;
   keys_.assign(s.layers, ArenaBuffer());
   values_.assign(s.layers, ArenaBuffer());
-  const size_t bytes = saturating_product(s.rows, s.max_length, s.kv_dim, sizeof(float));
+  const size_t bytes = saturating_product(s.rows, s.max_length, s.kv_dim + 16, sizeof(float));  // position_stride()
   for (size_t l = 0; l < s.layers; ++l) {
     const std::string n = prefix + ".layers." + std::to_string(l);
     keys_[l].request(p, n + ".self_k_cache", bytes, s.first, s.last);
@@ -32,22 +32,22 @@ void KvCache::bind(const Arena& arena, const ArenaPlanner& planner) {
 }
 
 void KvCache::begin_step(size_t rows, size_t step) const {
-  const size_t kvd = shape_.kv_dim, stride = row_stride();
+  const size_t position = position_stride(), stride = row_stride();
   for (size_t r = 0; r < rows; ++r) {
     uint32_t* origin = origins(r);
     origin[step] = static_cast<uint32_t>(r);
     size_t* offset = offsets_.as<size_t>() + r * shape_.max_length;
-    for (size_t t = 0; t <= step; ++t) offset[t] = origin[t] * stride + t * kvd;
+    for (size_t t = 0; t <= step; ++t) offset[t] = origin[t] * stride + t * position;
   }
 }
 
 void KvCache::store(size_t layer, const float* qkv, size_t ld, size_t key_offset, size_t rows, size_t step) const {
-  const size_t kvd = shape_.kv_dim, stride = row_stride();
+  const size_t kvd = shape_.kv_dim, at = step * position_stride(), stride = row_stride();
   float* k = keys(layer);
   float* v = values(layer);
   for (size_t r = 0; r < rows; ++r) {
-    std::memcpy(k + r * stride + step * kvd, qkv + r * ld + key_offset, kvd * sizeof(float));
-    std::memcpy(v + r * stride + step * kvd, qkv + r * ld + key_offset + kvd, kvd * sizeof(float));
+    std::memcpy(k + r * stride + at, qkv + r * ld + key_offset, kvd * sizeof(float));
+    std::memcpy(v + r * stride + at, qkv + r * ld + key_offset + kvd, kvd * sizeof(float));
   }
 }
 

@@ -1,5 +1,5 @@
 // The self-attention key/value caches of a decoder: per layer, K and V of every position decoded
-// so far ([rows, max_length, kv_dim] each), and which row's entry each hypothesis reads at each
+// so far ([rows, max_length, position_stride()] each), and which row's entry each hypothesis reads at each
 // position. Row r writes position `step` into its own row; a beam reorder or a compaction only
 // rewrites the small table of origins (origin[r][t]: the row holding hypothesis r's position t),
 // never the cached keys and values, and attention reads position t of hypothesis r at
@@ -31,7 +31,10 @@ class KvCache {
 
   float* keys(size_t layer) const { return keys_[layer].as<float>(); }
   float* values(size_t layer) const { return values_[layer].as<float>(); }
-  size_t row_stride() const { return shape_.max_length * shape_.kv_dim; }  // floats between rows
+  // Floats between positions: kv_dim and one cache line. Without it a 512-wide model's positions
+  // are 2 KiB apart, and a head's keys over 32 positions fall in 8 L1 sets, more lines than they hold.
+  size_t position_stride() const { return shape_.kv_dim + 16; }
+  size_t row_stride() const { return shape_.max_length * position_stride(); }  // floats between rows
   // Before a step's layers: each row's position `step` is its own, and every row's offsets for
   // positions 0..step are computed (shared by all layers).
   void begin_step(size_t rows, size_t step) const;
