@@ -26,14 +26,17 @@ namespace {
 // Rows per pass of the FFN on heed's own kernels: the inner activations (rows x ffn_dim floats)
 // of 256 KiB stay in the L2 cache between the input product, the activation and the output
 // product, instead of streaming a long encoder batch's (thousands of rows) through memory three
-// times (int8 embed of 256-token inputs: ~9 % faster). XNNPACK's float32 products run whole
-// batches: they were ~3 % slower in passes of 512 KiB.
+// times (int8 embed of 256-token inputs: ~9 % faster). But at least kFfnMinRows: each pass reads
+// both FFN matrices again, and a decoder step of batch 16 x beam 4 (64 rows) read them twice
+// (~2 % of its time). XNNPACK's float32 products run whole batches: they were ~3 % slower in
+// passes of 512 KiB.
 constexpr size_t kFfnChunkBytes = 256 * 1024;
+constexpr size_t kFfnMinRows = 64;
 
 size_t ffn_chunk_rows(const layers::Linear& ffn_in, size_t ffn_dim, size_t rows) {
   if (ffn_in.uses_xnnpack()) return rows;
   const size_t chunk = kFfnChunkBytes / (ffn_dim * sizeof(float));
-  return chunk < 16 ? 16 : chunk / 8 * 8;
+  return chunk < kFfnMinRows ? kFfnMinRows : chunk / 8 * 8;
 }
 
 }  // namespace
