@@ -55,18 +55,26 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
   threading::parallel_ranges(cx.pool, rows * heads, threading::min_items_for(2 * length * hd),
                              [&](size_t task, size_t begin, size_t end) {
     float* scores = s.scores(task);
-    for (size_t item = begin; item < end; ++item) {
-      const size_t in_group = item % (heads * beam_rows), head = in_group / beam_rows;
-      const size_t r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows;
-      const size_t kvh = head / group;  // grouped-query: `group` query heads share one K/V head
+    auto input = [&](size_t item, size_t* r, size_t* head) {
+      const size_t in_group = item % (heads * beam_rows);
+      *head = in_group / beam_rows;
+      *r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows;
+      const size_t kvh = *head / group;  // grouped-query: `group` query heads share one K/V head
       layers::AttentionInput a;
-      a.query = qkv + r * ld + head * hd;
+      a.query = qkv + *r * ld + *head * hd;
       a.keys = kcache + kvh * hd;
       a.values = vcache + kvh * hd;
-      a.offsets = dec.cache->offsets(r);
+      a.offsets = dec.cache->offsets(*r);
       a.length = length;
       a.head_dim = hd;
       a.scale = scale;
+      return a;
+    };
+    size_t r, head;
+    for (size_t item = begin; item < end; ++item) {
+      // The same row's next head (or the next sentence's row) while this one attends.
+      if (item + beam_rows < end) layers::prefetch_keys_values(input(item + beam_rows, &r, &head));
+      const layers::AttentionInput a = input(item, &r, &head);
       layers::attend(*cx.k, a, scores, s.context() + r * qd + head * hd);
     }
   });
@@ -90,20 +98,31 @@ void attend_memory(const Compute& cx, const Decoder& dec, size_t layer, size_t r
   threading::parallel_ranges(cx.pool, rows * heads, threading::min_items_for(2 * average_source * hd),
                              [&](size_t task, size_t begin, size_t end) {
     float* scores = s.scores(task);
-    for (size_t item = begin; item < end; ++item) {
-      // Items by sentence, then head, then the sentence's rows: a head's keys and values are read
-      // from memory once for all of the sentence's beam rows, then from L1.
-      const size_t in_group = item % (heads * beam_rows), head = in_group / beam_rows;
-      const size_t r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows, sentence = m.row_sentences[r];
+    // Items by sentence, then head, then the sentence's rows: a head's keys and values are read
+    // from memory once for all of the sentence's beam rows, then from L1.
+    auto input = [&](size_t item, size_t* r, size_t* head) {
+      const size_t in_group = item % (heads * beam_rows);
+      *head = in_group / beam_rows;
+      *r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows;
+      const size_t sentence = m.row_sentences[*r];
       const float* mem = kv + m.offsets[sentence] * kv_ld;
       layers::AttentionInput a;
-      a.query = query + r * qd + head * hd;
-      a.keys = mem + head * hd;
-      a.values = mem + qd + head * hd;
+      a.query = query + *r * qd + *head * hd;
+      a.keys = mem + *head * hd;
+      a.values = mem + qd + *head * hd;
       a.key_stride = a.value_stride = kv_ld;
       a.length = m.offsets[sentence + 1] - m.offsets[sentence];
       a.head_dim = hd;
       a.scale = scale;
+      return a;
+    };
+    size_t r, head;
+    for (size_t item = begin; item < end; ++item) {
+      // The next group's keys and values while this group's rows attend.
+      if (item % beam_rows == 0 && item + beam_rows < end) {
+        layers::prefetch_keys_values(input(item + beam_rows, &r, &head));
+      }
+      const layers::AttentionInput a = input(item, &r, &head);
       layers::attend(*cx.k, a, scores, s.context() + r * qd + head * hd);
       if (m.captured != nullptr) {
         // attend() leaves the softmax probabilities in `scores`.

@@ -22,4 +22,16 @@ void attend(const kernels::KernelTable& k, const AttentionInput& in, float* scor
   k.attention(p);
 }
 
+void prefetch_keys_values(const AttentionInput& in) {
+  constexpr size_t kLineFloats = 64 / sizeof(float);
+  for (size_t j = 0; j < in.length; ++j) {
+    const size_t key = in.offsets != nullptr ? in.offsets[j] : j * in.key_stride;
+    const size_t value = in.offsets != nullptr ? in.offsets[j] : j * in.value_stride;
+    for (size_t c = 0; c < in.head_dim; c += kLineFloats) {
+      __builtin_prefetch(in.keys + key + c);
+      __builtin_prefetch(in.values + value + c);
+    }
+  }
+}
+
 }  // namespace heed::layers

@@ -29,4 +29,10 @@ struct AttentionInput {
 // scores: room for `length` floats; out: [head_dim].
 void attend(const kernels::KernelTable& k, const AttentionInput& in, float* scores, float* out);
 
+// Asks the CPU to start loading the keys and values `in` reads (head_dim floats of each of its
+// `length` rows). The decoder calls it for its next (row, head) while attending the current one:
+// the K/V caches are rows a few KiB apart, scattered by beam reorders, which the hardware
+// prefetchers do not follow, and they are out of the L2 cache after a step's weights went through.
+void prefetch_keys_values(const AttentionInput& in);
+
 }  // namespace heed::layers
