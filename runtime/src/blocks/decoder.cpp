@@ -19,11 +19,19 @@ void embed_step(const Compute& cx, const StackWeights& w, const StackScratch& s,
 }
 
 // The first sentence's run of consecutive rows (a beam search's hypotheses), if it divides the rows,
-// else 1. It orders attend_memory's items only: any value gives the same results.
+// else 1. It orders the attention items only: any value gives the same results.
 size_t rows_per_sentence(const CrossMemory& m, size_t rows) {
   size_t group = 1;
   while (group < rows && m.row_sentences[group] == m.row_sentences[0]) ++group;
   return rows % group == 0 ? group : 1;
+}
+
+// Attention item -> (row, head), items ordered by groups of beam_rows rows, then head, then the
+// group's rows: a sentence's beam rows attend one head after another.
+void item_row_head(size_t item, size_t heads, size_t beam_rows, size_t* r, size_t* head) {
+  const size_t in_group = item % (heads * beam_rows);
+  *head = in_group / beam_rows;
+  *r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows;
 }
 
 // Causal self-attention: this position's K/V join the cache; the query sees positions 0..step.
@@ -56,9 +64,7 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
                              [&](size_t task, size_t begin, size_t end) {
     float* scores = s.scores(task);
     auto input = [&](size_t item, size_t* r, size_t* head) {
-      const size_t in_group = item % (heads * beam_rows);
-      *head = in_group / beam_rows;
-      *r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows;
+      item_row_head(item, heads, beam_rows, r, head);
       const size_t kvh = *head / group;  // grouped-query: `group` query heads share one K/V head
       layers::AttentionInput a;
       a.query = qkv + *r * ld + *head * hd;
@@ -101,9 +107,7 @@ void attend_memory(const Compute& cx, const Decoder& dec, size_t layer, size_t r
     // Items by sentence, then head, then the sentence's rows: a head's keys and values are read
     // from memory once for all of the sentence's beam rows, then from L1.
     auto input = [&](size_t item, size_t* r, size_t* head) {
-      const size_t in_group = item % (heads * beam_rows);
-      *head = in_group / beam_rows;
-      *r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows;
+      item_row_head(item, heads, beam_rows, r, head);
       const size_t sentence = m.row_sentences[*r];
       const float* mem = kv + m.offsets[sentence] * kv_ld;
       layers::AttentionInput a;

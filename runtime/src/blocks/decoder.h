@@ -21,10 +21,9 @@ namespace heed::blocks {
 // rows of the batch's packed source tokens, each sentence's rows (offsets), and which sentence each
 // hypothesis row belongs to (row / beam at start(), then wherever compaction moved it).
 // Floats per source token in a layer's cross-attention memory: its keys then its values (q_dim
-// each), then one cache line of padding. Without it the row is 4 KiB for a 512-wide model, and a
-// head's keys for one sentence (one 64-byte line per 16 floats, a row apart) all fall in the same
-// few L1 sets, more lines than the sets hold: every decoder step re-read them from L2.
-inline size_t cross_memory_row_floats(size_t q_dim) { return 2 * q_dim + 16; }
+// each), then kAttentionRowPadFloats (blocks/kv_cache.h; unpadded, a 512-wide model's rows were
+// 4 KiB and every decoder step re-read a head's keys from L2).
+inline size_t cross_memory_row_floats(size_t q_dim) { return 2 * q_dim + kAttentionRowPadFloats; }
 
 struct CrossMemory {
   const ArenaBuffer* kv = nullptr;  // one per decoder layer, [source tokens, cross_memory_row_floats]

@@ -10,7 +10,7 @@ void KvCache::plan(ArenaPlanner* p, const std::string& prefix, const KvCacheShap
   shape_ = s;
   keys_.assign(s.layers, ArenaBuffer());
   values_.assign(s.layers, ArenaBuffer());
-  const size_t bytes = saturating_product(s.rows, s.max_length, s.kv_dim + 16, sizeof(float));  // position_stride()
+  const size_t bytes = saturating_product(s.rows, s.max_length, position_stride(), sizeof(float));
   for (size_t l = 0; l < s.layers; ++l) {
     const std::string n = prefix + ".layers." + std::to_string(l);
     keys_[l].request(p, n + ".self_k_cache", bytes, s.first, s.last);

@@ -16,6 +16,11 @@
 
 namespace heed::blocks {
 
+// One cache line of floats, padding the rows attention reads a head slice of (the K/V cache's
+// positions, the cross-attention memory's tokens): rows of a power-of-two width put a head's keys
+// in the same few L1 sets, more lines than those sets hold.
+inline constexpr size_t kAttentionRowPadFloats = 64 / sizeof(float);
+
 struct KvCacheShape {
   size_t layers = 0, rows = 0, max_length = 0, kv_dim = 0;
   uint32_t first = 0, last = 0;  // lifetime of the caches
@@ -31,9 +36,9 @@ class KvCache {
 
   float* keys(size_t layer) const { return keys_[layer].as<float>(); }
   float* values(size_t layer) const { return values_[layer].as<float>(); }
-  // Floats between positions: kv_dim and one cache line. Without it a 512-wide model's positions
-  // are 2 KiB apart, and a head's keys over 32 positions fall in 8 L1 sets, more lines than they hold.
-  size_t position_stride() const { return shape_.kv_dim + 16; }
+  // Floats between positions: kv_dim and kAttentionRowPadFloats (a 512-wide model's positions
+  // were 2 KiB apart: a head's keys over 32 positions fell in 8 L1 sets).
+  size_t position_stride() const { return shape_.kv_dim + kAttentionRowPadFloats; }
   size_t row_stride() const { return shape_.max_length * position_stride(); }  // floats between rows
   // Before a step's layers: each row's position `step` is its own, and every row's offsets for
   // positions 0..step are computed (shared by all layers).
