@@ -1,4 +1,4 @@
-// softmax and log_softmax for 32-bit ARM NEON: vector max, vector exp (neon_shim.h), scalar
+// softmax, log_softmax and log_sum_exp for 32-bit ARM NEON: vector max, vector exp (neon_shim.h), scalar
 // reciprocal / log of the sum. Same definitions as the reference, including a fully masked row
 // (all -inf): zeros for softmax, -inf for log_softmax.
 #include "arm/neon_shim.h"
@@ -58,11 +58,16 @@ void softmax(float* x, size_t n) {
   for (; i < n; ++i) x[i] *= inv;
 }
 
-void log_softmax(float* x, size_t n) {
-  if (n == 0) return;
+float log_sum_exp(const float* x, size_t n) {
+  if (n == 0) return -__builtin_inff();
   const float max = row_max(x, n);
-  if (std::isinf(max) && max < 0.0f) return;  // all -inf stays -inf
-  const float shift = max + std::log(sum_exp(x, n, max, nullptr));
+  if (std::isinf(max) && max < 0.0f) return max;
+  return max + std::log(sum_exp(x, n, max, nullptr));
+}
+
+void log_softmax(float* x, size_t n) {
+  const float shift = log_sum_exp(x, n);
+  if (shift == -__builtin_inff()) return;  // all -inf stays -inf
   const float32x4_t vs = vdupq_n_f32(shift);
   size_t i = 0;
   for (; i + 4 <= n; i += 4) vst1q_f32(x + i, vsubq_f32(vld1q_f32(x + i), vs));

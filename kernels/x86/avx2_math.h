@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "internal/each.h"
 #include "x86/math_constants.h"
@@ -115,7 +116,7 @@ static inline float row_max(const float* x, size_t n) {
 // Sum of exp(x[i] - max) over n values, 4 vectors stepped together (the sum in the one-vector
 // order); with Store, x[i] becomes exp(x[i] - max).
 template <bool Store>
-static inline float exp_sum(float* x, size_t n, float max) {
+static inline float exp_sum(std::conditional_t<Store, float*, const float*> x, size_t n, float max) {
   constexpr size_t kVectors = 4;
   const __m256 vm = _mm256_set1_ps(max);
   __m256 vsum = _mm256_setzero_ps();
@@ -125,14 +126,14 @@ static inline float exp_sum(float* x, size_t n, float max) {
     HEED_EACH(j, kVectors) e[j] = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * j), vm);
     exp_n<kVectors, true>(e);
     HEED_EACH(j, kVectors) {
-      if (Store) _mm256_storeu_ps(x + i + 8 * j, e[j]);
+      if constexpr (Store) _mm256_storeu_ps(x + i + 8 * j, e[j]);
       vsum = _mm256_add_ps(vsum, e[j]);
     }
   }
   for (; i < n; i += 8) {
     const __m256i mask = tail_mask(n - i < 8 ? n - i : 8);
     const __m256 e = exp_ps(_mm256_sub_ps(load_part(x + i, n - i), vm));
-    if (Store) store_part(x + i, e, n - i);
+    if constexpr (Store) store_part(x + i, e, n - i);
     vsum = _mm256_add_ps(vsum, _mm256_and_ps(e, _mm256_castsi256_ps(mask)));
   }
   return hsum_ps(vsum);

@@ -93,6 +93,31 @@ TEST_CASE("softmax and log_softmax variants match the reference", "[variants][so
   }
 }
 
+// The contract a lazy beam search relies on (decoding/beam_search.cpp): a table's log_softmax
+// subtracts exactly its own log_sum_exp, one float subtraction per entry, and that value agrees
+// with the reference's.
+TEST_CASE("log_sum_exp variants match the reference and are what log_softmax subtracts", "[variants][softmax]") {
+  std::vector<const KernelTable*> tables = simd_variants();
+  tables.push_back(&reference());
+  for (const KernelTable* v : tables) {
+    for (size_t n : kLens) {
+      for (float spread : {1.0f, 30.0f, 200.0f}) {
+        auto x = random_f32(n, -spread, spread);
+        if (n > 5) x[3] = -kInf;
+        const float value = v->log_sum_exp(x.data(), n), expected = reference().log_sum_exp(x.data(), n);
+        INFO(isa_name(v->isa) << " n " << n << " spread " << spread);
+        REQUIRE(close(value, expected, std::max(1.0f, std::fabs(expected)), 1e-6));
+        auto l = x;
+        v->log_softmax(l.data(), n);
+        for (size_t i = 0; i < n; ++i) REQUIRE(l[i] == x[i] - value);
+      }
+    }
+    std::vector<float> masked(37, -kInf);
+    CHECK(v->log_sum_exp(masked.data(), masked.size()) == -kInf);
+    CHECK(v->log_sum_exp(masked.data(), 0) == -kInf);
+  }
+}
+
 TEST_CASE("activate variants match the reference", "[variants][activate]") {
   const Activation acts[] = {Activation::kNone, Activation::kRelu, Activation::kGelu,
                              Activation::kGeluTanh, Activation::kSilu};

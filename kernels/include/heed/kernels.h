@@ -220,8 +220,14 @@ struct KernelTable {
   void (*rms_norm)(const float* x, size_t rows, size_t n, const float* gamma, float eps,
                    float* y) = nullptr;
   // In place, one row of n: softmax, log-softmax (numerically stable: max subtracted first).
+  // log_softmax is exactly x[i] - log_sum_exp(x, n) (one float subtraction per entry), and leaves
+  // a row it has nothing to subtract from (n == 0, every entry -inf) as it is.
   void (*softmax)(float* x, size_t n) = nullptr;
   void (*log_softmax)(float* x, size_t n) = nullptr;
+  // max + log(sum exp(x - max)) over one row of n (max = the largest x); -inf when n == 0 or every
+  // x is -inf. What log_softmax subtracts: a beam search takes it alone and applies it to the
+  // entries it reads instead of rewriting the row (decoding/beam_search.cpp).
+  float (*log_sum_exp)(const float* x, size_t n) = nullptr;
   // In place elementwise activation over n values.
   void (*activate)(float* x, size_t n, Activation act) = nullptr;
   // y[i] += x[i] over n.

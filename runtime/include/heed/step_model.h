@@ -81,6 +81,15 @@ class StepModel {
     (void)scores;
     (void)rows;
   }
+  // What log_softmax_rows() subtracts from each score of one row of logits: after it, entry j
+  // holds exactly scores[j] - *shift (one float subtraction; 0 for a row it leaves as it is).
+  // Lets a caller that reads few entries of the row skip rewriting it. False: this model does not
+  // say (the caller runs log_softmax_rows()).
+  virtual bool log_softmax_shift(const float* scores, float* shift) const {
+    (void)scores;
+    (void)shift;
+    return false;
+  }
 
   // Batches drop finished sentences: rows keep[0] < keep[1] < ... < keep[count - 1] become rows
   // 0 .. count - 1 (each with its cached state and its sentence's source), and later step() and

@@ -56,21 +56,23 @@ inline bool finished_before(const FinishedMeta& a, const FinishedMeta& b) {
   return a.order < b.order;
 }
 
-constexpr size_t kScanBlock = 16;
+constexpr size_t kScanBlock = 32;
 
-// Whether base + x[i] > worst for any of the kScanBlock values: four floats at a time in GCC's
-// vector extensions (SSE on x86-64, NEON on ARM), each lane's add and compare the scalar ones.
-// Written as a scalar loop GCC compiled it to 16 scalar compares, 8 % of a batch-16 beam-4 step.
+// The largest of the kScanBlock values of x (NaN never wins, as in fmax): four floats at a time in
+// GCC's vector extensions (SSE on x86-64, NEON on ARM). A block holds a score above the worst kept
+// exactly when its largest value does, since a row's scores grow with its values
+// (LogProbView::at and the base's addition are monotone).
 typedef float Floats4 __attribute__((vector_size(16)));
-typedef int32_t Ints4 __attribute__((vector_size(16)));
-inline bool any_above(const float* x, float base, float worst) {
-  Ints4 any = {0, 0, 0, 0};
+inline float block_max(const float* x) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  Floats4 m = {-kInf, -kInf, -kInf, -kInf};
   for (size_t i = 0; i < kScanBlock; i += 4) {
     Floats4 v;
     std::memcpy(&v, x + i, sizeof(v));
-    any |= (v + base) > worst;
+    m = v > m ? v : m;
   }
-  return (any[0] | any[1] | any[2] | any[3]) != 0;
+  const float a = m[1] > m[0] ? m[1] : m[0], b = m[3] > m[2] ? m[3] : m[2];
+  return b > a ? b : a;
 }
 
 // The `k` best candidates seen so far in `heap` (`better` as the heap order keeps the worst kept
@@ -97,28 +99,31 @@ struct CandidateHeap {
   }
 };
 
-// Row j's extensions into `h`: every token, whole blocks without a score above the worst kept
-// skipped (the scan was 15 % of a batch-16 beam-4 translation), or the candidates of a restricted
-// vocabulary only (the others are -inf).
-void scan_row(const float* row, float base, size_t j, const decoding::RowTokens& tokens, CandidateHeap* h) {
+// Row j's extensions into `h`, its log-probs read through `view`: every token, whole blocks whose
+// largest value is not above the worst kept skipped (the scan was 15 % of a batch-16 beam-4
+// translation), or the candidates of a restricted vocabulary only (the others are -inf).
+void scan_row(const float* row, const decoding::LogProbView& view, float base, size_t j,
+              const decoding::RowTokens& tokens, CandidateHeap* h) {
   if (tokens.ids != nullptr) {
-    for (size_t c = 0; c < tokens.count; ++c) h->offer(base, row[tokens.ids[c]], j, static_cast<size_t>(tokens.ids[c]));
+    for (size_t c = 0; c < tokens.count; ++c) {
+      h->offer(base, view.at(row[tokens.ids[c]]), j, static_cast<size_t>(tokens.ids[c]));
+    }
     return;
   }
   for (size_t v0 = 0; v0 < tokens.size; v0 += kScanBlock) {
     const size_t v1 = std::min(v0 + kScanBlock, tokens.size);
-    if (h->full() && v1 - v0 == kScanBlock && !any_above(row + v0, base, h->worst())) continue;
-    for (size_t v = v0; v < v1; ++v) h->offer(base, row[v], j, v);
+    if (h->full() && v1 - v0 == kScanBlock && !(base + view.at(block_max(row + v0)) > h->worst())) continue;
+    for (size_t v = v0; v < v1; ++v) h->offer(base, view.at(row[v]), j, v);
   }
 }
 
 // The best `k` extensions of the alive rows of one sentence, best first, into `heap`.
 // Returns how many were found (fewer when few rows are alive or tokens are -inf).
-size_t top_candidates(const float* log_probs, const float* cumulative, size_t beam, const decoding::RowTokens& tokens,
-                      size_t k, Candidate* heap) {
+size_t top_candidates(const float* scores, const decoding::LogProbView* views, const float* cumulative, size_t beam,
+                      const decoding::RowTokens& tokens, size_t k, Candidate* heap) {
   CandidateHeap h{heap, k};
   for (size_t j = 0; j < beam; ++j) {
-    if (cumulative[j] != kNegInf) scan_row(log_probs + j * tokens.size, cumulative[j], j, tokens, &h);
+    if (cumulative[j] != kNegInf) scan_row(scores + j * tokens.size, views[j], cumulative[j], j, tokens, &h);
   }
   std::sort_heap(heap, heap + h.n, better);
   return h.n;
@@ -236,19 +241,29 @@ class BeamSearch {
     }, this);
   }
 
+  // Each alive row is read as it is (LogProbView): when the model says what its log-softmax
+  // subtracts, the row of logits is never rewritten, and the controls' renormalization is not
+  // applied either; the scan and the chosen tokens read through the view, bitwise the values the
+  // rewritten row would hold.
   void rank_sentence(size_t i) {
     if (s_.done[i]) return;
     const size_t base_row = i * beam_, prefix_len = prefixes_ ? prefixes_->length(i) : 0;
     for (size_t r = base_row; r < base_row + beam_; ++r) {
       if (s_.cumulative[cur_][r] == kNegInf) continue;
-      if (logits_) model_.log_softmax_rows(log_probs_of(r), 1);
-      controls_.prepare_row(log_probs_of(r), s_.vocab, s_.history_ids[cur_] + r * s_.max_steps, step_,
-                            prefix_len, step_ < o_.min_length, model_);
+      float* row = log_probs_of(r);
+      float shift = 0.0f;
+      if (logits_ && !model_.log_softmax_shift(row, &shift)) model_.log_softmax_rows(row, 1);
+      s_.row_views[r] = controls_.prepare_view(row, shift, s_.vocab, s_.history_ids[cur_] + r * s_.max_steps, step_,
+                                               prefix_len, step_ < o_.min_length, model_);
     }
     if (step_ < prefix_len) return;
-    s_.candidate_counts[i] = top_candidates(log_probs_of(base_row), s_.cumulative[cur_] + base_row, beam_,
-                                            decoding::row_tokens(model_, s_.vocab), 2 * beam_, candidates_of(i));
+    s_.candidate_counts[i] =
+        top_candidates(log_probs_of(base_row), s_.row_views + base_row, s_.cumulative[cur_] + base_row, beam_,
+                       decoding::row_tokens(model_, s_.vocab), 2 * beam_, candidates_of(i));
   }
+
+  // Search row r's log-prob of `token` at this step.
+  float log_prob(size_t r, int32_t token) const { return s_.row_views[r].at(log_probs_of(r)[token]); }
 
   Candidate* candidates_of(size_t i) const { return s_.candidates + i * 2 * s_.max_beam; }
 
@@ -289,7 +304,7 @@ class BeamSearch {
       // log-prob stays 0: the score counts only what follows the prefix.
       const int32_t token = prefixes_->sequence(i)[t];
       if (last) {
-        register_finished(i, base_row, token, log_probs_of(base_row)[token], 0.0f, t);
+        register_finished(i, base_row, token, log_prob(base_row, token), 0.0f, t);
       } else {
         keep_alive(i, 0, token, 0.0f);
       }
@@ -315,8 +330,7 @@ class BeamSearch {
 
   // A free step of sentence i: rank the extensions, fill the beam, finish hypotheses (rules 1-3).
   void expand(size_t i, size_t t, bool last, bool first_free_step) {
-    const size_t base_row = i * beam_, vocab = s_.vocab;
-    const float* lp = log_probs_of(base_row);  // the sentence's rows are consecutive in the model too
+    const size_t base_row = i * beam_;
     const Candidate* candidates = candidates_of(i);
     const size_t n = s_.candidate_counts[i];  // rank_candidates()
     size_t next_secondary = beam_;  // where the search for replacement candidates resumes
@@ -328,8 +342,8 @@ class BeamSearch {
         continue;
       }
       if (rank == 0) s_.top_finished[i] = 1;
-      const float token_lp = lp[static_cast<size_t>(c.row) * vocab + static_cast<size_t>(c.token)];
-      register_finished(i, base_row + static_cast<size_t>(c.row), c.token, token_lp, c.score, t);
+      const size_t parent = base_row + static_cast<size_t>(c.row);
+      register_finished(i, parent, c.token, log_prob(parent, c.token), c.score, t);
       if (last) continue;
       // The slot goes to the next second-half candidate that does not end with EOS (at the
       // first free step after a prefix, an EOS there is a placeholder: the slot is dead).
@@ -392,7 +406,7 @@ class BeamSearch {
       std::memcpy(dst_ids, s_.history_ids[cur_] + p * steps, t * sizeof(int32_t));
       std::memcpy(dst_lps, s_.history_log_probs[cur_] + p * steps, t * sizeof(float));
       dst_ids[t] = s_.next_tokens[r];
-      dst_lps[t] = log_probs_of(p)[s_.next_tokens[r]];
+      dst_lps[t] = log_prob(p, s_.next_tokens[r]);
     }
   }
 

@@ -3,6 +3,7 @@
 #include "decoding/token_selection.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace heed::decoding {
 
@@ -25,24 +26,24 @@ bool Controls::is_end(int32_t token) const {
   return std::find(end_ids_, end_ids_ + num_end_, token) != end_ids_ + num_end_;
 }
 
-double Controls::forbid(float* row, const int32_t* history, size_t length, bool before_min_length) const {
+double Controls::forbid(float* row, float shift, const int32_t* history, size_t length, bool before_min_length) const {
   double removed = 0;
   if (before_min_length) {
-    if (num_end_ == 0) removed += remove_token(row, eos_);
-    for (size_t i = 0; i < num_end_; ++i) removed += remove_token(row, end_ids_[i]);
+    if (num_end_ == 0) removed += remove_token(row, eos_, shift);
+    for (size_t i = 0; i < num_end_; ++i) removed += remove_token(row, end_ids_[i], shift);
   }
-  if (unk_ >= 0) removed += remove_token(row, unk_);
+  if (unk_ >= 0) removed += remove_token(row, unk_, shift);
   for (size_t s = 0; suppress_ != nullptr && s < suppress_->size; ++s) {
     const size_t n = suppress_->length(s);
     const int32_t* seq = suppress_->sequence(s);
-    if (n > 0 && ends_with(history, length, seq, n - 1)) removed += remove_token(row, seq[n - 1]);
+    if (n > 0 && ends_with(history, length, seq, n - 1)) removed += remove_token(row, seq[n - 1], shift);
   }
   if (ngram_ > 0 && length >= ngram_) {
     // Every earlier occurrence of the last n - 1 tokens forbids the token that followed it.
     const size_t context = ngram_ - 1;
     const int32_t* tail = history + (length - context);
     for (size_t start = 0; start + ngram_ <= length; ++start) {
-      if (std::equal(tail, tail + context, history + start)) removed += remove_token(row, history[start + context]);
+      if (std::equal(tail, tail + context, history + start)) removed += remove_token(row, history[start + context], shift);
     }
   }
   return removed;
@@ -57,8 +58,8 @@ void Controls::penalize_repetitions(float* logits, const int32_t* history, size_
   }
 }
 
-void Controls::prepare_row(float* scores, size_t vocab, const int32_t* history, size_t length, size_t prefix_length,
-                           bool before_min_length, const StepModel& model) const {
+LogProbView Controls::prepare_view(float* scores, float shift, size_t vocab, const int32_t* history, size_t length,
+                                   size_t prefix_length, bool before_min_length, const StepModel& model) const {
   const bool free_step = length >= prefix_length;
   if (free_step && !prefix_in_history_) {
     history += prefix_length;
@@ -67,14 +68,24 @@ void Controls::prepare_row(float* scores, size_t vocab, const int32_t* history, 
   if (needs_logits()) {
     if (free_step) {
       penalize_repetitions(scores, history, length);
-      forbid(scores, history, length, before_min_length);
+      forbid(scores, 0.0f, history, length, before_min_length);
     }
     model.log_softmax_rows(scores, 1);
-    return;
+    return {};
   }
-  if (!free_step) return;
-  const double removed = forbid(scores, history, length, before_min_length);
-  if (removed > 0) renormalize(scores, vocab, removed);
+  LogProbView view{shift, 0.0f};
+  if (!free_step) return view;
+  view.norm = renormalization(scores, vocab, forbid(scores, shift, history, length, before_min_length), shift);
+  return view;
+}
+
+void Controls::prepare_row(float* scores, size_t vocab, const int32_t* history, size_t length, size_t prefix_length,
+                           bool before_min_length, const StepModel& model) const {
+  const LogProbView view = prepare_view(scores, 0.0f, vocab, history, length, prefix_length, before_min_length, model);
+  // Subtracting +0 changes nothing (-0 does: it turns -0 into +0, as renormalize() would).
+  if (view.norm != 0.0f || std::signbit(view.norm)) {
+    for (size_t j = 0; j < vocab; ++j) scores[j] -= view.norm;  // -inf stays -inf
+  }
 }
 
 }  // namespace heed::decoding

@@ -9,6 +9,7 @@
 
 #include "heed/decoding.h"
 #include "heed/step_model.h"
+#include "decoding/token_selection.h"
 
 namespace heed::decoding {
 
@@ -29,11 +30,18 @@ class Controls {
   // tokens are held back. `scores` are logits when needs_logits(), else log-probs.
   void prepare_row(float* scores, size_t vocab, const int32_t* history, size_t length, size_t prefix_length,
                    bool before_min_length, const StepModel& model) const;
+  // The same controls without rewriting the row (beam search: the row is read once more, at the
+  // candidates' scan): when !needs_logits(), `scores` are log-probs up to `shift` (x - shift; 0
+  // for log-prob rows), the forbidden tokens become -inf and the returned view reads the entries
+  // as prepare_row() would have left them. With needs_logits() the row is prepared in place and
+  // the view is the identity.
+  LogProbView prepare_view(float* scores, float shift, size_t vocab, const int32_t* history, size_t length,
+                           size_t prefix_length, bool before_min_length, const StepModel& model) const;
 
  private:
   // Sets the forbidden tokens of a free step to -inf; returns the probability mass they held
-  // (meaningful for log-prob rows; each token counted once).
-  double forbid(float* row, const int32_t* history, size_t length, bool before_min_length) const;
+  // (meaningful for log-prob rows, read as x - shift; each token counted once).
+  double forbid(float* row, float shift, const int32_t* history, size_t length, bool before_min_length) const;
   void penalize_repetitions(float* logits, const int32_t* history, size_t length) const;
 
   const TokenBatch* suppress_;

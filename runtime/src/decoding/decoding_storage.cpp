@@ -66,6 +66,7 @@ void lay_out(DecodingEngine::Storage& s, Layout& l) {
   l.take(&s.with_eos, n);
   l.take(&s.sentence_rows, n);
   l.take(&s.candidates, n, 2 * s.max_beam);
+  l.take(&s.row_views, r);
   l.take(&s.candidate_counts, n);
   l.take(&s.finished_ids, n, f, t);
   l.take(&s.finished_log_probs, n, f, t);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "decoding/token_selection.h"
 #include "heed/decoding.h"
 #include "heed/status.h"
 
@@ -62,6 +63,7 @@ struct DecodingEngine::Storage {
 
   // Beam search.
   Candidate* candidates = nullptr;  // [max_batch, 2 * max_beam] each sentence's ranked extensions
+  decoding::LogProbView* row_views = nullptr;  // [rows] how each row's step scores read as log-probs
   size_t* candidate_counts = nullptr;  // [max_batch] how many of them a step found
   int32_t* finished_ids = nullptr;  // [max_batch, finished_capacity, max_steps]
   float* finished_log_probs = nullptr;

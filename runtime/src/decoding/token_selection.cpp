@@ -6,30 +6,30 @@
 
 namespace heed::decoding {
 
-double remove_token(float* log_probs, int32_t token) {
-  const float value = log_probs[token];
+double remove_token(float* scores, int32_t token, float shift) {
+  const float value = scores[token] - shift;
   if (value == -std::numeric_limits<float>::infinity()) return 0;
-  log_probs[token] = -std::numeric_limits<float>::infinity();
+  scores[token] = -std::numeric_limits<float>::infinity();
   return std::exp(static_cast<double>(value));
 }
 
-void renormalize(float* log_probs, size_t vocab, double removed) {
+float renormalization(const float* scores, size_t vocab, double removed, float shift) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  if (removed <= 0) return 0.0f;
+  if (removed < 0.5) return static_cast<float>(std::log1p(-removed));  // exact while the others keep most of the mass
+  // Most of the mass went: 1 - removed would lose digits, so sum what is left explicitly (in
+  // double, relative to its maximum).
+  float max_value = kNegInf;
+  for (size_t j = 0; j < vocab; ++j) max_value = std::max(max_value, scores[j] - shift);
+  if (max_value == kNegInf) return 0.0f;
+  double sum = 0;
+  for (size_t j = 0; j < vocab; ++j) sum += std::exp(static_cast<double>(scores[j] - shift) - max_value);
+  return static_cast<float>(max_value + std::log(sum));
+}
+
+void renormalize(float* log_probs, size_t vocab, double removed) {
   if (removed <= 0) return;
-  double log_norm;
-  if (removed < 0.5) {
-    log_norm = std::log1p(-removed);  // exact while the others keep most of the mass
-  } else {
-    // Most of the mass went: 1 - removed would lose digits, so sum what is left explicitly (in
-    // double, relative to its maximum).
-    float max_value = kNegInf;
-    for (size_t j = 0; j < vocab; ++j) max_value = std::max(max_value, log_probs[j]);
-    if (max_value == kNegInf) return;
-    double sum = 0;
-    for (size_t j = 0; j < vocab; ++j) sum += std::exp(static_cast<double>(log_probs[j]) - max_value);
-    log_norm = max_value + std::log(sum);
-  }
-  const float norm = static_cast<float>(log_norm);
+  const float norm = renormalization(log_probs, vocab, removed);
   for (size_t j = 0; j < vocab; ++j) log_probs[j] -= norm;  // -inf stays -inf
 }
 

@@ -9,11 +9,24 @@
 
 namespace heed::decoding {
 
+// How a row of scores reads as log-probabilities without rewriting it: entry x is
+// (x - shift) - norm in float, in that order, which is bitwise what the row would hold after the
+// model's log-softmax (x - shift, StepModel::log_softmax_shift) and renormalize() (- norm). Both
+// are 0 for a row that already holds its log-probabilities (x - 0 - 0 is x).
+struct LogProbView {
+  float shift = 0.0f;
+  float norm = 0.0f;
+  float at(float x) const { return (x - shift) - norm; }
+};
+
 // Removing tokens from a log-softmax row as if their logits had been -inf before the softmax:
-// remove_token() sets one to -inf and returns the probability it held (0 when already -inf);
-// renormalize() then spreads the removed mass back over the others (they sum to 1 again). A row
-// with nothing left stays -inf. forbid_token() is both, for one token.
-double remove_token(float* log_probs, int32_t token);
+// remove_token() sets one to -inf and returns the probability it held (0 when already -inf),
+// reading the row's log-prob as x - shift; renormalization() is then what renormalize() subtracts
+// from each log-prob to spread the removed mass back over the others (they sum to 1 again), 0
+// when nothing was removed or nothing is left (such a row stays -inf). forbid_token() is both,
+// for one token of a log-prob row.
+double remove_token(float* scores, int32_t token, float shift = 0.0f);
+float renormalization(const float* scores, size_t vocab, double removed, float shift = 0.0f);
 void renormalize(float* log_probs, size_t vocab, double removed);
 void forbid_token(float* log_probs, size_t vocab, int32_t token);
 

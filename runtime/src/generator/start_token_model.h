@@ -39,6 +39,9 @@ class StartTokenModel final : public StepModel {
   }
   bool set_raw_logits(bool on) override { return inner_->set_raw_logits(on); }
   void log_softmax_rows(float* scores, size_t rows) const override { inner_->log_softmax_rows(scores, rows); }
+  bool log_softmax_shift(const float* scores, float* shift) const override {
+    return inner_->log_softmax_shift(scores, shift);
+  }
   void reorder(const int32_t* parents, size_t rows) override { inner_->reorder(parents, rows); }
   bool compact_rows(const int32_t* keep, size_t count) override { return inner_->compact_rows(keep, count); }
   void parallel_for(size_t count, void (*fn)(void*, size_t, size_t), void* context) const override {

@@ -66,4 +66,10 @@ void StepSession::log_softmax_rows(float* scores, size_t rows) const {
   });
 }
 
+bool StepSession::log_softmax_shift(const float* scores, float* shift) const {
+  const float value = k_->log_sum_exp(scores, vocab_size());  // what the kernel's log_softmax subtracts
+  *shift = value == -std::numeric_limits<float>::infinity() ? 0.0f : value;  // such a row stays as it is
+  return true;
+}
+
 }  // namespace heed::models

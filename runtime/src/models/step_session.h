@@ -25,6 +25,7 @@ class StepSession : public StepModel, public Session {
     return true;
   }
   void log_softmax_rows(float* scores, size_t rows) const override;
+  bool log_softmax_shift(const float* scores, float* shift) const override;
   // One item per range task, over the session's pool.
   void parallel_for(size_t count, void (*fn)(void* context, size_t begin, size_t end), void* context) const override;
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -57,5 +58,36 @@ TEST_CASE("forbid_token renormalizes like masking the logit before the softmax",
     row[2] = 0.0f;
     heed::decoding::forbid_token(row.data(), row.size(), 2);
     for (float v : row) CHECK(v == -std::numeric_limits<float>::infinity());
+  }
+}
+
+// Beam search reads rows of logits through a LogProbView instead of rewriting them
+// (decoding/beam_search.cpp): the view must give bitwise what the rewritten row holds, on both
+// sides of the renormalization's closed form.
+TEST_CASE("a LogProbView reads a row of logits as the log-softmaxed, renormalized row", "[decoding]") {
+  const size_t vocab = 1000;
+  const int eos = 7;
+  for (double eos_logit : {-25.0, 0.0, 3.0, 7.5, 12.0, 40.0}) {
+    std::vector<double> logits(vocab);
+    for (size_t j = 0; j < vocab; ++j) logits[j] = std::sin(0.37 * static_cast<double>(j)) * 2.0;
+    logits[eos] = eos_logit + 7.0;
+    logits[11] = -std::numeric_limits<double>::infinity();
+    const std::vector<double> full = log_softmax(logits, -1);
+    const std::vector<float> scores(logits.begin(), logits.end());
+    const float shift = static_cast<float>(logits[0] - full[0]);  // what a log-softmax subtracts
+    std::vector<float> rewritten(vocab), lazy = scores;
+    for (size_t j = 0; j < vocab; ++j) rewritten[j] = scores[j] - shift;
+    const double removed = heed::decoding::remove_token(rewritten.data(), eos);
+    heed::decoding::renormalize(rewritten.data(), vocab, removed);
+    const double lazy_removed = heed::decoding::remove_token(lazy.data(), eos, shift);
+    const heed::decoding::LogProbView view{shift,
+                                          heed::decoding::renormalization(lazy.data(), vocab, lazy_removed, shift)};
+    INFO("p(eos) = " << std::exp(full[eos]));
+    CHECK(lazy_removed == removed);
+    for (size_t j = 0; j < vocab; ++j) {
+      const float read = view.at(lazy[j]);
+      INFO("j " << j);
+      REQUIRE(std::memcmp(&rewritten[j], &read, sizeof(float)) == 0);
+    }
   }
 }
