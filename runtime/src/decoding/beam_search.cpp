@@ -117,18 +117,6 @@ void scan_row(const float* row, const decoding::LogProbView& view, float base, s
   }
 }
 
-// The best `k` extensions of the alive rows of one sentence, best first, into `heap`.
-// Returns how many were found (fewer when few rows are alive or tokens are -inf).
-size_t top_candidates(const float* scores, const decoding::LogProbView* views, const float* cumulative, size_t beam,
-                      const decoding::RowTokens& tokens, size_t k, Candidate* heap) {
-  CandidateHeap h{heap, k};
-  for (size_t j = 0; j < beam; ++j) {
-    if (cumulative[j] != kNegInf) scan_row(scores + j * tokens.size, views[j], cumulative[j], j, tokens, &h);
-  }
-  std::sort_heap(heap, heap + h.n, better);
-  return h.n;
-}
-
 // round(beam x patience), as CTranslate2 computes it (in float).
 size_t max_finished(size_t beam, float patience) {
   return static_cast<size_t>(std::round(static_cast<float>(beam) * patience));
@@ -146,11 +134,12 @@ class BeamSearch {
   Status run(DecodeOutput* out) {
     HEED_RETURN_IF_ERROR(decoding::start_batch(model_, sources_, batch_, beam_, o_, prefixes_));
     reset();
-    // The model leaves logits and rank_sentence takes each row's log-softmax (the model's own,
-    // StepModel::log_softmax_rows) just before the row's controls and scan read it, while the row
-    // is in cache: at batch 16 x beam 4 the step's 8 MB of scores are read from memory once
-    // instead of three times. Not under a shortlist (its rows are log-softmaxed over its
-    // candidates only) nor with the repetition penalty (its rows already arrive as logits).
+    // The model leaves logits and rank_sentence reads each row through what the model's own
+    // log-softmax would subtract (StepModel::log_softmax_shift, else it runs log_softmax_rows),
+    // just before the row's controls and scan, while the row is in cache: at batch 16 x beam 4
+    // the step's 8 MB of scores are read from memory once and never rewritten. Not under a
+    // shortlist (its rows are log-softmaxed over its candidates only) nor with the repetition
+    // penalty (its rows already arrive as logits).
     logits_ = !controls_.needs_logits() && decoding::row_tokens(model_, s_.vocab).ids == nullptr &&
               model_.set_raw_logits(true);
     // Attention capture: every alive row's attention of every step, and the parents each step
@@ -244,22 +233,28 @@ class BeamSearch {
   // Each alive row is read as it is (LogProbView): when the model says what its log-softmax
   // subtracts, the row of logits is never rewritten, and the controls' renormalization is not
   // applied either; the scan and the chosen tokens read through the view, bitwise the values the
-  // rewritten row would hold.
+  // rewritten row would hold. A row is scanned right after its log-sum-exp, while it is in cache.
+  // At a free step: the sentence's 2 x beam best extensions, best first (fewer when few rows are
+  // alive or tokens are -inf).
   void rank_sentence(size_t i) {
     if (s_.done[i]) return;
     const size_t base_row = i * beam_, prefix_len = prefixes_ ? prefixes_->length(i) : 0;
+    const bool free_step = step_ >= prefix_len;
+    const decoding::RowTokens tokens = decoding::row_tokens(model_, s_.vocab);
+    CandidateHeap h{candidates_of(i), 2 * beam_};
     for (size_t r = base_row; r < base_row + beam_; ++r) {
-      if (s_.cumulative[cur_][r] == kNegInf) continue;
+      const float base = s_.cumulative[cur_][r];
+      if (base == kNegInf) continue;
       float* row = log_probs_of(r);
       float shift = 0.0f;
       if (logits_ && !model_.log_softmax_shift(row, &shift)) model_.log_softmax_rows(row, 1);
       s_.row_views[r] = controls_.prepare_view(row, shift, s_.vocab, s_.history_ids[cur_] + r * s_.max_steps, step_,
                                                prefix_len, step_ < o_.min_length, model_);
+      if (free_step) scan_row(row, s_.row_views[r], base, r - base_row, tokens, &h);
     }
-    if (step_ < prefix_len) return;
-    s_.candidate_counts[i] =
-        top_candidates(log_probs_of(base_row), s_.row_views + base_row, s_.cumulative[cur_] + base_row, beam_,
-                       decoding::row_tokens(model_, s_.vocab), 2 * beam_, candidates_of(i));
+    if (!free_step) return;
+    std::sort_heap(h.heap, h.heap + h.n, better);
+    s_.candidate_counts[i] = h.n;
   }
 
   // Search row r's log-prob of `token` at this step.
@@ -469,7 +464,7 @@ class BeamSearch {
   int cur_ = 0;       // which history buffer holds the current hypotheses
   size_t alive_ = 0;  // rows filled in the sentence being advanced
   size_t step_ = 0;   // the step rank_candidates() works on
-  bool logits_ = false;  // the model gives logits; rank_sentence log-softmaxes the rows it reads
+  bool logits_ = false;  // the model gives logits; rank_sentence normalizes the rows it reads
 };
 
 }  // namespace
