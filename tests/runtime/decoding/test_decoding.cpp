@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -232,10 +233,10 @@ TEST_CASE("beam search follows CTranslate2's algorithm step by step", "[decoding
   CHECK(f.model.contract_violations == 0);
 }
 
-TEST_CASE("beam search over a vocabulary of several 16-token scan blocks follows the reference", "[decoding]") {
-  // The candidate scan skips whole blocks of 16 tokens once its heap is full (beam_search.cpp):
-  // 53 tokens = 3 blocks and a tail, with the same sweep as above on fewer settings.
-  const size_t vocab = 53, max_len = 6;
+TEST_CASE("beam search over a vocabulary of several scan blocks follows the reference", "[decoding]") {
+  // The candidate scan skips whole blocks of 32 tokens once its heap is full (beam_search.cpp):
+  // 131 tokens = 4 blocks and a tail, with the same sweep as above on fewer settings.
+  const size_t vocab = 131, max_len = 6;
   Fixture f(vocab, 1, 4, max_len);
   size_t cases = 0;
   for (size_t beam : {2, 3, 4}) {
@@ -259,6 +260,62 @@ TEST_CASE("beam search over a vocabulary of several 16-token scan blocks follows
   }
   CHECK(cases == 3 * 2 * 2 * 2 * kSources.size());
   CHECK(f.model.contract_violations == 0);
+}
+
+TEST_CASE("beam search over rows of logits: read through the model's shift or log-softmaxed, the same results",
+          "[decoding]") {
+  // A model that gives logits is either asked what its log-softmax subtracts and its rows are read
+  // through that (never rewritten), or its rows are log-softmaxed in place (a model that does not
+  // say): bitwise the same hypotheses, token log-probs and scores, with the controls removing
+  // tokens (end token before min_length, n-gram repeats, a suppressed token), including removals
+  // of most of the mass (vocabulary 6, where the end token dominates the late steps).
+  const int32_t suppressed_ids[] = {4};
+  const size_t suppressed_offsets[] = {0, 1};
+  const TokenBatch suppressed{suppressed_ids, suppressed_offsets, 1};
+  size_t cases = 0;
+  for (size_t vocab : {size_t(6), size_t(131)}) {
+    const StepModelLimits limits{4, 4, 16, 8};
+    ToyStepModel read(vocab, limits, false, ToyLogits::kShift), rewritten(vocab, limits, false, ToyLogits::kRows);
+    std::unique_ptr<DecodingEngine> read_engine, rewritten_engine;
+    REQUIRE(DecodingEngine::create(&read, DecodingLimits{}, &read_engine).is_ok());
+    REQUIRE(DecodingEngine::create(&rewritten, DecodingLimits{}, &rewritten_engine).is_ok());
+    Batch b;
+    for (const auto& src : kSources) b.add(src);
+    const TokenBatch sources = b.view();
+    for (size_t beam : {2, 4}) {
+      for (size_t min_len : {0, 6}) {
+        for (int controls = 0; controls < 2; ++controls) {
+          INFO("vocab " << vocab << " beam " << beam << " min " << min_len << " controls " << controls);
+          DecodeOptions o;
+          o.beam_size = beam;
+          o.n_best = beam;
+          o.min_length = min_len;
+          if (controls) {
+            o.controls.no_repeat_ngram_size = 2;
+            o.controls.suppress_sequences = &suppressed;
+          }
+          DecodeOutput got, want;
+          REQUIRE(read_engine->decode(&sources, kSources.size(), o, nullptr, &got).is_ok());
+          REQUIRE(rewritten_engine->decode(&sources, kSources.size(), o, nullptr, &want).is_ok());
+          for (size_t i = 0; i < kSources.size(); ++i) {
+            REQUIRE(got.count(i) == want.count(i));
+            for (size_t k = 0; k < got.count(i); ++k) {
+              const Hypothesis &g = got.at(i, k), &w = want.at(i, k);
+              CHECK(hyp_ids(g) == hyp_ids(w));
+              REQUIRE(g.num_log_probs == w.num_log_probs);
+              CHECK(std::memcmp(g.token_log_probs, w.token_log_probs, g.num_log_probs * sizeof(float)) == 0);
+              CHECK(std::memcmp(&g.score, &w.score, sizeof(float)) == 0);
+              CHECK(std::memcmp(&g.log_prob, &w.log_prob, sizeof(float)) == 0);
+            }
+          }
+          ++cases;
+        }
+      }
+    }
+    CHECK(read.contract_violations == 0);
+    CHECK(rewritten.contract_violations == 0);
+  }
+  CHECK(cases == 2 * 2 * 2 * 2);
 }
 
 TEST_CASE("min_length 1 keeps beam search from finishing an empty hypothesis", "[decoding]") {

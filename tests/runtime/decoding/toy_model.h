@@ -63,11 +63,51 @@ inline std::vector<double> toy_log_probs(uint64_t source_key, size_t vocab, cons
   return toy_log_probs_from_state(source_key, vocab, generated.size(), fed, sum);
 }
 
+constexpr size_t kToyMaxVocab = 160;
+
+// What the toy's step() writes when the engine asks for logits (StepModel::set_raw_logits).
+enum class ToyLogits {
+  kNone,       // log-probs only (set_raw_logits(true) fails)
+  kRows,       // logits, normalized by log_softmax_rows()
+  kShift,      // logits, and log_softmax_shift() says what log_softmax_rows() subtracts
+};
+
+// The float log-softmax the toy applies to its logits: x - shift, shift = max + log(sum exp(x - max)).
+inline float toy_log_softmax_shift(const float* x, size_t n) {
+  float m = x[0];
+  for (size_t v = 1; v < n; ++v) m = std::fmax(m, x[v]);
+  float s = 0.0f;
+  for (size_t v = 0; v < n; ++v) s += std::exp(x[v] - m);
+  return m + std::log(s);
+}
+
 class ToyStepModel : public StepModel {
  public:
-  ToyStepModel(size_t vocab, const StepModelLimits& limits, bool compacting = false)
-      : vocab_(vocab), limits_(limits), compacting_(compacting), row_keys_(limits.max_batch * limits.max_beam),
-        sums_(limits.max_batch * limits.max_beam), scratch_(limits.max_batch * limits.max_beam) {}
+  ToyStepModel(size_t vocab, const StepModelLimits& limits, bool compacting = false,
+               ToyLogits logits = ToyLogits::kNone)
+      : vocab_(vocab), limits_(limits), compacting_(compacting), logits_(logits),
+        row_keys_(limits.max_batch * limits.max_beam), sums_(limits.max_batch * limits.max_beam),
+        scratch_(limits.max_batch * limits.max_beam) {
+    if (vocab > kToyMaxVocab) throw std::invalid_argument("toy vocabulary too large");
+  }
+
+  bool set_raw_logits(bool on) override {
+    if (logits_ == ToyLogits::kNone) return !on;
+    raw_ = on;
+    return true;
+  }
+  void log_softmax_rows(float* scores, size_t rows) const override {
+    for (size_t r = 0; r < rows; ++r) {
+      float* row = scores + r * vocab_;
+      const float shift = toy_log_softmax_shift(row, vocab_);
+      for (size_t v = 0; v < vocab_; ++v) row[v] -= shift;
+    }
+  }
+  bool log_softmax_shift(const float* scores, float* shift) const override {
+    if (logits_ != ToyLogits::kShift) return false;
+    *shift = toy_log_softmax_shift(scores, vocab_);
+    return true;
+  }
 
   size_t vocab_size() const override { return vocab_; }
   int32_t bos_id() const override { return kToyBos; }
@@ -138,8 +178,9 @@ class ToyStepModel : public StepModel {
   size_t steps = 0, starts = 0, reorders = 0, compactions = 0, contract_violations = 0;
 
  private:
+  // The row's log-probs, or its logits (rounded to float) when the engine asked for them.
   void fill_row(uint64_t key, size_t step, int32_t fed, int64_t sum, float* out) const {
-    double logits[64];
+    double logits[kToyMaxVocab];
     double m = -1e300;
     for (size_t v = 0; v < vocab_; ++v) {
       uint64_t h = toy_mix(key ^ toy_mix(step * 1000003ULL + static_cast<uint64_t>(fed) * 7919ULL +
@@ -147,6 +188,10 @@ class ToyStepModel : public StepModel {
       logits[v] = (static_cast<double>(h >> 11) / 9007199254740992.0) * 4.0 - 2.0;
       if (static_cast<int32_t>(v) == kToyEos) logits[v] += 0.6 * static_cast<double>(step) - 1.0;
       m = std::max(m, logits[v]);
+    }
+    if (raw_) {
+      for (size_t v = 0; v < vocab_; ++v) out[v] = static_cast<float>(logits[v]);
+      return;
     }
     double s = 0;
     for (size_t v = 0; v < vocab_; ++v) s += std::exp(logits[v] - m);
@@ -156,6 +201,8 @@ class ToyStepModel : public StepModel {
   size_t vocab_;
   StepModelLimits limits_;
   const bool compacting_;
+  const ToyLogits logits_;
+  bool raw_ = false;  // set_raw_logits()
   std::vector<uint64_t> row_keys_;  // each row's sentence
   std::vector<int64_t> sums_, scratch_;
   size_t batch_ = 0, beam_ = 0, rows_ = 0, next_step_ = 0;
