@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <limits>
-#include <new>
 #include <string>
 
 namespace heed {
@@ -111,14 +110,12 @@ Status DecodingEngine::Storage::allocate(size_t batch, size_t beam, size_t steps
   Layout sizing(nullptr);
   lay_out(*this, sizing);
   if (sizing.overflow()) return Status(StatusCode::kLimitExceeded, "decoding buffers for these limits overflow the address space");
-  bytes = sizing.size() + kAlign;
-  buffer.reset(new (std::nothrow) unsigned char[bytes]);
-  if (!buffer) {
+  bytes = sizing.size();
+  const Status mapped = Arena::create(bytes, ArenaOptions{}, &memory);
+  if (!mapped.is_ok()) {
     return Status(StatusCode::kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes of decoding buffers");
   }
-  unsigned char* base = buffer.get();
-  base += (kAlign - reinterpret_cast<uintptr_t>(base) % kAlign) % kAlign;
-  Layout placing(base);
+  Layout placing(memory.base());  // page-aligned
   lay_out(*this, placing);
   return Status::success();
 }

@@ -4,8 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
+#include "arena/arena.h"
 #include "decoding/token_selection.h"
 #include "heed/decoding.h"
 #include "heed/status.h"
@@ -93,7 +93,7 @@ struct DecodingEngine::Storage {
   float* score_log_probs = nullptr; // [max_batch, max_steps]
   size_t* score_offsets = nullptr;  // [max_batch + 1]
 
-  std::unique_ptr<unsigned char[]> buffer;
+  Arena memory;  // every buffer above, mapped once (huge pages where the kernel has them)
   size_t bytes = 0;
 
   // Lays every buffer out in one allocation. kLimitExceeded when the sizes overflow.
