@@ -9,9 +9,9 @@ namespace heed {
 // transparent huge pages for the asking (`madvise` mode, the usual default): a GEMM writes its
 // output rows in turn, each up to 128 KiB (a 32,000-token vocabulary) from the last, and streams
 // weights a tile row at a time, so with 4 KiB pages nearly every access of a tile is its own TLB
-// entry (docs/benchmarks.md: batch 16 x beam 4 decodes 3-5 % faster with the arenas on huge
-// pages, 5-8 % more with the weights too). A hint only: pages stay lazy, and a kernel without
-// them ignores it. Call before the memory is first touched.
+// entry (docs/benchmarks.md: batch 16 x beam 4 decodes 2-10 % faster with the arenas on huge
+// pages; the weights on huge pages measured no faster). A hint only: pages stay lazy, and a kernel
+// without them ignores it. Call before the memory is first touched.
 void ask_for_huge_pages(void* p, size_t bytes);
 
 }  // namespace heed

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "arena/huge_pages.h"
 #include "loader/model_index.h"
 #include "loader/validate.h"
 
@@ -96,7 +95,6 @@ Status Model::open(const std::string& path, const LoadOptions& options, std::uni
   } else {
     model->owned_buffer_ = aligned_buffer(size);
     if (!model->owned_buffer_) return Status(StatusCode::kOutOfMemory, path + ": cannot allocate " + std::to_string(size) + " bytes");
-    ask_for_huge_pages(model->owned_buffer_, size);  // a mapped file's pages stay 4 KiB
     HEED_RETURN_IF_ERROR(read_all(fd, path, static_cast<uint8_t*>(model->owned_buffer_), size));
     model->bytes_ = static_cast<const uint8_t*>(model->owned_buffer_);
   }
