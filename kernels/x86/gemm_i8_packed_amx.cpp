@@ -159,8 +159,18 @@ void store_values(const GemmI8PackedParams& p, size_t m0, size_t mr, size_t n0, 
 // weight blocks (2 x 16 x K bytes) is read from memory once per chunk and stays in L1 for the
 // chunk's output tiles. a: the tile's first row in the chunk (rows of lda bytes); row: in A.
 // When A's own rows are whole tiles (K a multiple of 64 and M of 16, as a batch of 16 x beam 4's
-// decoder layers), the tiles load them in place: no copy, one chunk of all M rows.
+// decoder layers), the tiles load them in place: no copy, chunks of rows_per_weight_pass().
 inline bool rows_in_place(const GemmI8PackedParams& p) { return p.k % kStepBytes == 0 && p.m % kTileRows == 0; }
+
+// Rows per pass over the weights when the tiles load A in place. Up to 64 rows (a decoder step of
+// batch 16 x beam 4) run in one pass: each pair of weight blocks is read from memory once. Past
+// that, passes of 32 rows when the weights fit in L2: a pass's A tiles then stay in L1 while the
+// weights come back from L2, where one pass over all rows would read every A tile from L2 again for
+// each pair of weight blocks (an encoder layer at M = 512: its GEMMs ~8 % faster, docs/benchmarks.md).
+size_t rows_per_weight_pass(const GemmI8PackedParams& p) {
+  constexpr size_t kOnePassRows = 64, kPassRows = 32, kL2Weights = size_t(1) << 20;
+  return p.m <= kOnePassRows || p.n * p.k > kL2Weights ? p.m : kPassRows;
+}
 
 template <class Tile>
 void for_each_output_tile(const GemmI8PackedParams& p, size_t k64, Tile tile) {
@@ -169,7 +179,7 @@ void for_each_output_tile(const GemmI8PackedParams& p, size_t k64, Tile tile) {
   const bool in_place = rows_in_place(p);
   const size_t fit = kAChunkBytes / k64 / kTileRows * kTileRows;
   const size_t m16 = (p.m + kTileRows - 1) / kTileRows * kTileRows;
-  const size_t chunk_rows = in_place ? p.m : m16 < fit ? m16 : fit;
+  const size_t chunk_rows = in_place ? rows_per_weight_pass(p) : m16 < fit ? m16 : fit;
   amx_configure_16x64();  // every tile this kernel uses: kTileRows rows of kStepBytes
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;

@@ -494,6 +494,7 @@ TEST_CASE("gemm_i8_packed variants: 16-row tiles (amx) over M, N and K edges", "
     // M a multiple of 16 and K of 64: amx reads A's rows in place (strided, no copy).
     check_packed_blocks(*t, 32, 50, 256, 64, false);
     check_packed(*t, PackedCase{64, 70, 512});
+    check_packed(*t, PackedCase{144, 70, 512});  // in place, past 64 rows: passes of 32 rows (amx)
     check_packed(*t, PackedCase{16, 20, 8192});  // in place past the 4096 a copied chunk holds
   }
 }
