@@ -12,13 +12,26 @@
 #include <string>
 
 #include "arena/arena.h"
-#include "arena/huge_pages.h"
 
 namespace heed {
 namespace {
 
 // mmap needs a non-zero length; page alignment covers kArenaAlignment.
 size_t mapped_bytes(size_t size) { return size == 0 ? kArenaAlignment : size; }
+
+// 2 MiB pages where the kernel gives them for the asking (transparent huge pages in `madvise`
+// mode, the usual default): a GEMM writes its output rows in turn, each up to 128 KiB (a 32,000-token
+// vocabulary) from the last, so with 4 KiB pages every row of an output tile is its own TLB entry
+// (docs/benchmarks.md: batch 16 x beam 4 decodes 2-10 % faster). A hint only: pages stay lazy, and
+// a kernel without them ignores it.
+void ask_for_huge_pages(void* mapping, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  ::madvise(mapping, bytes, MADV_HUGEPAGE);
+#else
+  (void)mapping;
+  (void)bytes;
+#endif
+}
 
 }  // namespace
 
