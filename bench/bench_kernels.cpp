@@ -225,28 +225,33 @@ void bench_attention(benchmark::State& state, const KernelTable* t, size_t token
 // of 8 heads' keys and values plus the decoder's cache line of padding, as the e2e model's): the
 // call a batch-16 beam-4 step makes 64 x 8 x 6 times for cross-attention alone. L1-resident after
 // the first pass: this is the per-call cost.
-void bench_attention_row(benchmark::State& state, const KernelTable* t, size_t keys) {
+// One head of `rows` query rows over the same keys on the row path (a sentence's beam rows in a
+// decoder step's cross-attention), side by side in one call; rows = 1 is one query row.
+void bench_attention_row(benchmark::State& state, const KernelTable* t, size_t keys, size_t rows) {
   const size_t head_dim = 64, stride = 2 * 8 * head_dim + 16;
-  std::vector<float> q(head_dim), kv(keys * stride), out(head_dim), scores(keys);
+  std::vector<float> q(rows * head_dim), kv(keys * stride), out(rows * head_dim), scores(rows * keys);
   for (size_t i = 0; i < kv.size(); ++i) kv[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
-  for (size_t i = 0; i < head_dim; ++i) q[i] = static_cast<float>(i % 7) * 0.1f;
+  for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(i % 7) * 0.1f;
   heed::kernels::AttentionParams p;
-  p.q_rows = 1;
+  p.q_rows = rows;
   p.kv_len = keys;
   p.num_heads = p.num_kv_heads = 1;
   p.head_dim = head_dim;
   p.q = q.data();
+  p.q_row_stride = p.out_row_stride = head_dim;
   p.k = kv.data();
   p.v = kv.data() + 8 * head_dim;
   p.k_row_stride = p.v_row_stride = stride;
   p.out = out.data();
   p.scale = 0.125f;
   p.scores = scores.data();
+  p.scores_floats = scores.size();
+  p.row_by_row = true;
   for (auto _ : state) {
     t->attention(p);
     benchmark::DoNotOptimize(out.data());
   }
-  state.counters["GMACs"] = benchmark::Counter(static_cast<double>(2 * keys * head_dim) * 1e-9 *
+  state.counters["GMACs"] = benchmark::Counter(static_cast<double>(2 * rows * keys * head_dim) * 1e-9 *
                                                    static_cast<double>(state.iterations()),
                                                benchmark::Counter::kIsRate);
 }
@@ -341,8 +346,10 @@ int register_all() {
       benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32").c_str(), bench_attention, t, size_t{256},
                                    false);
     for (const size_t keys : {size_t{25}, size_t{100}})
-      benchmark::RegisterBenchmark(("attention/" + isa + "/row_" + std::to_string(keys) + "x64").c_str(),
-                                   bench_attention_row, t, keys);
+      for (const size_t rows : {size_t{1}, size_t{4}}) {
+        const std::string shape = (rows == 1 ? "/row_" : "/rows" + std::to_string(rows) + "_") + std::to_string(keys);
+        benchmark::RegisterBenchmark(("attention/" + isa + shape + "x64").c_str(), bench_attention_row, t, keys, rows);
+      }
     if (t->isa == Isa::kAvx512Bf16)
       benchmark::RegisterBenchmark(("attention/" + isa + "/encoder_256x12x32_bf16_products").c_str(), bench_attention,
                                    t, size_t{256}, true);

@@ -106,7 +106,7 @@ static void attention_bf16_head(const AttentionParams& p, const Ops& ops, size_t
 template <class Ops>
 static bool attention_bf16_impl(const AttentionParams& p, const Ops& ops) {
   size_t n = 0;
-  const bool block_call = p.bf16_products && p.q_rows >= kAttentionBlockMinRows && p.kv_offsets == nullptr &&
+  const bool block_call = p.bf16_products && !p.row_by_row && p.q_rows >= kAttentionBlockMinRows && p.kv_offsets == nullptr &&
                           p.head_dim % 2 == 0 && p.head_dim <= 512 && attention_common_keys(p, &n) && n > 0;
   if (!block_call) return false;
   const AttentionBf16Layout l = attention_bf16_layout(n, p.head_dim);

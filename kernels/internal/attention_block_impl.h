@@ -130,7 +130,7 @@ template <class Ops>
 static void attention_block_impl(const AttentionParams& p, const Ops& ops) {
   size_t n = 0;
   const AttentionBlockLayout l = attention_block_layout(p.kv_len, p.head_dim);
-  if (p.q_rows < kAttentionBlockMinRows || p.kv_offsets != nullptr || p.scores_floats < l.floats || !attention_common_keys(p, &n) || n == 0) {
+  if (p.q_rows < kAttentionBlockMinRows || p.row_by_row || p.kv_offsets != nullptr || p.scores_floats < l.floats || !attention_common_keys(p, &n) || n == 0) {
     attention_impl(p, ops);
     return;
   }

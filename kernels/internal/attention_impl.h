@@ -73,26 +73,49 @@ static void attention_sum_by_axpy(const Ops& ops, const float* s, KvRows v, size
   for (size_t j = 0; j < n; ++j) ops.axpy(s[j], v.at(j), out, d);
 }
 
+// One head's query rows [t0, t0 + rows) of a row group, each row exactly as it would run alone:
+// all rows' scores, then all softmaxes, then all weighted sums, row i's scores at
+// scores + i * kv_len. Rows are independent, so the out-of-order core overlaps one row's
+// reductions (the score sums, the softmax's max and sum) with the next row's work instead of
+// waiting on each in turn.
+template <class Ops>
+static void attention_row_group(const AttentionParams& p, const Ops& ops, size_t t0, size_t rows, size_t h) {
+  const size_t g = attention_kv_head(p, h);
+  size_t lo[kAttentionRowGroup], hi[kAttentionRowGroup];
+  KvRows k[kAttentionRowGroup], v[kAttentionRowGroup];
+  for (size_t i = 0; i < rows; ++i) {
+    const size_t t = t0 + i;
+    attention_visible_keys(p, t, &lo[i], &hi[i]);
+    const size_t* offsets = p.kv_offsets != nullptr ? p.kv_offsets + t * p.kv_offsets_row_stride + lo[i] : nullptr;
+    k[i] = {p.k + g * p.k_head_stride + (offsets ? 0 : lo[i] * p.k_row_stride), p.k_row_stride, offsets};
+    v[i] = {p.v + g * p.v_head_stride + (offsets ? 0 : lo[i] * p.v_row_stride), p.v_row_stride, offsets};
+  }
+  auto query = [&](size_t i) { return p.q + (t0 + i) * p.q_row_stride + h * p.q_head_stride; };
+  auto out = [&](size_t i) { return p.out + (t0 + i) * p.out_row_stride + h * p.out_head_stride; };
+  for (size_t i = 0; i < rows; ++i) {
+    if (lo[i] < hi[i]) ops.scores(query(i), k[i], hi[i] - lo[i], p.head_dim, p.scale, p.scores + i * p.kv_len);
+  }
+  for (size_t i = 0; i < rows; ++i) {
+    if (lo[i] < hi[i]) ops.softmax(p.scores + i * p.kv_len, hi[i] - lo[i]);
+  }
+  for (size_t i = 0; i < rows; ++i) {
+    if (lo[i] == hi[i]) {  // nothing visible: zeros, like a softmax over an all -inf row
+      std::memset(out(i), 0, p.head_dim * sizeof(float));
+      continue;
+    }
+    ops.weighted_sum(p.scores + i * p.kv_len, v[i], hi[i] - lo[i], p.head_dim, out(i));
+  }
+}
+
+// Rows in groups of as many as the scores scratch holds (up to kAttentionRowGroup), each group
+// head by head.
 template <class Ops>
 static void attention_impl(const AttentionParams& p, const Ops& ops) {
-  for (size_t t = 0; t < p.q_rows; ++t) {
-    size_t lo, hi;
-    attention_visible_keys(p, t, &lo, &hi);
-    for (size_t h = 0; h < p.num_heads; ++h) {
-      const size_t g = attention_kv_head(p, h);
-      const float* q = p.q + t * p.q_row_stride + h * p.q_head_stride;
-      float* out = p.out + t * p.out_row_stride + h * p.out_head_stride;
-      if (lo == hi) {  // nothing visible: zeros, like a softmax over an all -inf row
-        std::memset(out, 0, p.head_dim * sizeof(float));
-        continue;
-      }
-      const size_t* offsets = p.kv_offsets != nullptr ? p.kv_offsets + lo : nullptr;
-      const KvRows k{p.k + g * p.k_head_stride + (offsets ? 0 : lo * p.k_row_stride), p.k_row_stride, offsets};
-      const KvRows v{p.v + g * p.v_head_stride + (offsets ? 0 : lo * p.v_row_stride), p.v_row_stride, offsets};
-      ops.scores(q, k, hi - lo, p.head_dim, p.scale, p.scores);
-      ops.softmax(p.scores, hi - lo);
-      ops.weighted_sum(p.scores, v, hi - lo, p.head_dim, out);
-    }
+  size_t group = p.kv_len == 0 || p.scores_floats < 2 * p.kv_len ? 1 : p.scores_floats / p.kv_len;
+  if (group > kAttentionRowGroup) group = kAttentionRowGroup;
+  for (size_t t0 = 0; t0 < p.q_rows; t0 += group) {
+    const size_t rows = p.q_rows - t0 < group ? p.q_rows - t0 : group;
+    for (size_t h = 0; h < p.num_heads; ++h) attention_row_group(p, ops, t0, rows, h);
   }
 }
 

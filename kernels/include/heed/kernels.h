@@ -101,6 +101,9 @@ enum class AttentionMask : int { kNone = 0, kCausal, kKeyPadding, kLocalWindow }
 // packed into that scratch once per head. The reference (one row at a time) stays the definition:
 // the block path agrees with it to float rounding (other summation orders).
 inline constexpr size_t kAttentionBlockRows = 24;
+// Rows the row path runs side by side (all their scores, softmaxes, then weighted sums; each row's
+// arithmetic that of the row alone), when the scores scratch holds that many rows of kv_len.
+inline constexpr size_t kAttentionRowGroup = 8;
 inline constexpr size_t kAttentionBlockMinRows = 4;
 size_t attention_block_scratch_floats(size_t kv_len, size_t head_dim);
 
@@ -113,9 +116,11 @@ struct AttentionParams {
   size_t k_row_stride = 0, k_head_stride = 0;
   const float* v = nullptr;
   size_t v_row_stride = 0, v_head_stride = 0;
-  // Non-null (q_rows == 1 only): key and value j at k + kv_offsets[j] and v + kv_offsets[j]
-  // (floats) instead of j * k_row_stride and j * v_row_stride (a K/V cache read by hypothesis).
+  // Non-null: key and value j of query row t at k + kv_offsets[t * kv_offsets_row_stride + j] and
+  // v + the same (floats) instead of j * k_row_stride and j * v_row_stride (a K/V cache read by
+  // hypothesis: each row its own table). Only the row path reads it (never blocks).
   const size_t* kv_offsets = nullptr;
+  size_t kv_offsets_row_stride = 0;
   float* out = nullptr;
   size_t out_row_stride = 0, out_head_stride = 0;
   float scale = 1.0f;  // usually 1 / sqrt(head_dim)
@@ -124,7 +129,14 @@ struct AttentionParams {
   size_t key_length = 0;       // kKeyPadding
   size_t window = 0;           // kLocalWindow
   float* scores = nullptr;     // scratch, kv_len floats (or scores_floats)
-  size_t scores_floats = 0;    // floats at `scores` when more than kv_len (see the block path above)
+  // Floats at `scores` when more than kv_len: room for the block path above, or for up to
+  // kAttentionRowGroup rows of kv_len side by side on the row path. A call of q_rows <=
+  // scores_floats / kv_len rows and one head leaves row t's softmax probabilities at
+  // scores + t * kv_len (the decoder's captured cross-attention).
+  size_t scores_floats = 0;
+  // Every query row computed exactly as a call with that row alone would (the row path, never
+  // blocks): a decoder step's beam rows, whose results must not depend on how rows are grouped.
+  bool row_by_row = false;
   // The caller accepts products of bfloat16-rounded inputs (an int8 embedder's encoder on long
   // sentences: blocks/encoder.cpp). A variant
   // with bfloat16 dot products (avx512bf16, bf16) then runs the block path's two GEMMs (even head_dim)

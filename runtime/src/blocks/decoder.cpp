@@ -18,20 +18,15 @@ void embed_step(const Compute& cx, const StackWeights& w, const StackScratch& s,
   if (w.has_embedding_norm) normalize_rows(cx, w.embedding_norm, s.x(), in.rows);
 }
 
-// The first sentence's run of consecutive rows (a beam search's hypotheses), if it divides the rows,
-// else 1. It orders the attention items only: any value gives the same results.
-size_t rows_per_sentence(const CrossMemory& m, size_t rows) {
+// Query rows one attention call runs side by side: the first sentence's run of consecutive rows (a
+// beam search's hypotheses) if it divides the rows and the kernel's row group holds it, else 1.
+// Any value gives the same results (each row's arithmetic is that of the row alone): it sets which
+// rows share a call and the order of the calls.
+size_t rows_per_call(const CrossMemory* m, size_t rows) {
+  if (m == nullptr) return 1;
   size_t group = 1;
-  while (group < rows && m.row_sentences[group] == m.row_sentences[0]) ++group;
-  return rows % group == 0 ? group : 1;
-}
-
-// Attention item -> (row, head), items ordered by groups of beam_rows rows, then head, then the
-// group's rows: a sentence's beam rows attend one head after another.
-void item_row_head(size_t item, size_t heads, size_t beam_rows, size_t* r, size_t* head) {
-  const size_t in_group = item % (heads * beam_rows);
-  *head = in_group / beam_rows;
-  *r = item / (heads * beam_rows) * beam_rows + in_group % beam_rows;
+  while (group < rows && m->row_sentences[group] == m->row_sentences[0]) ++group;
+  return rows % group == 0 && group <= kernels::kAttentionRowGroup ? group : 1;
 }
 
 // Causal self-attention: this position's K/V join the cache; the query sees positions 0..step.
@@ -57,31 +52,33 @@ void self_attention(const Compute& cx, const Decoder& dec, size_t layer, const D
   const float* vcache = dec.cache->values(layer);
   const size_t length = in.step + 1;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  // (row, head) pairs split between the threads, each task with its own scores row; ordered by
-  // sentence, head, row: a sentence's beam rows share the positions of their common prefix.
-  const size_t beam_rows = dec.cross != nullptr ? rows_per_sentence(*dec.cross, rows) : 1;
-  threading::parallel_ranges(cx.pool, rows * heads, threading::min_items_for(2 * length * hd),
+  // Calls by (rows of a sentence, head), split between the threads, each task with its own scores
+  // rows: a sentence's beam rows share the positions of their common prefix.
+  const size_t call_rows = rows_per_call(dec.cross, rows), calls = rows / call_rows * heads;
+  threading::parallel_ranges(cx.pool, calls, threading::min_items_for(2 * call_rows * length * hd),
                              [&](size_t task, size_t begin, size_t end) {
-    float* scores = s.scores(task);
-    auto input = [&](size_t item, size_t* r, size_t* head) {
-      item_row_head(item, heads, beam_rows, r, head);
+    auto input = [&](size_t call, size_t* r, size_t* head) {
+      *r = call / heads * call_rows;
+      *head = call % heads;
       const size_t kvh = *head / group;  // grouped-query: `group` query heads share one K/V head
       layers::AttentionInput a;
       a.query = qkv + *r * ld + *head * hd;
+      a.rows = call_rows;
+      a.query_stride = ld;
       a.keys = kcache + kvh * hd;
       a.values = vcache + kvh * hd;
       a.offsets = dec.cache->offsets(*r);
+      a.offsets_stride = dec.cache->offsets_stride();
       a.length = length;
       a.head_dim = hd;
       a.scale = scale;
       return a;
     };
     size_t r, head;
-    for (size_t item = begin; item < end; ++item) {
-      // The same row's next head (or the next sentence's row) while this one attends.
-      if (item + beam_rows < end) layers::prefetch_keys_values(input(item + beam_rows, &r, &head));
-      const layers::AttentionInput a = input(item, &r, &head);
-      layers::attend(*cx.k, a, scores, s.context() + r * qd + head * hd);
+    for (size_t call = begin; call < end; ++call) {
+      if (call + 1 < end) layers::prefetch_keys_values(input(call + 1, &r, &head));  // while this one attends
+      const layers::AttentionInput a = input(call, &r, &head);
+      layers::attend(*cx.k, a, s.scores(task), s.scores_floats(), s.context() + r * qd + head * hd, qd);
     }
   });
   l.self_out.forward_consuming(*cx.k, s.context(), rows, qd, s.x(), d, kernels::Activation::kNone, true, q, cx.pool);
@@ -100,18 +97,21 @@ void attend_memory(const Compute& cx, const Decoder& dec, size_t layer, size_t r
   const float* kv = m.kv[layer].as<const float>();
   const float* query = s.qkv();
   const size_t average_source = (m.offsets[m.batch] + m.batch - 1) / m.batch;
-  const size_t beam_rows = rows_per_sentence(m, rows);
-  threading::parallel_ranges(cx.pool, rows * heads, threading::min_items_for(2 * average_source * hd),
+  const size_t call_rows = rows_per_call(&m, rows), calls = rows / call_rows * heads;
+  threading::parallel_ranges(cx.pool, calls, threading::min_items_for(2 * call_rows * average_source * hd),
                              [&](size_t task, size_t begin, size_t end) {
     float* scores = s.scores(task);
-    // Items by sentence, then head, then the sentence's rows: a head's keys and values are read
-    // from memory once for all of the sentence's beam rows, then from L1.
-    auto input = [&](size_t item, size_t* r, size_t* head) {
-      item_row_head(item, heads, beam_rows, r, head);
+    // Calls by sentence, then head, all of the sentence's beam rows in one: a head's keys and
+    // values are read from memory once for all of them.
+    auto input = [&](size_t call, size_t* r, size_t* head) {
+      *r = call / heads * call_rows;
+      *head = call % heads;
       const size_t sentence = m.row_sentences[*r];
       const float* mem = kv + m.offsets[sentence] * kv_ld;
       layers::AttentionInput a;
       a.query = query + *r * qd + *head * hd;
+      a.rows = call_rows;
+      a.query_stride = qd;
       a.keys = mem + *head * hd;
       a.values = mem + qd + *head * hd;
       a.key_stride = a.value_stride = kv_ld;
@@ -121,17 +121,14 @@ void attend_memory(const Compute& cx, const Decoder& dec, size_t layer, size_t r
       return a;
     };
     size_t r, head;
-    for (size_t item = begin; item < end; ++item) {
-      // The next group's keys and values while this group's rows attend.
-      if (item % beam_rows == 0 && item + beam_rows < end) {
-        layers::prefetch_keys_values(input(item + beam_rows, &r, &head));
-      }
-      const layers::AttentionInput a = input(item, &r, &head);
-      layers::attend(*cx.k, a, scores, s.context() + r * qd + head * hd);
-      if (m.captured != nullptr) {
-        // attend() leaves the softmax probabilities in `scores`.
-        float* panel = m.captured + ((r * layers_count + layer) * heads + head) * m.max_source_len;
-        std::memcpy(panel, scores, a.length * sizeof(float));
+    for (size_t call = begin; call < end; ++call) {
+      if (call + 1 < end) layers::prefetch_keys_values(input(call + 1, &r, &head));  // while this one attends
+      const layers::AttentionInput a = input(call, &r, &head);
+      layers::attend(*cx.k, a, scores, s.scores_floats(), s.context() + r * qd + head * hd, qd);
+      if (m.captured == nullptr) continue;
+      for (size_t i = 0; i < a.rows; ++i) {  // attend() leaves row i's softmax probabilities at scores + i * length
+        float* panel = m.captured + (((r + i) * layers_count + layer) * heads + head) * m.max_source_len;
+        std::memcpy(panel, scores + i * a.length, a.length * sizeof(float));
       }
     }
   });

@@ -45,6 +45,7 @@ class KvCache {
   void begin_step(size_t rows, size_t step) const;
   // Position t of hypothesis `row` is at keys(layer) + offsets(row)[t] (values the same), t <= step.
   const size_t* offsets(size_t row) const { return offsets_.as<const size_t>() + row * shape_.max_length; }
+  size_t offsets_stride() const { return shape_.max_length; }  // entries between rows' offset tables
   // Stores position `step` of each row: its key at qkv + r * ld + key_offset, the value right after.
   void store(size_t layer, const float* qkv, size_t ld, size_t key_offset, size_t rows, size_t step) const;
   // Beam search: row r continues from row parents[r] (same sentence, rows / beam of them); the

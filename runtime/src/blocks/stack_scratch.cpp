@@ -23,8 +23,9 @@ void StackScratch::plan(ArenaPlanner* p, const std::string& prefix, const StackC
   q_.request(p, n + "quantized", saturating_product(R, max_linear_input_), s.first, s.output_last);
   qscales_.request(p, n + "quantized_scales", saturating_product(R, layers::quant_scales_per_row(max_linear_input_), f),
                    s.first, s.output_last);
-  // Attention is split between the worker tasks: one scores row (or block scratch) each.
-  scores_floats_ = s.scores_length;
+  // Attention is split between the worker tasks: each its rows of scores (a row group of the
+  // kernel's row path: a sentence's beam rows side by side) or block scratch.
+  scores_floats_ = saturating_product(s.scores_length, kernels::kAttentionRowGroup);
   if (s.block_attention && s.scores_length > 0 && s.scores_length <= (size_t{1} << 32)) {  // larger: overflows anyway
     const size_t block = kernels::attention_block_scratch_floats(s.scores_length, c.head_dim);
     if (block > scores_floats_) scores_floats_ = block;

@@ -1,7 +1,7 @@
 // The working buffers of one Transformer stack (encoder or decoder) for `rows` rows at a time:
 // the residual stream, its normed copy, Q/K/V, attention context, FFN inner and gate, the int8
-// activations and their scales, one attention scores row per worker task (room for blocks of
-// query rows in an encoder), and XNNPACK's staging rows. An encoder runs its layers over groups
+// activations and their scales, attention scores rows per worker task (a row group of the
+// attention kernel's row path; room for blocks of query rows in an encoder), and XNNPACK's staging rows. An encoder runs its layers over groups
 // of sentences: the per-layer buffers (normed, Q/K/V, context, FFN, staging) hold one group's
 // rows, the residual stream and the int8 activations all rows; with group_slots, one set of
 // per-layer buffers per thread, so that threads can take whole groups (blocks/encoder.cpp).
@@ -22,7 +22,7 @@ namespace heed::blocks {
 struct StackScratchShape {
   size_t rows = 0;           // rows processed at once (packed tokens, or hypotheses)
   size_t scores_length = 0;  // longest key sequence one query attends to
-  size_t threads = 1;        // worker tasks (one scores row each)
+  size_t threads = 1;        // worker tasks (scores rows each)
   bool xnnpack = false;      // f32 layers may run on XNNPACK: plan its staging rows
   uint32_t first = 0;        // lifetime phases of the scratch
   uint32_t last = 0;
@@ -45,10 +45,11 @@ class StackScratch {
   float* context() const { return ctx_.as<float>(); }
   float* ffn() const { return ffn_.as<float>(); }
   float* ffn_gate() const { return gate_.as<float>(); }
-  // The scores row of worker task `task`.
+  // The scores rows of worker task `task`.
   float* scores(size_t task) const { return scores_.as<float>() + task * scores_floats_; }
-  // Floats of each task's scores row: scores_length, or the attention kernel's block scratch
-  // (kernels::attention_block_scratch_floats) for block_attention.
+  // Floats of each task's scores rows: kernels::kAttentionRowGroup rows of scores_length, or the
+  // attention kernel's block scratch (kernels::attention_block_scratch_floats) for block_attention
+  // when larger.
   size_t scores_floats() const { return scores_floats_; }
   // The int8 activation scratch the stack's linear layers share, with XNNPACK's staging rows
   // unless `with_staging` is false (after the scratch's last phase: only the residual stream and
