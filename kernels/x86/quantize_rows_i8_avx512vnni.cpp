@@ -7,8 +7,8 @@
 // registers. Rounding: truncate x + 0.49999997 with x's sign, which equals rounding half away
 // from zero for every float (checked for all 2^32 bit patterns against the truncate-and-compare
 // form it replaced; 0.5 itself would misround 0.49999997). Longer rows (one scale per row of K:
-// every decoder and most encoder layers) one at a time: the max from four accumulators, the scale
-// and reciprocal in scalar code exactly as the reference computes them, then the same rounding.
+// every decoder and most encoder layers) 16 at a time: each max from four accumulators, the scales
+// and reciprocals in scalar code exactly as the reference computes them, then the same rounding.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 avx512 headers, as in gemm_i8
 
 #include <immintrin.h>
@@ -72,24 +72,46 @@ inline float row_max(const float* xr, size_t cols) {
   return _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3)));
 }
 
-// One row with reciprocal `inv` (max > 0) into qr.
+// 16 values of xr times inv, rounded half away from zero and clamped to [-127, 127], as int32.
+inline __m512i quantize_16(const float* xr, __mmask16 mask, __m512 vinv) {
+  const __m512 v = plus_half_away(_mm512_mul_ps(_mm512_maskz_loadu_ps(mask, xr), vinv));
+  // integral bounds: clamping commutes with truncation
+  return _mm512_cvttps_epi32(_mm512_min_ps(_mm512_set1_ps(127.0f), _mm512_max_ps(_mm512_set1_ps(-127.0f), v)));
+}
+
+// One row with reciprocal `inv` (max > 0) into qr. 64 values at a time are narrowed by two packs
+// (exact: every value is within int8) and one permute, and stored as one vector: a masked VPMOVDB
+// store per 16 values cost a fifth of the kernel's time.
 inline void quantize_row(const float* xr, size_t cols, float inv, int8_t* qr) {
-  const __m512 vinv = _mm512_set1_ps(inv), lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
-  for (size_t c = 0; c < cols; c += 16) {
+  const __m512 vinv = _mm512_set1_ps(inv);
+  // After the packs, 128-bit lane L holds values 4L..4L+3 of each of the four vectors in turn.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  size_t c = 0;
+  for (; c + 64 <= cols; c += 64) {
+    const __m512i w01 = _mm512_packs_epi32(quantize_16(xr + c, 0xffff, vinv), quantize_16(xr + c + 16, 0xffff, vinv));
+    const __m512i w23 = _mm512_packs_epi32(quantize_16(xr + c + 32, 0xffff, vinv), quantize_16(xr + c + 48, 0xffff, vinv));
+    _mm512_storeu_si512(qr + c, _mm512_permutexvar_epi32(order, _mm512_packs_epi16(w01, w23)));
+  }
+  for (; c < cols; c += 16) {
     const __mmask16 mask = lanes(cols - c);
-    __m512 v = plus_half_away(_mm512_mul_ps(_mm512_maskz_loadu_ps(mask, xr + c), vinv));
-    v = _mm512_min_ps(hi, _mm512_max_ps(lo, v));  // integral bounds: clamping commutes with truncation
-    _mm_mask_storeu_epi8(qr + c, mask, _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
+    _mm_mask_storeu_epi8(qr + c, mask, _mm512_cvtepi32_epi8(quantize_16(xr + c, mask, vinv)));
   }
 }
 
-// Rows longer than kMaxCols (or empty: scale 0), one at a time: the reference's scalar scale
-// and reciprocal (quantize_scale_from_max) from the vector max.
+// Rows longer than kMaxCols (or empty: scale 0): the reference's scalar scale and reciprocal
+// (quantize_scale_from_max) from the vector max. The maxima of up to 16 rows are found first, then
+// their scales, then the rows quantized: the rows' reductions and divisions are independent, so
+// they overlap instead of each row waiting on its own.
 void quantize_long_rows(const float* x, size_t rows, size_t cols, size_t ldx, int8_t* q, size_t ldq, float* scales) {
-  for (size_t r = 0; r < rows; ++r) {
-    float inv = 0.0f;
-    if (quantize_scale_from_max(row_max(x + r * ldx, cols), cols, q + r * ldq, &scales[r], &inv))
-      quantize_row(x + r * ldx, cols, inv, q + r * ldq);
+  for (size_t r0 = 0; r0 < rows; r0 += 16) {
+    const size_t n = rows - r0 < 16 ? rows - r0 : 16;
+    float maxes[16], invs[16];
+    bool nonzero[16];
+    for (size_t i = 0; i < n; ++i) maxes[i] = row_max(x + (r0 + i) * ldx, cols);
+    for (size_t i = 0; i < n; ++i)
+      nonzero[i] = quantize_scale_from_max(maxes[i], cols, q + (r0 + i) * ldq, &scales[r0 + i], &invs[i]);
+    for (size_t i = 0; i < n; ++i)
+      if (nonzero[i]) quantize_row(x + (r0 + i) * ldx, cols, invs[i], q + (r0 + i) * ldq);
   }
 }
 
