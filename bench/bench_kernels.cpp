@@ -160,6 +160,30 @@ void bench_softmax(benchmark::State& state, const KernelTable* t, size_t n) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
 }
 
+// What a beam search's step takes from each row of logits: log_sum_exp over `rows` rows of n
+// (64 x 32000 is batch 16 x beam 4's 8 MB of logits, past the L2 cache as in a step).
+void bench_log_sum_exp(benchmark::State& state, const KernelTable* t, size_t rows, size_t n) {
+  std::vector<float> x(rows * n);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.2f - 10.0f;
+  for (auto _ : state) {
+    float total = 0.0f;
+    for (size_t r = 0; r < rows; ++r) total += t->log_sum_exp(x.data() + r * n, n);
+    benchmark::DoNotOptimize(total);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(rows * n));
+}
+
+// A decoder step's layer norm: 64 rows (batch 16 x beam 4) of the model width, L1/L2-resident.
+void bench_layer_norm(benchmark::State& state, const KernelTable* t, size_t rows, size_t n) {
+  std::vector<float> x(rows * n), y(rows * n), gamma(n, 1.1f), beta(n, 0.1f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) * 0.02f - 1.0f;
+  for (auto _ : state) {
+    t->layer_norm(x.data(), rows, n, gamma.data(), beta.data(), 1e-5f, y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(rows * n));
+}
+
 // Quantizing a decoder step's activations (rows of A for an int8 GEMM): 64 rows (batch 16 x
 // beam 4) of the model width or the FFN width, L2-resident.
 void bench_quantize(benchmark::State& state, const KernelTable* t, size_t rows, size_t cols) {
@@ -338,6 +362,10 @@ int register_all() {
       }
     }
     benchmark::RegisterBenchmark(("softmax/" + isa + "/32000").c_str(), bench_softmax, t, size_t{32000});
+    benchmark::RegisterBenchmark(("layer_norm/" + isa + "/64x512").c_str(), bench_layer_norm, t, size_t{64},
+                                 size_t{512});
+    benchmark::RegisterBenchmark(("log_sum_exp/" + isa + "/64x32000").c_str(), bench_log_sum_exp, t, size_t{64},
+                                 size_t{32000});
     for (const size_t cols : {size_t{512}, size_t{2048}})
       benchmark::RegisterBenchmark(("quantize_rows_i8/" + isa + "/m64_k" + std::to_string(cols)).c_str(),
                                    bench_quantize, t, size_t{64}, cols);
