@@ -234,9 +234,10 @@ TEST_CASE("beam search follows CTranslate2's algorithm step by step", "[decoding
 }
 
 TEST_CASE("beam search over a vocabulary of several scan blocks follows the reference", "[decoding]") {
-  // The candidate scan skips whole blocks of 32 tokens once its heap is full (beam_search.cpp):
-  // 131 tokens = 4 blocks and a tail, with the same sweep as above on fewer settings.
-  const size_t vocab = 131, max_len = 6;
+  // The candidate scan skips whole chunks of 8 blocks, then whole blocks of 32 tokens, once its
+  // heap is full (beam_search.cpp): 549 tokens = 2 chunks, a block and a tail, with the same sweep
+  // as above on fewer settings.
+  const size_t vocab = 549, max_len = 6;
   Fixture f(vocab, 1, 4, max_len);
   size_t cases = 0;
   for (size_t beam : {2, 3, 4}) {

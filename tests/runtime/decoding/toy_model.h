@@ -63,7 +63,7 @@ inline std::vector<double> toy_log_probs(uint64_t source_key, size_t vocab, cons
   return toy_log_probs_from_state(source_key, vocab, generated.size(), fed, sum);
 }
 
-constexpr size_t kToyMaxVocab = 160;
+constexpr size_t kToyMaxVocab = 600;
 
 // What the toy's step() writes when the engine asks for logits (StepModel::set_raw_logits).
 enum class ToyLogits {
