@@ -16,6 +16,7 @@
 // a zero partner row would waste half of each instruction and still pay the ZIPs.
 #include <arm_neon.h>
 
+#include "arm/gemm_store_neon.h"
 #include "internal/gemm_i8_packed_driver.h"
 #include "internal/variants.h"
 
@@ -93,7 +94,7 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
     neondot::gemm_i8_packed(p);
     return;
   }
-  gemm_i8_packed_blocked<Kernel, 8, 1, 1, false, true>(p);
+  gemm_i8_packed_blocked<Kernel, 8, 1, 1, false, true, NeonEpilogue>(p);
 }
 
 }  // namespace heed::kernels::i8mm

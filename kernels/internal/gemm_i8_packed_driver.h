@@ -21,7 +21,9 @@
 // 2i + 1's k 0-7, row 2i's k 8-15, ... The kernel finds pair i at a + 2 * i * lda and loads each
 // SMMLA operand of A with one 16-byte load. A chunk with an odd row count gets an all-zero partner
 // for its last row, so an odd tile (M odd) reads zeros, never stale or unwritten bytes.
-// The epilogue is the reference's own (gemm_store of gemm_i8_dequant_row), so results are equal.
+// The epilogue is a policy class (ScalarEpilogue below: the reference's own gemm_store of
+// gemm_i8_dequant_row, one value at a time); a variant may pass a vector one that does the same
+// operations in the same order (arm/gemm_store_neon.h), so results are equal either way.
 // With activation blocks (p.a_block) the micro-kernel runs once per block of K (a_block is a
 // multiple of 16, so a block starts on a chunk boundary of every layout) and the driver adds the
 // blocks' dequantized sums in the reference's order.
@@ -31,6 +33,7 @@
 // gemm_epilogue.h).
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -60,6 +63,14 @@ static inline void packed_tile(size_t r, size_t nb, Args... args) {
   packed_tile_nb<Kernel, R, NB>(nb, args...);
 }
 
+// The slot's contract on A (kernels.h: [-127, 127], what quantize_rows_i8 writes), checked in
+// debug builds as A is copied: a -128 would make the NEON kernels' int16 pairs wrap.
+static inline void assert_a_in_range([[maybe_unused]] const int8_t* a, [[maybe_unused]] size_t n) {
+#ifndef NDEBUG
+  for (size_t i = 0; i < n; ++i) assert(a[i] != -128 && "gemm_i8_packed: A outside [-127, 127]");
+#endif
+}
+
 // Copies rows [mc, mc + rows) of A into the chunk in the layout the micro-kernel reads (see the
 // top of this file): rows of K rounded to 16, zero-filled; with kAbsCopy |a| after each row; with
 // kPairRows pairs of rows interleaved 8 bytes at a time.
@@ -73,6 +84,7 @@ static inline void packed_copy_a(const GemmI8PackedParams& p, size_t mc, size_t 
       for (size_t k0 = 0; k0 < k16; k0 += 8, piece += 16) {
         const size_t n = src != nullptr && k0 < p.k ? (p.k - k0 < 8 ? p.k - k0 : 8) : 0;
         if (n > 0) std::memcpy(piece, src + k0, n);
+        assert_a_in_range(piece, n);
         std::memset(piece + n, 0, 8 - n);
       }
     }
@@ -81,6 +93,7 @@ static inline void packed_copy_a(const GemmI8PackedParams& p, size_t mc, size_t 
   for (size_t r = 0; r < rows; ++r) {
     int8_t* row = chunk + r * row_bytes;
     std::memcpy(row, p.a + (mc + r) * p.lda, p.k);
+    assert_a_in_range(row, p.k);
     std::memset(row + p.k, 0, k16 - p.k);
     if (kAbsCopy) {
       for (size_t i = 0; i < k16; ++i)  // |-128| = 128 as an unsigned byte
@@ -89,20 +102,37 @@ static inline void packed_copy_a(const GemmI8PackedParams& p, size_t mc, size_t 
   }
 }
 
+// The reference's epilogue, one value at a time. An epilogue writes C's rows [row, row + mr),
+// columns [n0, n0 + cols): store_sums from int32 sums (per-row scales: sums[i * ld + j] times
+// a_scales[row + i] * b_scales[n0 + j]), store_floats from values already dequantized (activation
+// blocks); then bias, activation and accumulate, as gemm_store does them.
+struct ScalarEpilogue {
+  static void store_sums(const GemmI8PackedParams& p, const int32_t* sums, size_t ld, size_t row, size_t mr,
+                         size_t n0, size_t cols) {
+    for (size_t i = 0; i < mr; ++i)
+      for (size_t j = 0; j < cols; ++j)
+        gemm_store(gemm_i8_dequant_row(sums[i * ld + j], p.a_scales[row + i], p.b_scales[n0 + j]), p.bias,
+                   p.activation, p.accumulate, p.c + (row + i) * p.ldc + n0 + j, n0 + j);
+  }
+  static void store_floats(const GemmI8PackedParams& p, const float* acc, size_t ld, size_t row, size_t mr,
+                           size_t n0, size_t cols) {
+    for (size_t i = 0; i < mr; ++i)
+      for (size_t j = 0; j < cols; ++j)
+        gemm_store(acc[i * ld + j], p.bias, p.activation, p.accumulate, p.c + (row + i) * p.ldc + n0 + j, n0 + j);
+  }
+};
+
 // One tile of output: rows [row, row + mr) of C against weight blocks from n0 (cols columns).
 // `tile(a_offset, b_offset, groups)` leaves the int32 sums over those k in sums[i * ld + j]. One
 // scale per row of A: one call over all of K. Activation blocks: one call per block of K, each
 // dequantized with its block's scale and added in order (as the reference adds them).
-template <class Tile>
+template <class Epilogue, class Tile>
 static inline void packed_output_tile(const GemmI8PackedParams& p, Tile tile, size_t row, size_t mr, size_t n0,
                                       size_t cols, size_t k4, size_t a_step, const int32_t* sums, float* acc,
                                       size_t ld) {
   if (p.a_block == 0) {
     tile(0, 0, k4 / 4);
-    for (size_t i = 0; i < mr; ++i)
-      for (size_t j = 0; j < cols; ++j)
-        gemm_store(gemm_i8_dequant_row(sums[i * ld + j], p.a_scales[row + i], p.b_scales[n0 + j]), p.bias,
-                   p.activation, p.accumulate, p.c + (row + i) * p.ldc + n0 + j, n0 + j);
+    Epilogue::store_sums(p, sums, ld, row, mr, n0, cols);
     return;
   }
   const size_t blocks = gemm_i8_groups(p.k, p.a_block);
@@ -126,13 +156,11 @@ static inline void packed_output_tile(const GemmI8PackedParams& p, Tile tile, si
       }
     }
   }
-  for (size_t i = 0; i < mr; ++i)
-    for (size_t j = 0; j < cols; ++j)
-      gemm_store(acc[i * ld + j], p.bias, p.activation, p.accumulate, p.c + (row + i) * p.ldc + n0 + j, n0 + j);
+  Epilogue::store_floats(p, acc, ld, row, mr, n0, cols);
 }
 
 template <template <size_t, size_t> class Kernel, size_t MR, size_t NB, size_t NB_GEMV,
-          bool kAbsCopy = false, bool kPairRows = false>
+          bool kAbsCopy = false, bool kPairRows = false, class Epilogue = ScalarEpilogue>
 static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
   static_assert(!(kAbsCopy && kPairRows), "one chunk layout at a time");
   static_assert(!kPairRows || MR % 2 == 0, "pairs of rows: tiles start on even rows");
@@ -175,7 +203,7 @@ static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
           }
         };
         const size_t n0 = blk * 16, cols = p.n - n0 < 16 * nb ? p.n - n0 : 16 * nb;
-        packed_output_tile(p, tile, mc + m0, mr, n0, cols, k4, a_step, sums, acc, kCols);
+        packed_output_tile<Epilogue>(p, tile, mc + m0, mr, n0, cols, k4, a_step, sums, acc, kCols);
       }
     }
   }

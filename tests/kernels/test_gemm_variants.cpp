@@ -19,7 +19,10 @@ namespace {
 const Activation kActs[] = {Activation::kNone, Activation::kRelu, Activation::kGelu,
                             Activation::kGeluTanh, Activation::kSilu};
 
-enum class Fill { kRandom, kExtremes, kMinus128InA, kMinus128Both };
+// kPairLimit: A in [-127, -126] against weights in [-128, -127], the packed kernels' worst case (its
+// A comes from quantize_rows_i8: [-127, 127]; NEON sums two products in int16, 2 * 127 * 128 =
+// 32512 at most).
+enum class Fill { kRandom, kExtremes, kMinus128InA, kMinus128Both, kPairLimit };
 
 struct GemmCase {
   size_t m, n, k;
@@ -54,6 +57,10 @@ void check_gemm_i8(const KernelTable& variant, const GemmCase& g) {
       break;
     case Fill::kMinus128Both:
       a = random_i8(g.m * lda, -128, -127);
+      b = random_i8(g.n * ldb, -128, -127);
+      break;
+    case Fill::kPairLimit:
+      a = random_i8(g.m * lda, -127, -126);
       b = random_i8(g.n * ldb, -128, -127);
       break;
   }
@@ -337,14 +344,12 @@ void check_packed(const KernelTable& t, const PackedCase& g) {
       for (auto& v : a) v = v ? 127 : -127;
       for (auto& v : b) v = v ? 127 : -127;
       break;
-    case Fill::kMinus128InA:
-      a = random_i8(g.m * lda, -128, -126);
-      b = random_i8(g.n * ldb, -127, 127);
-      break;
-    case Fill::kMinus128Both:
-      a = random_i8(g.m * lda, -128, -127);
+    case Fill::kPairLimit:
+      a = random_i8(g.m * lda, -127, -126);
       b = random_i8(g.n * ldb, -128, -127);
       break;
+    default:
+      FAIL("-128 in A is outside gemm_i8_packed's contract");
   }
   auto as = random_f32(g.m, 0.001f, 0.05f), bs = random_f32(g.n, 0.001f, 0.05f);
   if (g.zero_row) {
@@ -513,19 +518,20 @@ TEST_CASE("gemm_i8_packed variants: epilogue (bias, activations, accumulate), st
   }
 }
 
-TEST_CASE("gemm_i8_packed variants: +-127 extremes and -128 as documented", "[variants][gemm_i8_packed]") {
+TEST_CASE("gemm_i8_packed variants: +-127 extremes and -128 weights as documented", "[variants][gemm_i8_packed]") {
+  // A is in [-127, 127] (the slot's contract: quantize_rows_i8's range); -128 in A is outside it.
   for (const KernelTable* t : packed_tables()) {
-    for (size_t m : {1, 4, 9})
-      for (size_t k : {1, 33, 1000, 4096}) {
+    for (size_t m : {1, 2, 4, 9})
+      for (size_t k : {1, 8, 33, 1000, 4096})
         check_packed(*t, PackedCase{m, 18, k, false, Activation::kNone, false, Fill::kExtremes});
-        check_packed(*t, PackedCase{m, 18, k, false, Activation::kNone, false, Fill::kMinus128InA});
-      }
-    // -128 in B: exact wherever B is multiplied as signed (reference, ARM, the VNNI shift);
-    // the AVX2 sign trick negates B, so there -128 is outside the range, as for its gemm_i8.
+    // -128 in B against -127 in A: exact wherever B is multiplied as signed (reference, ARM, the
+    // VNNI shift), also where two products share an int16 lane (NEON, armv7); the AVX2 sign trick
+    // negates B, so there -128 is outside the range, as for its gemm_i8.
     if (t->isa != Isa::kAvx2) {
-      for (size_t m : {1, 4, 9})
-        for (size_t k : {5, 64, 67, 300})
-          check_packed(*t, PackedCase{m, 18, k, false, Activation::kNone, false, Fill::kMinus128Both});
+      for (size_t m : {1, 2, 3, 4, 9})
+        for (size_t k : {4, 5, 8, 64, 67, 300, 4096})
+          for (size_t n : {18, 64})
+            check_packed(*t, PackedCase{m, n, k, false, Activation::kNone, false, Fill::kPairLimit});
     }
     // All-equal signs over a long K: -127 * 127 * K exactly, no saturation anywhere.
     const size_t K = 4096;

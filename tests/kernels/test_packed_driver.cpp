@@ -60,7 +60,7 @@ struct RowsKernel {
 template <void (*Gemm)(const GemmI8PackedParams&)>
 void check_driver(size_t m, size_t n, size_t k, size_t a_block = 0, bool b_per_block = false) {
   const size_t lda = k + 3, ldc = n + 1, blocks = a_block == 0 ? 1 : (k + a_block - 1) / a_block;
-  auto a = random_i8(m * lda, -128, 127), b = random_i8(n * k, -128, 127);
+  auto a = random_i8(m * lda, -127, 127), b = random_i8(n * k, -128, 127);  // A: the slot's range
   auto as = random_f32(m * blocks, 0.001f, 0.05f), bias = random_f32(n);
   auto bs = random_f32(b_per_block ? n * blocks : n, 0.001f, 0.05f);
   std::vector<int8_t> packed(packed_i8_16x4_bytes(n, k));

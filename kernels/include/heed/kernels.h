@@ -186,6 +186,9 @@ void pack_block_lanes(const int8_t* packed, size_t n, size_t k, size_t a_block, 
                       bool per_block, BlockLanes* lanes);
 
 // gemm_i8 over packed weights: the same result as gemm_i8 with per-row scales (group_size 0).
+// A's values are in [-127, 127], the range quantize_rows_i8 writes (the only producer of A here):
+// the NEON kernels sum two products in one int16 lane, exact for |a| <= 127 against any weight
+// (2 * 127 * 128 < 2^15) but not for -128 * -128 twice. Debug builds check it (the shared driver).
 // Activation blocks (a_block > 0, a multiple of 16): A is quantized in blocks of a_block values
 // along K, each with its own scale, a_scales[m * ceil(K / a_block) + k / a_block] (an outlier
 // channel then coarsens its own block only, not the whole row; real encoders need it, see
