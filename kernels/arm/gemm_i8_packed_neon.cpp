@@ -10,7 +10,8 @@
 // range): |a w| <= 127 * 128, twice that is 32512 < 32767, so a weight of -128 is fine too.
 // Each accumulator lane holds half of one row's sum; ADDP joins the halves at the end.
 //
-// Tiles: 2 rows of A x 16 weight rows, and for M = 1 1 row x 32 weight rows; both keep their 16
+// Tiles: 2 rows of A x 16 weight rows, and for M = 1 1 row x 32 weight rows (the driver's tiles
+// are 4 blocks wide: 4 of the first, 2 of the second, one after the other); both keep their 16
 // accumulators in v16-v31 for the whole K and are written in assembly (arm/neon_asm.h says why).
 // Per two groups (8 k): 48 multiply instructions, 4 or 5 loads and the loop's 2, for 256
 // multiply-adds (docs/kernels.md). The 1 x 16 edge tile is C++.
@@ -143,17 +144,24 @@ void tile_1x16(const int8_t* a, const int8_t* b, size_t groups, int32_t* out) {
   for (size_t j = 0; j < 4; ++j) vst1q_s32(out + 4 * j, vpaddq_s32(acc[j][0], acc[j][1]));
 }
 
+// R rows of A x NB blocks, block by block (4 blocks per driver tile make its per-tile work, the
+// epilogue's call included, a quarter of what one block per tile costs); M = 1 runs blocks in
+// pairs (the GEMV tile).
 template <size_t R, size_t NB>
 struct Kernel {
-  static_assert(R * NB <= 2, "tiles: 2 x 16, 1 x 32 (M = 1) and the 1 x 16 edge");
+  static_assert(R <= 2, "tiles of 2 rows, the edge of 1");
   static void run(const int8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
                   int32_t* out, size_t ldo) {
-    if (R == 2) {
-      tile_2x16(a, lda, b, groups, out, ldo);
-    } else if (NB == 2) {
-      tile_1x32(a, b, block_bytes, groups, out);
-    } else {
-      tile_1x16(a, b, groups, out);
+    size_t c = 0;
+    if constexpr (R == 1) {
+      for (; c + 2 <= NB; c += 2) tile_1x32(a, b + c * block_bytes, block_bytes, groups, out + 16 * c);
+    }
+    for (; c < NB; ++c) {
+      if constexpr (R == 2) {
+        tile_2x16(a, lda, b + c * block_bytes, groups, out + 16 * c, ldo);
+      } else {
+        tile_1x16(a, b + c * block_bytes, groups, out + 16 * c);
+      }
     }
   }
 };
@@ -161,7 +169,7 @@ struct Kernel {
 }  // namespace
 
 void gemm_i8_packed(const GemmI8PackedParams& p) {
-  gemm_i8_packed_blocked<Kernel, 2, 1, 2, false, false, NeonEpilogue>(p);
+  gemm_i8_packed_blocked<Kernel, 2, 4, 4, false, false, NeonEpilogue>(p);
 }
 
 }  // namespace heed::kernels::neon

@@ -4,8 +4,9 @@
 // into one lane per row. 16 bytes of A hold 4 groups of k, loaded once and used by lane.
 // Signed x signed, so exact for every int8 value, -128 included.
 //
-// Tiles: 4 rows of A x 16 weight rows (16 SDOT per 64-byte unit, one LD1 of 4 registers) and,
-// for M = 1, 1 row x 4 blocks (64 weight rows) so one A row still feeds 16 chains. Both keep their
+// Tiles: 4 rows of A x 16 weight rows (16 SDOT per 64-byte unit, one LD1 of 4 registers), run
+// over 4 blocks per driver tile, and, for M = 1, 1 row x 4 blocks (64 weight rows) so one A row
+// still feeds 16 chains. Both keep their
 // 16 accumulators in v16-v31 for the whole K and are written in assembly (arm/neon_asm.h says
 // why): per 4 groups (16 k) 64 SDOT, 8 loads (4 x 4 tile) or 17 (GEMV) and the loop's 2. The
 // edge tiles (fewer rows of A or blocks) are C++.
@@ -117,66 +118,66 @@ void tile_1x64(const int8_t* a, const int8_t* b, size_t block_bytes, size_t grou
       : HEED_ASM_CLOBBERS_ALL_V);
 }
 
-template <size_t R, size_t NB>
-struct Kernel {
+// The edge tiles (1-3 rows of A x one block) in C++.
+template <size_t R>
+struct EdgeTile {
   // One group of 4 k (lane G of the A registers) into every accumulator of the tile.
   template <int G>
-  static inline void step(int32x4_t (&acc)[R][NB][4], const int8x16_t (&va)[R], const int8_t* b,
-                          size_t block_bytes) {
-    for (size_t c = 0; c < NB; ++c) {
-      const int8x16x4_t w = vld1q_s8_x4(b + c * block_bytes + G * 64);  // one LD1 of 4 registers
-      for (size_t r = 0; r < R; ++r) {
-        acc[r][c][0] = vdotq_laneq_s32(acc[r][c][0], w.val[0], va[r], G);
-        acc[r][c][1] = vdotq_laneq_s32(acc[r][c][1], w.val[1], va[r], G);
-        acc[r][c][2] = vdotq_laneq_s32(acc[r][c][2], w.val[2], va[r], G);
-        acc[r][c][3] = vdotq_laneq_s32(acc[r][c][3], w.val[3], va[r], G);
-      }
-    }
-  }
-
-  static void run(const int8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
-                  int32_t* out, size_t ldo) {
-    if constexpr (R == 4 && NB == 1) {
-      tile_4x16(a, lda, b, groups, out, ldo);
-    } else if constexpr (R == 1 && NB == 4) {
-      tile_1x64(a, b, block_bytes, groups, out);
-    } else {
-      run_intrinsics(a, lda, b, block_bytes, groups, out, ldo);
-    }
-  }
-
-  // The edge tiles.
-  static void run_intrinsics(const int8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
-                             int32_t* out, size_t ldo) {
-    int32x4_t acc[R][NB][4];
+  static inline void step(int32x4_t (&acc)[R][4], const int8x16_t (&va)[R], const int8_t* b) {
+    const int8x16x4_t w = vld1q_s8_x4(b + G * 64);  // one LD1 of 4 registers
     for (size_t r = 0; r < R; ++r)
-      for (size_t c = 0; c < NB; ++c)
-        for (size_t j = 0; j < 4; ++j) acc[r][c][j] = vdupq_n_s32(0);
+      for (size_t j = 0; j < 4; ++j) acc[r][j] = vdotq_laneq_s32(acc[r][j], w.val[j], va[r], G);
+  }
+
+  static void run(const int8_t* a, size_t lda, const int8_t* b, size_t groups, int32_t* out, size_t ldo) {
+    int32x4_t acc[R][4];
+    for (size_t r = 0; r < R; ++r)
+      for (size_t j = 0; j < 4; ++j) acc[r][j] = vdupq_n_s32(0);
     int8x16_t va[R];
     size_t g = 0;
     for (; g + 4 <= groups; g += 4) {
       for (size_t r = 0; r < R; ++r) va[r] = vld1q_s8(a + r * lda + 4 * g);
-      step<0>(acc, va, b + g * 64, block_bytes);
-      step<1>(acc, va, b + g * 64, block_bytes);
-      step<2>(acc, va, b + g * 64, block_bytes);
-      step<3>(acc, va, b + g * 64, block_bytes);
+      step<0>(acc, va, b + g * 64);
+      step<1>(acc, va, b + g * 64);
+      step<2>(acc, va, b + g * 64);
+      step<3>(acc, va, b + g * 64);
     }
-    if (g < groups) {  // 1 to 3 groups left; A rows are zero-padded to 16 bytes by the driver
+    if (g < groups) {  // 1 to 3 groups left; rows of A hold K rounded up to 16 (the driver)
       for (size_t r = 0; r < R; ++r) va[r] = vld1q_s8(a + r * lda + 4 * g);
-      step<0>(acc, va, b + g * 64, block_bytes);
-      if (g + 1 < groups) step<1>(acc, va, b + g * 64, block_bytes);
-      if (g + 2 < groups) step<2>(acc, va, b + g * 64, block_bytes);
+      step<0>(acc, va, b + g * 64);
+      if (g + 1 < groups) step<1>(acc, va, b + g * 64);
+      if (g + 2 < groups) step<2>(acc, va, b + g * 64);
     }
     for (size_t r = 0; r < R; ++r)
-      for (size_t c = 0; c < NB; ++c)
-        for (size_t j = 0; j < 4; ++j) vst1q_s32(out + r * ldo + 16 * c + 4 * j, acc[r][c][j]);
+      for (size_t j = 0; j < 4; ++j) vst1q_s32(out + r * ldo + 4 * j, acc[r][j]);
+  }
+};
+
+// R rows of A x NB blocks, block by block (a tile of 4 blocks makes the driver's per-tile work,
+// the epilogue's call included, a quarter of what one block per tile costs); M = 1 with 4
+// blocks is the GEMV tile.
+template <size_t R, size_t NB>
+struct Kernel {
+  static void run(const int8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
+                  int32_t* out, size_t ldo) {
+    if constexpr (R == 1 && NB == 4) {
+      tile_1x64(a, b, block_bytes, groups, out);
+      return;
+    }
+    for (size_t c = 0; c < NB; ++c) {
+      if constexpr (R == 4) {
+        tile_4x16(a, lda, b + c * block_bytes, groups, out + 16 * c, ldo);
+      } else {
+        EdgeTile<R>::run(a, lda, b + c * block_bytes, groups, out + 16 * c, ldo);
+      }
+    }
   }
 };
 
 }  // namespace
 
 void gemm_i8_packed(const GemmI8PackedParams& p) {
-  gemm_i8_packed_blocked<Kernel, 4, 1, 4, false, false, NeonEpilogue>(p);
+  gemm_i8_packed_blocked<Kernel, 4, 4, 4, false, false, NeonEpilogue>(p);
 }
 
 }  // namespace heed::kernels::neondot

@@ -11,8 +11,10 @@
 // (block c at b + c * block_bytes) over `groups` groups of 4 k: out[r * ldo + 16 * c + row].
 // The driver copies A, a chunk of rows at a time, into a stack buffer with rows of K rounded up to
 // 16 and zero-filled past K, so a micro-kernel may read A 16 bytes at a time and never needs a
-// K tail of its own (the packed weights are already zero past K). M = 1 (the decoder's GEMV)
-// takes NB_GEMV blocks per tile, so a single row of A still has enough independent accumulators.
+// K tail of its own (the packed weights are already zero past K). When K is a multiple of 16 and
+// the layout is the plain one (no kAbsCopy, no kPairRows), the kernel reads A's rows in place.
+// M = 1 (the decoder's GEMV) takes NB_GEMV blocks per tile, so a single row of A still has
+// enough independent accumulators.
 // With kAbsCopy each chunk row is followed by |a| (as unsigned bytes) of the same row: the kernel
 // gets lda = 2 * (K rounded to 16) and finds |a| at a + lda / 2 (the AVX2 sign trick then
 // broadcasts both from memory instead of taking VPABSB per row and group).
@@ -122,6 +124,22 @@ struct ScalarEpilogue {
   }
 };
 
+// Rows [mc, mc + rows) of A as the micro-kernel reads them; *lda their stride. In place when the
+// plain layout needs no padding (K a multiple of 16: the kernels' 16-byte reads stay in the row),
+// else copied into the chunk.
+template <bool kAbsCopy, bool kPairRows>
+static inline const int8_t* packed_rows_of_a(const GemmI8PackedParams& p, size_t mc, size_t rows, size_t k16,
+                                             size_t row_bytes, int8_t* chunk, size_t* lda) {
+  if (!kAbsCopy && !kPairRows && p.k % 16 == 0) {
+    for (size_t r = 0; r < rows; ++r) assert_a_in_range(p.a + (mc + r) * p.lda, p.k);
+    *lda = p.lda;
+    return p.a + mc * p.lda;
+  }
+  packed_copy_a<kAbsCopy, kPairRows>(p, mc, rows, k16, row_bytes, chunk);
+  *lda = row_bytes;
+  return chunk;
+}
+
 // One tile of output: rows [row, row + mr) of C against weight blocks from n0 (cols columns).
 // `tile(a_offset, b_offset, groups)` leaves the int32 sums over those k in sums[i * ld + j]. One
 // scale per row of A: one call over all of K. Activation blocks: one call per block of K, each
@@ -184,7 +202,8 @@ static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
   if (kPairRows) chunk_rows -= chunk_rows % 2;  // room for the zero partner of an odd last row
   for (size_t mc = 0; mc < p.m; mc += chunk_rows) {
     const size_t rows = p.m - mc < chunk_rows ? p.m - mc : chunk_rows;
-    packed_copy_a<kAbsCopy, kPairRows>(p, mc, rows, k16, row_bytes, chunk);
+    size_t lda = 0;
+    const int8_t* a_rows = packed_rows_of_a<kAbsCopy, kPairRows>(p, mc, rows, k16, row_bytes, chunk, &lda);
     const size_t nb_step = rows == 1 ? NB_GEMV : NB;
     // Weight blocks outer, rows of A inner: a block (16 * k4 bytes) stays in cache for the chunk.
     for (size_t blk = 0; blk < blocks; blk += nb_step) {
@@ -192,14 +211,14 @@ static void gemm_i8_packed_blocked(const GemmI8PackedParams& p) {
       const int8_t* b = p.packed + blk * block_bytes;
       for (size_t m0 = 0; m0 < rows; m0 += MR) {
         const size_t mr = rows - m0 < MR ? rows - m0 : MR;
-        const int8_t* a = chunk + m0 * row_bytes;
+        const int8_t* a = a_rows + m0 * lda;
         const auto tile = [&](size_t a_offset, size_t b_offset, size_t groups) {
           if (rows == 1) {
-            packed_tile<Kernel, 1, NB_GEMV>(1, nb, a + a_offset, row_bytes, b + b_offset, block_bytes, groups,
-                                            &sums[0], kCols);
+            packed_tile<Kernel, 1, NB_GEMV>(1, nb, a + a_offset, lda, b + b_offset, block_bytes, groups, &sums[0],
+                                            kCols);
           } else {
-            packed_tile<Kernel, MR, NB>(mr, nb, a + a_offset, row_bytes, b + b_offset, block_bytes, groups,
-                                        &sums[0], kCols);
+            packed_tile<Kernel, MR, NB>(mr, nb, a + a_offset, lda, b + b_offset, block_bytes, groups, &sums[0],
+                                        kCols);
           }
         };
         const size_t n0 = blk * 16, cols = p.n - n0 < 16 * nb ? p.n - n0 : 16 * nb;
