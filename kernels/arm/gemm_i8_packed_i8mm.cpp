@@ -85,6 +85,17 @@ struct Kernel {
   }
 };
 
+// The driver's tiles are 4 blocks wide (its per-tile work and the epilogue's call paid once per
+// 64 columns); the SMMLA tile runs them block by block.
+template <size_t R, size_t NB>
+struct BlockByBlock {
+  static void run(const int8_t* a, size_t lda, const int8_t* b, size_t block_bytes, size_t groups,
+                  int32_t* out, size_t ldo) {
+    for (size_t c = 0; c < NB; ++c)
+      Kernel<R, 1>::run(a, lda, b + c * block_bytes, block_bytes, groups, out + 16 * c, ldo);
+  }
+};
+
 }  // namespace
 
 void gemm_i8_packed(const GemmI8PackedParams& p) {
@@ -94,7 +105,7 @@ void gemm_i8_packed(const GemmI8PackedParams& p) {
     neondot::gemm_i8_packed(p);
     return;
   }
-  gemm_i8_packed_blocked<Kernel, 8, 1, 1, false, true, NeonEpilogue>(p);
+  gemm_i8_packed_blocked<BlockByBlock, 8, 4, 1, false, true, NeonEpilogue>(p);
 }
 
 }  // namespace heed::kernels::i8mm

@@ -85,9 +85,12 @@ static inline void packed_copy_a(const GemmI8PackedParams& p, size_t mc, size_t 
       const int8_t* src = r < rows ? p.a + (mc + r) * p.lda : nullptr;
       for (size_t k0 = 0; k0 < k16; k0 += 8, piece += 16) {
         const size_t n = src != nullptr && k0 < p.k ? (p.k - k0 < 8 ? p.k - k0 : 8) : 0;
-        if (n > 0) std::memcpy(piece, src + k0, n);
+        if (n == 8) {
+          std::memcpy(piece, src + k0, 8);  // a constant size: one 8-byte move, no call into libc
+        } else {
+          for (size_t i = 0; i < 8; ++i) piece[i] = i < n ? src[k0 + i] : 0;
+        }
         assert_a_in_range(piece, n);
-        std::memset(piece + n, 0, 8 - n);
       }
     }
     return;

@@ -20,16 +20,24 @@ namespace {
 size_t mapped_bytes(size_t size) { return size == 0 ? kArenaAlignment : size; }
 
 // 2 MiB pages where the kernel gives them for the asking (transparent huge pages in `madvise`
-// mode, the usual default): a GEMM writes its output rows in turn, each up to 128 KiB (a 32,000-token
-// vocabulary) from the last, so with 4 KiB pages every row of an output tile is its own TLB entry
-// (docs/benchmarks.md: batch 16 x beam 4 decodes 2-10 % faster). A hint only: pages stay lazy, and
-// a kernel without them ignores it.
+// mode, the usual default), for arenas of kHugePageMinBytes and more only. A large batch's GEMMs
+// write output rows in turn, each up to 128 KiB (a 32,000-token vocabulary) from the last, so with
+// 4 KiB pages every row of an output tile is its own TLB entry (docs/benchmarks.md: batch 16 x
+// beam 4 decodes 2-10 % faster). A small session gains nothing (batch-1 greedy: 0.99x) and pays
+// the rounding: every touched region grows to 2 MiB (peak anonymous memory of batch-1 greedy
+// `heed translate` on the OPUS-MT-size model: 15.0 MiB against 11.5 MiB with 4 KiB pages), which
+// on a 512 MiB board is what matters. Arenas planned for the OPUS-MT-size model at the default
+// 256 tokens: batch 1 greedy 14 MB, beam 4 x batch 1 34 MB, beam 4 x batch 4 131 MB, beam 4 x
+// batch 16 520 MB; the decoding engine's buffers stay under 10 MB. A hint only: pages stay lazy,
+// and a kernel without them ignores it.
+constexpr size_t kHugePageMinBytes = size_t{64} << 20;
+
 void ask_for_huge_pages(void* mapping, size_t bytes) {
+  if (bytes < kHugePageMinBytes) return;
 #ifdef MADV_HUGEPAGE
   ::madvise(mapping, bytes, MADV_HUGEPAGE);
 #else
   (void)mapping;
-  (void)bytes;
 #endif
 }
 
