@@ -16,9 +16,9 @@ def aren(shared):
     return os.path.join(shared, "models/ct2/aren-transliteration")
 
 
-def ct2_compatible_script(ct2, model_dir):
+def ct2_compatible_script(ct2, model_dir, **options):
     """Written against CTranslate2's documented API only."""
-    translator = ct2.Translator(model_dir, device="cpu")
+    translator = ct2.Translator(model_dir, device="cpu", **options)
     nbest = translator.translate_batch(SOURCES, beam_size=4, num_hypotheses=2, return_scores=True)
     prefixed = translator.translate_batch(SOURCES[:2], target_prefix=[["e"], []], beam_size=2)
     greedy = translator.translate_batch(SOURCES, beam_size=1, max_decoding_length=4)
@@ -30,11 +30,15 @@ def ct2_compatible_script(ct2, model_dir):
 @pytest.mark.parametrize("model", ["aren-transliteration", "aren-transliteration-i8"])
 def test_import_heed_as_ctranslate2_gives_ctranslate2s_outputs(shared, model):
     model_dir = os.path.join(shared, "models/ct2", model)
-    want = ct2_compatible_script(ctranslate2, model_dir)
+    # int8: CTranslate2 runs the stored int8 weights with float32 activations (compute_type
+    # "float32"), what heed's int8 approximates with activations quantized per row; scores
+    # measured up to 0.006 apart, the bound leaves margin. Not CTranslate2's own int8: its
+    # activation quantization depends on the CPU (on an AVX2-only AMD EPYC it gave "mohmem" for
+    # "mahmad", scores 0.24 lower; on AVX-512 machines it matched heed within 0.013).
+    int8 = model.endswith("i8")
+    want = ct2_compatible_script(ctranslate2, model_dir, **({"compute_type": "float32"} if int8 else {}))
     got = ct2_compatible_script(heed, model_dir)
-    # int8: both keep the stored int8 weights but quantize the activations their own way (the
-    # hypotheses are the same; scores measured up to 0.013 apart, the bound leaves some margin).
-    tolerance = 0.05 if model.endswith("i8") else 1e-4
+    tolerance = 0.05 if int8 else 1e-4
     for (h1, s1), (h2, s2) in zip(want[0], got[0]):
         assert h1 == h2
         assert s1 == pytest.approx(s2, abs=tolerance)
