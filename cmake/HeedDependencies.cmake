@@ -30,6 +30,9 @@ pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
 pkg_check_modules(MINIZIP REQUIRED IMPORTED_TARGET minizip)
 # utf8proc: Unicode normalization, case folding and categories for the WordPiece (BERT) tokenizer.
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+# ICU (Debian's libicu-dev): sentence boundaries and the languages' abbreviation lists for the
+# sentence splitter (runtime/src/text/).
+pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
 find_package(nlohmann_json 3 REQUIRED)
 # cpp-httplib (Debian's libcpp-httplib-dev, a compiled library): `heed serve`'s HTTP/1.1 server. Its
 # .pc file carries the CPPHTTPLIB_* definitions the library was built with, which the header's

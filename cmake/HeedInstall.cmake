@@ -104,10 +104,10 @@ set(CPACK_COMPONENT_DEVELOPMENT_DESCRIPTION "heed headers, static libraries, CMa
 # cannot read foreign-architecture ones, so cross builds list the shared libraries the binaries link
 # with the versions of Debian 12 (bookworm) the sysroots hold.
 set(heed_runtime_depends "libc6 (>= 2.36), libstdc++6 (>= 12), libgcc-s1 (>= 3.0), libsentencepiece0 (>= 0.1.97), "
-                         "libcpuinfo0 (>= 0.0~git20220617), libpthreadpool0 (>= 0.0~git20210507), libutf8proc2 (>= 2.8.0)")
+                         "libcpuinfo0 (>= 0.0~git20220617), libpthreadpool0 (>= 0.0~git20210507), libutf8proc2 (>= 2.8.0), libicu72 (>= 72.1)")
 string(REPLACE ";" "" heed_runtime_depends "${heed_runtime_depends}")
 set(heed_dev_depends "libheed1 (= ${PROJECT_VERSION}), libflatbuffers-dev, libsentencepiece-dev, libcpuinfo-dev, "
-                     "libpthreadpool-dev, libutf8proc-dev")
+                     "libpthreadpool-dev, libutf8proc-dev, libicu-dev")
 string(REPLACE ";" "" heed_dev_depends "${heed_dev_depends}")
 if(HEED_WITH_XNNPACK)  # the f32 GEMM backend
   string(APPEND heed_runtime_depends ", libxnnpack0 (>= 0.0~git20220216)")

@@ -5,7 +5,8 @@
 // - the llama2.c byte BPE tokenizer of stories260K and its Generator's encode();
 // - GPT-2's byte-level BPE (the hf-gpt2 fixture) and its Generator's encode();
 // - BERT's WordPiece (the hf-bert fixture) and its Embedder: the text is embedded, every value finite;
-// - the sentence splitter (heed/sentence_splitter.h): sentences are non-empty, in order, inside the
+// - the sentence splitter (heed/sentence_splitter.h, German): invalid UTF-8 refused, else sentences are
+//   non-empty, in order, inside the
 //   text and never overlapping.
 // Each tokenizer encodes the text, every id must lie inside its vocabulary, and the ids decode;
 // the Translators translate the tokens (greedy, at most 3 steps) when they fit the session, the way
@@ -59,6 +60,7 @@ GenerationModel stories, gpt2;
 std::unique_ptr<heed::Model> bert;
 std::unique_ptr<heed::Embedder> embedder;
 std::unique_ptr<heed::Tokenizer> bert_tokenizer;
+std::unique_ptr<heed::SentenceSplitter> splitter;  // German: the longest abbreviation list and ordinals
 
 std::unique_ptr<heed::Model> open_model(const std::string& dir, const char* name) {
   std::unique_ptr<heed::Model> model;
@@ -187,15 +189,17 @@ extern "C" int LLVMFuzzerInitialize(int*, char*** argv) {
   options.max_batch = 1;
   must(heed::Embedder::create(*bert, options, &embedder), "hf-bert");
   must(heed::create_tokenizer(*bert, heed::TokenizerSide::kTarget, &bert_tokenizer), "hf-bert tokenizer");
+  must(heed::SentenceSplitter::create("de", &splitter), "sentence splitter");
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  heed::SentenceSplitter splitter(text);
-  std::string_view sentence;
+  std::vector<std::string_view> sentences;
+  const heed::Status split = splitter->split(text, &sentences);
+  if (!split && split.code() != heed::StatusCode::kInvalidArgument) fail("splitting failed: " + split.message());
   const char* previous_end = text.data();
-  while (splitter.next(&sentence)) {
+  for (std::string_view sentence : sentences) {
     if (sentence.empty() || sentence.data() < previous_end || sentence.data() + sentence.size() > text.data() + size) {
       fail("invariant broken: a sentence is empty, out of order or outside the text");
     }

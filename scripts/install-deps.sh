@@ -31,6 +31,7 @@ host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthrea
 # The JDK (javac, java, jni.h) builds and runs the Android JNI sample's host test (tests/samples/android/).
 host_pkgs+=(default-jdk-headless)
 host_pkgs+=(libutf8proc-dev)  # WordPiece (BERT) tokenizer: NFD, case folding, categories
+host_pkgs+=(libicu-dev)  # sentence splitter: sentence boundaries, abbreviation lists per language
 # The Python package and the Python tests: a virtual environment (scripts/python-venv.sh) and the
 # interpreter's headers for the extension module.
 host_pkgs+=(python3-venv python3-dev)
@@ -82,6 +83,7 @@ sysroot_libs=(libxnnpack0 libxnnpack-dev libpthreadpool0 libpthreadpool-dev libc
 # (zlib1g unpacks libz.so.1 into <sysroot>/lib/<triple>, not usr/lib: targets/cross-common.cmake
 # adds that folder to the linker's and qemu's library paths.)
 sysroot_libs+=(libutf8proc2 libutf8proc-dev)  # WordPiece (BERT) tokenizer
+sysroot_libs+=(libicu72 libicu-dev)  # sentence splitter
 # `heed serve`'s HTTP library; Debian builds it with TLS and compression, so linking it needs
 # OpenSSL's and Brotli's libraries (and their .pc files, named by cpp-httplib.pc) too.
 sysroot_libs+=(libcpp-httplib0.11 libcpp-httplib-dev libssl3 libssl-dev libbrotli1 libbrotli-dev)

@@ -57,7 +57,8 @@ class Translator:
     def score_batch(self, source: List[_Tokens], target: List[_Tokens], max_batch_size: int = 0,
                     batch_type: str = "examples", max_input_length: int = 1024, offset: int = 0,
                     asynchronous: bool = False) -> List[ScoringResult]: ...
-    def translate_text(self, text: List[str], **kwargs: Any) -> List[str]: ...
+    def translate_text(self, text: List[str], split_sentences: bool = True, source_language: Optional[str] = None,
+                       **kwargs: Any) -> List[str]: ...
 
 class Generator:
     def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",

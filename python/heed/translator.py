@@ -1,5 +1,6 @@
 """heed.Translator: CTranslate2's Translator API over heed (docs/python.md has the table of
 arguments: supported, or an error unless at their no-op default)."""
+import inspect
 import itertools
 import threading
 import weakref
@@ -163,16 +164,35 @@ class Translator:
             eos = session.target_token(session.eos_id())
         return [ScoringResult(t + [eos], lp) for t, lp in zip(targets, log_probs)]
 
-    def translate_text(self, text, **kwargs):
+    def translate_text(self, text, split_sentences=True, source_language=None, **kwargs):
         """heed's extension for models with their tokenizers inside (Marian and Argos conversions):
-        plain text in, plain text out (the best hypothesis of each), other arguments as in
-        translate_batch."""
+        plain text in, plain text out (the best translation of each; a model without a tokenizer
+        reads space-separated tokens, one sentence per line), through the runtime's text
+        path as `heed translate` and heed_translate_text: each line of a text is split into
+        sentences by the source language (the model's, or source_language such as "de"; with
+        split_sentences=False each line is one sentence), the sentences translated together and the
+        lines put back together. The decoding arguments are translate_batch's (num_hypotheses,
+        return_* and callback excepted). A line that cannot be translated raises ValueError."""
         texts = _checks.strings("text", text)
+        split = _checks.boolean("split_sentences", split_sentences)
+        if source_language is not None and not isinstance(source_language, str):
+            raise TypeError("source_language must be a str, not %s" % type(source_language).__name__)
+        unknown = sorted(set(kwargs) - set(_TEXT_ARGS))
+        if unknown:
+            raise TypeError("translate_text got unexpected arguments: %s" % ", ".join(unknown))
+        parameters = inspect.signature(Translator.translate_batch).parameters
+        given = {name: parameters[name].default for name in _TEXT_ARGS + _ARGS_NOT_FOR_TEXT}
+        given.update(kwargs)
+        args = self._args(given)
         with self._lock:
-            session = self._session(1, False)
-            if not session.has_text_tokenizer():
-                raise ValueError("this model has no tokenizer inside: translate token lists with translate_batch")
-            sources = [session.encode(t) for t in texts]
-        results = self.translate_batch(sources, **kwargs)
-        with self._lock:
-            return [session.decode(r.hypotheses[0]) for r in results]
+            session = self._session(args.beam_size, False)
+            args.max_decoding_length = min(args.max_decoding_length, session.max_target_length())
+            return session.translate_text(texts, args, split, source_language or "")
+
+
+# translate_batch's decoding arguments translate_text takes, and those _args reads that it keeps at
+# their defaults (it returns one text per text).
+_TEXT_ARGS = ("beam_size", "patience", "length_penalty", "repetition_penalty", "no_repeat_ngram_size", "disable_unk",
+              "suppress_sequences", "end_token", "max_decoding_length", "min_decoding_length", "use_vmap",
+              "sampling_topk", "sampling_topp", "sampling_temperature")
+_ARGS_NOT_FOR_TEXT = ("num_hypotheses", "return_attention", "return_alternatives", "return_scores")

@@ -14,7 +14,7 @@
 
 #include "bindings.h"
 #include "errors.h"
-#include "heed/tokenizer.h"
+#include "heed/text_translator.h"
 #include "heed/translator.h"
 
 namespace nb = nanobind;
@@ -38,6 +38,30 @@ struct TranslateArgs {
   std::vector<Tokens> suppress_sequences;
   Tokens end_token;
 };
+
+// The decoding options of `a`, with the ids its controls point to (kept in `ids`).
+DecodeOptions decode_options(const TranslateArgs& a, const Translator& t, ControlTokenIds* ids) {
+  DecodeOptions d;
+  d.beam_size = a.beam_size;
+  d.n_best = a.num_hypotheses;
+  d.patience = a.patience;
+  d.length_penalty = a.length_penalty;
+  d.min_length = a.min_decoding_length;
+  d.max_length = a.max_decoding_length;
+  d.sampling_top_k = a.sampling_topk;
+  d.sampling_top_p = a.sampling_topp;
+  d.sampling_temperature = a.sampling_temperature;
+  d.seed = a.seed;
+  d.return_alternatives = a.return_alternatives;
+  d.use_vmap = a.use_vmap;
+  d.controls.disable_unk = a.disable_unk;
+  d.controls.repetition_penalty = a.repetition_penalty;
+  d.controls.no_repeat_ngram_size = a.no_repeat_ngram_size;
+  const auto to_id = [&t](const std::string& token) { return t.target_vocabulary().id(token); };
+  check(ids->map(a.suppress_sequences, a.end_token, to_id, "suppress_sequences", "end_token"));
+  ids->bind(&d.controls);
+  return d;
+}
 
 // Attention rows of a hypothesis: per target token (EOS left out), the last layer's heads averaged
 // over the source positions.
@@ -90,35 +114,13 @@ class PyTranslator {
       s = Translator::create(*model_, o, &translator_);
     }
     check(s);
-    if (translator_->conventions().kind != TokenizerKind::Whitespace) {
-      check(create_tokenizer(*model_, TokenizerSide::kSource, &source_));
-      check(create_tokenizer(*model_, TokenizerSide::kTarget, &target_));
-    }
   }
 
   std::vector<std::vector<PyHypothesis>> translate(const std::vector<Tokens>& sources,
                                                    const std::optional<std::vector<Tokens>>& prefixes,
                                                    const TranslateArgs& a, nb::object callback) {
-    DecodeOptions d;
-    d.beam_size = a.beam_size;
-    d.n_best = a.num_hypotheses;
-    d.patience = a.patience;
-    d.length_penalty = a.length_penalty;
-    d.min_length = a.min_decoding_length;
-    d.max_length = a.max_decoding_length;
-    d.sampling_top_k = a.sampling_topk;
-    d.sampling_top_p = a.sampling_topp;
-    d.sampling_temperature = a.sampling_temperature;
-    d.seed = a.seed;
-    d.return_alternatives = a.return_alternatives;
-    d.use_vmap = a.use_vmap;
-    d.controls.disable_unk = a.disable_unk;
-    d.controls.repetition_penalty = a.repetition_penalty;
-    d.controls.no_repeat_ngram_size = a.no_repeat_ngram_size;
     ControlTokenIds ids;
-    const auto to_id = [this](const std::string& t) { return translator_->target_vocabulary().id(t); };
-    check(ids.map(a.suppress_sequences, a.end_token, to_id, "suppress_sequences", "end_token"));
-    ids.bind(&d.controls);
+    DecodeOptions d = decode_options(a, *translator_, &ids);
     Callback cb;
     if (!callback.is_none()) {
       cb.callable = nb::borrow<nb::callable>(callback);
@@ -140,6 +142,32 @@ class PyTranslator {
     return result;
   }
 
+  // Plain text through the runtime's text path (heed/text_translator.h), as heed translate and
+  // heed_translate_text: the best translation of each text. A line that fails raises ValueError.
+  std::vector<std::string> translate_text(const std::vector<std::string>& texts, const TranslateArgs& a, bool split,
+                                          const std::string& source_language) {
+    ControlTokenIds ids;
+    const DecodeOptions d = decode_options(a, *translator_, &ids);
+    TextTranslator& text = text_translator(split, source_language);
+    const std::vector<std::string_view> views(texts.begin(), texts.end());
+    std::vector<TextTranslation> out;
+    Status s;
+    {
+      nb::gil_scoped_release release;
+      s = text.translate(views, d, nullptr, &out);
+    }
+    check(s);
+    std::vector<std::string> result;
+    for (size_t i = 0; i < out.size(); ++i) {
+      for (const TextLineIssue& e : out[i].errors) {
+        check(Status(e.status.code(), "text " + std::to_string(i) + ", line " + std::to_string(e.line + 1) + ": " +
+                                          e.status.message()));
+      }
+      result.push_back(std::move(out[i].texts.front()));
+    }
+    return result;
+  }
+
   std::vector<std::vector<float>> score(const std::vector<Tokens>& sources, const std::vector<Tokens>& targets) {
     std::vector<std::vector<float>> out;
     Status s;
@@ -149,30 +177,6 @@ class PyTranslator {
     }
     check(s);
     return out;
-  }
-
-  bool has_text_tokenizer() const { return source_ != nullptr; }
-
-  Tokens encode(const std::string& text, bool target) const {
-    Tokens pieces;
-    const Tokenizer* t = target ? target_.get() : source_.get();
-    if (t == nullptr) return Translator::split_tokens(text);
-    check(t->encode_pieces(text, &pieces));
-    return pieces;
-  }
-
-  // A hypothesis's tokens as text: the target tokenizer decodes their ids (special tokens such as
-  // <blank> are no text), as heed translate writes them; tokens joined by spaces without one.
-  std::string decode(const Tokens& tokens) const {
-    std::string text;
-    if (target_ == nullptr) {
-      for (size_t i = 0; i < tokens.size(); ++i) text += (i ? " " : "") + tokens[i];
-      return text;
-    }
-    std::vector<int32_t> ids;
-    for (const std::string& t : tokens) ids.push_back(translator_->target_vocabulary().id(t));
-    check(target_->decode(ids.data(), ids.size(), &text));
-    return text;
   }
 
   size_t max_source_tokens() const { return translator_->max_source_tokens(); }
@@ -186,9 +190,21 @@ class PyTranslator {
   int32_t eos_id() const { return translator_->conventions().eos_id; }
 
  private:
-  std::unique_ptr<Model> model_;  // outlives the translator and tokenizers built on it
+  // The text path for these options, kept while calls ask for the same (its tokenizers load once).
+  TextTranslator& text_translator(bool split, const std::string& source_language) {
+    if (!text_ || text_options_.split_sentences != split || text_options_.source_language != source_language) {
+      text_.reset();
+      text_options_.split_sentences = split;
+      text_options_.source_language = source_language;
+      check(TextTranslator::create(*model_, *translator_, text_options_, &text_));
+    }
+    return *text_;
+  }
+
+  std::unique_ptr<Model> model_;  // outlives the translator and the text path built on it
   std::unique_ptr<Translator> translator_;
-  std::unique_ptr<Tokenizer> source_, target_;
+  std::unique_ptr<TextTranslator> text_;
+  TextTranslatorOptions text_options_;
 };
 
 }  // namespace
@@ -224,9 +240,8 @@ void bind_translator(nb::module_& m) {
       .def("target_token", &PyTranslator::target_token)
       .def("eos_id", &PyTranslator::eos_id)
       .def("score", &PyTranslator::score)
-      .def("has_text_tokenizer", &PyTranslator::has_text_tokenizer)
-      .def("encode", &PyTranslator::encode, nb::arg("text"), nb::arg("target") = false)
-      .def("decode", &PyTranslator::decode)
+      .def("translate_text", &PyTranslator::translate_text, nb::arg("texts"), nb::arg("args"), nb::arg("split"),
+           nb::arg("source_language"))
       .def("max_source_tokens", &PyTranslator::max_source_tokens);
 }
 

@@ -31,7 +31,9 @@ constexpr const char* kDescription =
     "product); a sentence-transformers model whose pipeline ends with Normalize does so by default\n"
     "(--no-normalize turns it off).\n"
     "\n"
-    "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
+    "A line that cannot be answered (invalid UTF-8, ...) is written as {} and reported on stderr with\n"
+    "its line number; the other lines are answered.\n"
+    "Exit status: 0 done, 1 error (a line on stderr per error), 2 wrong usage.";
 
 std::vector<OptionSpec> specs() {
   std::vector<OptionSpec> own = {

@@ -28,7 +28,9 @@ constexpr const char* kDescription =
     "is tokenized like BertTokenizer ([MASK] stays one token), wrapped in [CLS] ... [SEP] and cut\n"
     "to --max-source-len tokens.\n"
     "\n"
-    "Exit status: 0 done, 1 error (one line on stderr), 2 wrong usage.";
+    "A line that cannot be answered (invalid UTF-8, ...) is written as {} and reported on stderr with\n"
+    "its line number; the other lines are answered.\n"
+    "Exit status: 0 done, 1 error (a line on stderr per error), 2 wrong usage.";
 
 std::vector<OptionSpec> specs() {
   std::vector<OptionSpec> own = {model_option(), {"top-k", 'k', true, "N", "candidates per mask (default 5)"}};

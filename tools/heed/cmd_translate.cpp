@@ -16,7 +16,7 @@
 #include "decoding_flags.h"
 #include "source_files.h"
 #include "heed/decoding.h"
-#include "heed/tokenizer.h"
+#include "heed/text_translator.h"
 #include "heed/translator.h"
 #include "translate_stream.h"
 
@@ -31,10 +31,11 @@ constexpr const char* kDescription =
     "'I ||| HYPOTHESIS ||| SCORE' where I is the 0-based input line index, best first.\n"
     "\n"
     "Paragraphs: plain text (a model with a SentencePiece tokenizer, no --tokens) is split into\n"
-    "sentences, since models are trained on sentences: a sentence ends after . ! ? or an ellipsis\n"
-    "(closing quotes and brackets included) followed by a space and an uppercase letter, digit or\n"
-    "opening quote, and after the CJK full stops; common abbreviations (Mr., e.g., No. 5, initials)\n"
-    "do not end one. The line's output is its sentences' translations joined by one space. --no-split\n"
+    "sentences, since models are trained on sentences: by Unicode's sentence rules (ICU) and the\n"
+    "abbreviations of the source language (the model's source_language, or --source-lang; \"z. B.\",\n"
+    "\"Mr.\", initials and, in German and other languages that write them so, \"3.\" do not end one).\n"
+    "A line that is not valid UTF-8 is written as an empty line (exit status 1 at the end).\n"
+    "The line's output is its sentences' translations joined by one space. --no-split\n"
     "translates every line as one sentence, as do --n-best above 1, --with-scores, --prefix-file,\n"
     "--attention and --attention-json (their output is per line).\n"
     "\n"
@@ -116,6 +117,8 @@ std::vector<OptionSpec> specs() {
                                  "heed convert --vmap; CTranslate2's use_vmap)"},
       {"tokens", 0, false, "", "input and output are space-separated tokens"},
       {"no-split", 0, false, "", "translate each input line as one sentence (no sentence splitting)"},
+      {"source-lang", 0, true, "LANG", "split sentences by the rules and abbreviations of this language (a code "
+                                       "such as de or pt-BR; default: the model's source_language, else none)"},
       {"attention", 0, true, "FILE.svg", "write the attention heatmaps of the best hypotheses as SVG"},
       {"attention-json", 0, true, "FILE", "write the attention matrices as JSON lines"},
       no_mmap_option(),
@@ -167,6 +170,12 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   s->max_line_bytes = static_cast<size_t>(*max_line_bytes);
   s->tokens = args.has("tokens");
   s->no_split = args.has("no-split");
+  s->source_language = args.get("source-lang");
+  if (args.has("source-lang")) {  // checked here: a usage error, before the model is read
+    std::unique_ptr<SentenceSplitter> probe;
+    const Status language = SentenceSplitter::create(s->source_language, &probe);
+    if (!language) return args.usage_error("--source-lang: " + language.message());
+  }
   s->with_scores = args.has("with-scores");
   s->prefix_path = args.get("prefix-file");
   TranslatorOptions& t = s->translator;
@@ -227,14 +236,10 @@ int run_translate(const std::vector<std::string>& argv) {
   if (!st) return translate_error(st.message());
   control_ids.bind(control_flags, &settings.decode.controls);
   // Plain text goes through the model's tokenizers unless it is already tokens.
-  std::unique_ptr<Tokenizer> source_tokenizer, target_tokenizer;
-  if (!settings.tokens && translator->conventions().kind != TokenizerKind::Whitespace) {
-    st = create_tokenizer(*model, TokenizerSide::kSource, &source_tokenizer);
-    if (st) st = create_tokenizer(*model, TokenizerSide::kTarget, &target_tokenizer);
-    if (!st) return translate_error(st.message());
-  }
-  TranslateStream stream(settings, *translator, source_tokenizer.get(), target_tokenizer.get(),
-                         settings.prefix_path.empty() ? nullptr : &prefix_file);
+  std::unique_ptr<TextTranslator> text;
+  st = TextTranslator::create(*model, *translator, TranslateStream::text_options(settings), &text);
+  if (!st) return translate_error(st.message());
+  TranslateStream stream(settings, *text, settings.prefix_path.empty() ? nullptr : &prefix_file);
   if (int rc = stream.run(STDIN_FILENO)) return rc;
   return stream.write_attention_files();
 }

@@ -20,34 +20,54 @@ std::vector<OptionSpec> encoder_session_specs() {
   };
 }
 
+namespace {
+
+// Answers a batch; when it fails, answers its lines one by one, so a bad line costs only its own
+// answer: an empty record and a message with its line number. Answers write nothing before they
+// succeed. Returns whether every line was answered.
+bool answer_batch(const char* command, const AnswerLines& answer, const std::vector<std::string>& lines,
+                  size_t first) {
+  if (answer(lines, first)) return true;
+  bool all = true;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const Status st = answer({lines[i]}, first + i);
+    if (st) continue;
+    std::fputs("{}\n", stdout);
+    std::fprintf(stderr, "heed %s: line %zu: %s: written as an empty record\n", command, first + i,
+                 st.message().c_str());
+    all = false;
+  }
+  return all;
+}
+
+}  // namespace
+
 int answer_stdin_lines(const char* command, size_t max_batch, const AnswerLines& answer) {
   std::vector<std::string> lines;
   std::string line;
   size_t number = 0;
-  const auto flush = [&]() -> bool {
-    if (lines.empty()) return true;
-    const Status st = answer(lines, number + 1 - lines.size());
+  bool lost = false;  // a line was answered with an empty record: exit status 1 at the end
+  const auto flush = [&]() {
+    if (lines.empty()) return;
+    lost = !answer_batch(command, answer, lines, number + 1 - lines.size()) || lost;
     std::fflush(stdout);
     lines.clear();
-    if (st) return true;
-    std::fprintf(stderr, "heed %s: input around line %zu: %s\n", command, number, st.message().c_str());
-    return false;
   };
   LineReader input(STDIN_FILENO);
   for (;;) {
-    if (!lines.empty() && !input.ready() && !flush()) return kExitError;  // the next line is not there yet
+    if (!lines.empty() && !input.ready()) flush();  // the next line is not there yet
     if (!input.next(&line)) break;
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     lines.push_back(line);
-    if (lines.size() == max_batch && !flush()) return kExitError;
+    if (lines.size() == max_batch) flush();
   }
-  if (!flush()) return kExitError;
+  flush();
   if (!input.error().empty()) {
     std::fprintf(stderr, "heed %s: reading the input: %s\n", command, input.error().c_str());
     return kExitError;
   }
-  return kExitOk;
+  return lost ? kExitError : kExitOk;
 }
 
 }  // namespace heed::cli

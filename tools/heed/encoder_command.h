@@ -1,7 +1,8 @@
 // What `heed embed`, `heed classify` and `heed fill-mask` share: their session options (--batch,
 // --max-source-len, --threads, --no-mmap) and the stdin loop: lines in batches of at most
 // max_batch, each batch answered as soon as the next line is not there yet (a line written to an
-// open pipe gets its answer without more input), '\r' before the newline dropped.
+// open pipe gets its answer without more input), '\r' before the newline dropped, a bad line
+// answered with an empty record while the others are answered.
 #pragma once
 
 #include <cstddef>
@@ -36,9 +37,11 @@ std::optional<int> read_encoder_session(Args& args, Options* options) {
   return std::nullopt;
 }
 
-// answer(lines, first) answers lines first .. first + lines.size() - 1 (1-based line numbers).
-// Returns the exit code: 0, or 1 after one line on stderr ("heed COMMAND: input around line N:
-// ..." or the read error).
+// answer(lines, first) answers lines first .. first + lines.size() - 1 (1-based line numbers),
+// writing nothing when it fails. A batch that fails is answered again line by line, like `heed
+// translate`: a line that fails alone gets an empty record ("{}") and "heed COMMAND: line N: ...:
+// written as an empty record" on stderr, the other lines their answers. Returns the exit code: 0,
+// or 1 when a line failed or the input could not be read.
 using AnswerLines = std::function<Status(const std::vector<std::string>& lines, size_t first)>;
 int answer_stdin_lines(const char* command, size_t max_batch, const AnswerLines& answer);
 

@@ -94,8 +94,9 @@ typedef struct heed_translator_options {
   /* Worker threads of the translator's session (1 after heed_translator_options_init; 0: one per
    * core; at most 256). Results are the same for every thread count. */
   size_t threads;
-  /* 0 (the default): heed_translate_text splits text into sentences (heed/sentence_splitter.h) and
-   * translates them; nonzero: the text is translated as one sentence. */
+  /* 0 (the default): heed_translate_text splits each line of the text into sentences by the model's
+   * source language (heed/sentence_splitter.h) and translates them; nonzero: each line is
+   * translated as one sentence. */
   int no_sentence_split;
   /* The GEMM backend of float32 layers: a heed_backend value (HEED_BACKEND_AUTO after
    * heed_translator_options_init). An int, not the enum type, so that an unknown value is refused
@@ -128,15 +129,19 @@ const char* heed_translator_last_error(const heed_translator* translator);
 void heed_translator_free(heed_translator* translator);
 
 /* Translates UTF-8 text through the model's tokenizers with beam size `beam` (1: greedy) and writes
- * the best translation, NUL-terminated, to out. Each line of the text is a paragraph: it is split
- * into sentences (unless the options' no_sentence_split is set), which are translated in batches of
- * similar length (max_batch at a time, so text with more sentences takes several passes), and the
- * line's translation is its sentences' translations joined by one space; line breaks ('\n') are
- * kept, an empty or blank line stays empty. *out_length receives the translation's length in bytes
- * (without the NUL) on success and on HEED_BUFFER_TOO_SMALL, when out_capacity < *out_length + 1
- * (nothing useful is then written to out). A sentence longer than max_source_length tokens is
- * HEED_LIMIT_EXCEEDED, as is a beam outside 1..max_beam. Models whose tokenizer is 'whitespace' read and write space-separated tokens
- * (the text is one sentence: tokens are not prose). */
+ * the best translation, NUL-terminated, to out: the runtime's text path (heed/text_translator.h),
+ * the same as `heed translate`, `heed serve` and Python's translate_text. Each line of the text is a
+ * paragraph: it is split into sentences by the model's source language (unless the options'
+ * no_sentence_split is set), which are translated in batches of similar length (max_batch at a
+ * time, so text with more sentences takes several passes), and the line's translation is its
+ * sentences' translations separated as the sentences were (one space where nothing was); line
+ * breaks ('\n') are kept, an empty or blank line stays empty. *out_length receives the
+ * translation's length in bytes (without the NUL) on success and on HEED_BUFFER_TOO_SMALL, when
+ * out_capacity < *out_length + 1 (nothing useful is then written to out). A line that cannot be
+ * translated fails the call with a message naming it ("line 3: ..."): not valid UTF-8
+ * (HEED_INVALID_ARGUMENT), a sentence longer than max_source_length tokens (HEED_LIMIT_EXCEEDED). A
+ * beam outside 1..max_beam is HEED_LIMIT_EXCEEDED. Models whose tokenizer is 'whitespace' read and
+ * write space-separated tokens (each line is one sentence: tokens are not prose). */
 heed_status heed_translate_text(heed_translator* translator, const char* text, size_t beam, char* out,
                                 size_t out_capacity, size_t* out_length);
 

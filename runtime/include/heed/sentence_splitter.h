@@ -1,40 +1,56 @@
-// Splits a paragraph of UTF-8 text into sentences, by rule (in the spirit of the Moses and
-// Bergamot `ssplit` splitters), so translation models trained on sentences see sentences.
+// Splits a paragraph of UTF-8 text into sentences, so translation models trained on sentences see
+// sentences. The boundaries are ICU's (Unicode's sentence rules, UAX #29, through
+// icu::BreakIterator) for the text's language, and a boundary is dropped where the language's
+// abbreviation list says the period belongs to a word ("z. B.", "Hauptstr.", "janv.", "г."): the list
+// of ICU's locale data (CLDR's sentence-break suppressions) plus a few entries heed adds per language
+// (text/abbreviations.cpp). heed matches an abbreviation as a whole word: ICU's own filter
+// (`@ss=standard`) matches any word ending with one, so German "er." or "kam." would never end a
+// sentence ("r." and "am." are listed). Three rules come on top of the lists, as a reader splits:
+// a single capital letter with a period is an initial ("J. Smith"); in languages that write
+// ordinal numbers with a period (German "am 3. Oktober", Finnish, Czech, ...) a number of up to three
+// digits with a period is one; and no sentence starts with a lowercase letter ("\"Why?\" she asked").
 //
-// A sentence ends after a run of `.` `!` `?` `…` (optionally followed by closing quotes or
-// brackets) when whitespace follows and the next text starts like a sentence: an uppercase letter,
-// a digit, an opening quote or bracket, or a letter of a script without case (CJK, Arabic,
-// Devanagari, ...). It also ends after the CJK full stops `。` `！` `？` (and the halfwidth `｡`),
-// whatever follows. A single `.` does not end a sentence after a common abbreviation (Mr., Dr.,
-// e.g., etc., ...), a single capital letter (an initial: "J. Smith"), a word with inner periods
-// ("U.S.") or, when a digit follows, a numbering word ("No. 5", "Fig. 3").
+// Sentences are views into the paragraph with the surrounding whitespace left out (no-break spaces
+// are not whitespace here: "Dr.\u00A0Who"); a paragraph of whitespace has no sentence. Text that is
+// not valid UTF-8 is refused as a whole (kInvalidArgument naming the first bad byte): ICU reads it
+// as U+FFFD, and a splitter that silently rewrote or dropped bytes would translate something else
+// than was sent. Callers report the paragraph as failed.
 //
-// Sentences are views into the paragraph with the surrounding whitespace left out; whitespace and
-// text without a sentence end form no / one sentence. Bytes that are not valid UTF-8 are treated
-// as ordinary single characters: nothing is dropped and nothing is read past the end.
-// SentenceSplitter never allocates (sessions may split text in their no-allocation paths).
+// Splitting allocates (ICU, the result vector): it is text handling outside a session's
+// no-allocation compute path. A SentenceSplitter holds ICU's iterator state: one per thread.
 #pragma once
 
-#include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "heed/status.h"
 
 namespace heed {
 
 class SentenceSplitter {
  public:
-  explicit SentenceSplitter(std::string_view paragraph) : text_(paragraph) {}
-  // The next sentence (never empty, whitespace-trimmed); false when none is left.
-  bool next(std::string_view* sentence);
+  // `language`: a BCP 47 tag or ISO 639 code as models record it ("de", "pt-BR", "zh"). "" or a
+  // language ICU has no locale data for: ICU's root rules and no abbreviations. A tag that is not
+  // well-formed ("de_DE!") is kInvalidArgument.
+  static Status create(std::string_view language, std::unique_ptr<SentenceSplitter>* out);
+  ~SentenceSplitter();
+  SentenceSplitter(const SentenceSplitter&) = delete;
+  SentenceSplitter& operator=(const SentenceSplitter&) = delete;
+
+  // The sentences of `paragraph` in order (views into it; *sentences is replaced). Invalid UTF-8:
+  // kInvalidArgument and no sentences.
+  Status split(std::string_view paragraph, std::vector<std::string_view>* sentences);
+
+  // The ICU locale whose rules and abbreviations split: "de", "pt_BR", "root".
+  const std::string& locale() const;
 
  private:
-  std::string_view text_;
-  size_t pos_ = 0;
+  struct Impl;
+  explicit SentenceSplitter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
 };
-
-// Every sentence of `paragraph`, in order (allocates the vector; for tools and tests).
-std::vector<std::string_view> split_sentences(std::string_view paragraph);
 
 // The translations of a paragraph's sentences as one line: the non-empty ones joined by one space.
 std::string join_sentences(const std::vector<std::string>& sentences);

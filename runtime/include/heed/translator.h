@@ -7,8 +7,8 @@
 // - token strings (translate_tokens(), score_tokens()): maps whitespace tokens to ids with the
 //   model's vocabularies (unknown tokens -> unk_id) and ids back to tokens (stopping at EOS,
 //   skipping BOS/EOS), splits work into batches of the session's max_batch, shortest sources first
-//   (less padding; results come back in the callers' order). Allocates, for tools. Paragraphs of
-//   plain text are split into sentences before tokenizing with heed/sentence_splitter.h.
+//   (less padding; results come back in the callers' order). Allocates, for tools. Plain text
+//   (paragraphs, lines) goes through heed/text_translator.h, which calls this layer.
 //
 // Source special tokens: when the model's metadata says add_source_bos / add_source_eos = "true"
 // (converters set them for models trained that way), the token layer adds BOS / EOS around each

@@ -17,6 +17,7 @@
 #include "heed/model.h"
 #include "heed/decoding.h"
 #include "heed/status.h"
+#include "heed/text_translator.h"
 #include "heed/tokenizer.h"
 #include "heed/translator.h"
 
@@ -37,10 +38,10 @@ struct heed_translator {
   ~heed_translator();
   std::unique_ptr<heed::Translator> translator;
   std::unique_ptr<heed::Tokenizer> source, target;  // null: the model reads whitespace tokens
+  std::unique_ptr<heed::TextTranslator> text_translator;  // heed_translate_text
   std::unique_ptr<heed::tokenizer::TokenPieces> pieces;  // target tokens' streamed text (heed_translate_stream)
   std::string last_error;
   std::string text;  // the last translation, reused between calls
-  bool split = true;  // split text into sentences (heed_translator_options.no_sentence_split == 0)
 };
 
 namespace heed::c_api {

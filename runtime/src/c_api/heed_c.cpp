@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "heed/model.h"
-#include "heed/sentence_splitter.h"
 #include "heed/status.h"
 #include "heed/tokenizer.h"
 #include "models/step_model_factory.h"
@@ -112,73 +111,10 @@ heed_status heed::c_api::make_request(const heed::Translator& t, const heed_deco
 
 namespace {
 
-// The text of a heed_translate_text call as sentences (per line when splitting plain text, else
-// the whole text as one); sentences[.. line_ends[k]) belong to lines 0..k.
-struct TextSentences {
-  std::vector<std::vector<std::string>> sentences;
-  std::vector<size_t> line_ends;
-};
-
-heed_status add_sentence(heed_translator* translator, std::string_view sentence, bool split, TextSentences* text,
-                         std::string* err) {
-  const heed::Translator& t = *translator->translator;
-  std::vector<std::string> pieces;
-  const heed_status e = heed::c_api::source_pieces(translator, sentence, &pieces, err);
-  if (e != HEED_OK) return e;
-  if (pieces.size() > t.max_source_tokens()) {
-    *err = (split ? "a sentence of the text has " : "the text has ") + std::to_string(pieces.size()) +
-           " tokens, more than the translator accepts (" + std::to_string(t.max_source_tokens()) + ")";
-    return HEED_LIMIT_EXCEEDED;
-  }
-  if (!pieces.empty()) text->sentences.push_back(std::move(pieces));  // an empty one translates to nothing
-  return HEED_OK;
-}
-
 // A target prefix belongs to one sentence: the calls that split text or take batches refuse it.
 heed_status no_prefix(const char* call, std::string* err) {
   return fail(HEED_INVALID_ARGUMENT, (std::string(call) + ": target_prefix is for heed_translate_hypotheses and "
                                       "heed_translate_stream (one sentence)").c_str(), err);
-}
-
-heed_status split_text(heed_translator* translator, std::string_view all, TextSentences* text, std::string* err) {
-  const bool split = translator->split && translator->source;
-  if (!split) {
-    heed_status s = add_sentence(translator, all, false, text, err);
-    text->line_ends.push_back(text->sentences.size());
-    return s;
-  }
-  for (size_t begin = 0;;) {
-    const size_t end = std::min(all.find('\n', begin), all.size());
-    heed::SentenceSplitter splitter(all.substr(begin, end - begin));
-    std::string_view sentence;
-    while (splitter.next(&sentence)) {
-      heed_status s = add_sentence(translator, sentence, true, text, err);
-      if (s != HEED_OK) return s;
-    }
-    text->line_ends.push_back(text->sentences.size());
-    if (end == all.size()) return HEED_OK;
-    begin = end + 1;
-  }
-}
-
-// The best hypotheses joined back into the text's lines, into translator->text.
-heed_status join_lines(heed_translator* translator, const TextSentences& text,
-                       const std::vector<std::vector<heed::TranslationHypothesis>>& hypotheses, std::string* err) {
-  std::string& result = translator->text;
-  result.clear();
-  std::vector<std::string> line;
-  std::string sentence_text;
-  for (size_t k = 0, i = 0; k < text.line_ends.size(); ++k) {
-    line.clear();
-    for (; i < text.line_ends[k]; ++i) {
-      const heed_status s = heed::c_api::hypothesis_text(translator, hypotheses.at(i).at(0), &sentence_text, err);
-      if (s != HEED_OK) return s;
-      line.push_back(sentence_text);
-    }
-    if (k) result += '\n';
-    result += heed::join_sentences(line);
-  }
-  return HEED_OK;
 }
 
 }  // namespace
@@ -268,7 +204,8 @@ heed_status heed_translator_create(heed_model* model, const heed_translator_opti
     *out_translator = nullptr;
     auto handle = std::make_unique<heed_translator>();
     heed::TranslatorOptions t;
-    heed_status s = translator_options(options, &t, &handle->split, err);
+    bool split = true;
+    heed_status s = translator_options(options, &t, &split, err);
     if (s != HEED_OK) return s;
     s = record(heed::Translator::create(*model->model, t, &handle->translator), err);
     if (s != HEED_OK) return s;
@@ -278,6 +215,13 @@ heed_status heed_translator_create(heed_model* model, const heed_translator_opti
       s = record(heed::create_tokenizer(*model->model, heed::TokenizerSide::kTarget, &handle->target), err);
       if (s != HEED_OK) return s;
     }
+    heed::TextTranslatorOptions text_options;
+    text_options.split_sentences = split;
+    text_options.truncate_long = false;  // a sentence over max_source_length is HEED_LIMIT_EXCEEDED
+    text_options.source_limit_name = "max_source_length";
+    s = record(heed::TextTranslator::create(*model->model, *handle->translator, text_options, &handle->text_translator),
+               err);
+    if (s != HEED_OK) return s;
     handle->pieces = std::make_unique<heed::tokenizer::TokenPieces>();
     s = record(handle->pieces->load(*model->model), err);
     if (s != HEED_OK) return s;
@@ -304,18 +248,14 @@ heed_status translate_text(heed_translator* translator, const char* text, const 
   if (!text) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: text is null", err);
   if (!out_length) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: out_length is null", err);
   if (!out && out_capacity > 0) return fail(HEED_INVALID_ARGUMENT, "heed_translate_text: out is null", err);
-  heed::Translator& t = *translator->translator;
-  TextSentences sentences;
-  heed_status s = split_text(translator, text, &sentences, err);
+  std::vector<heed::TextTranslation> result;
+  heed_status s = record(translator->text_translator->translate({text}, options, nullptr, &result), err);
   if (s != HEED_OK) return s;
-  // translate_tokens batches the sentences by length, max_batch at a time.
-  std::vector<std::vector<heed::TranslationHypothesis>> hypotheses;
-  if (!sentences.sentences.empty()) {
-    s = record(t.translate_tokens(sentences.sentences, options, nullptr, &hypotheses), err);
-    if (s != HEED_OK) return s;
+  // One status per call: the first line that failed fails the call (the C API has no partial text).
+  for (const heed::TextLineIssue& e : result.front().errors) {
+    return record(heed::Status(e.status.code(), "line " + std::to_string(e.line + 1) + ": " + e.status.message()), err);
   }
-  s = join_lines(translator, sentences, hypotheses, err);
-  if (s != HEED_OK) return s;
+  translator->text = std::move(result.front().texts.front());
   return heed::c_api::copy_text_out(translator->text, out, out_capacity, out_length, err);
 }
 

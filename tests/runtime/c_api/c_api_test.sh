@@ -33,7 +33,7 @@ printf 'Hello\nToday, the parliament dismissed the motion.\n' |
   $emu "$heed" translate -m "$model" --beam 1 --min-len 0 --max-source-len 5 --max-len "$max_new" --on-long-input error \
   >/dev/null 2>"$dir/err"
 code=$?
-[ $code -eq 1 ] && grep -q '^heed translate: line 2 ' "$dir/err" || fail "long line: exit $code: $(cat "$dir/err")"
+[ $code -eq 1 ] && grep -q '^heed translate: line 2: ' "$dir/err" || fail "long line: exit $code: $(cat "$dir/err")"
 
 $emu "$program" "$model" "$data" "$max_new" "$eos" || fail "the C API program"
 

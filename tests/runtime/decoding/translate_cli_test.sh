@@ -160,7 +160,7 @@ grep -q '^heed translate: ' "$dir/err" || fail "missing model message: $(cat "$d
 printf 'آ\nآ ت ز م و ن\n' | $emu "$heed" translate -m "$model" --max-source-len 3 --on-long-input error >"$dir/out" 2>"$dir/err"
 code=$?
 [ $code -eq 1 ] || fail "long line: exit $code"
-[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed translate: line 2 ' "$dir/err" || fail "long line message: $(cat "$dir/err")"
+[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed translate: line 2: ' "$dir/err" || fail "long line message: $(cat "$dir/err")"
 [ "$(wc -l <"$dir/out")" -eq 2 ] && [ -n "$(sed -n 1p "$dir/out")" ] && [ -z "$(sed -n 2p "$dir/out")" ] ||
   fail "long line output: $(cat "$dir/out")"
 printf 'no separator\n' | $emu "$heed" score -m "$model" >/dev/null 2>"$dir/err"; code=$?

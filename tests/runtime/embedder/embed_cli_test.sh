@@ -2,7 +2,8 @@
 # `heed convert --from hf-bert` and `heed embed` end to end on the committed tiny BERT: one JSON
 # line per input line, values within 1e-4 of transformers (reference.json), --pooling cls,
 # --normalize (unit length), batching that does not change results, answers on an open pipe, usage errors (exit 2) and
-# runtime errors (exit 1, one line), a translation model refused.
+# runtime errors (exit 1, one line), a bad line among good ones (its own empty record, the others
+# answered), a translation model refused.
 # The C API program (embed_c.c) embeds the same lines and must agree with the library too.
 # usage: embed_cli_test.sh "EMULATOR" HEED FIXTURE_DIR FOLDER C_PROGRAM SHARED_DIR   (EMULATOR may be empty)
 set -u
@@ -117,6 +118,25 @@ $emu "$heed" embed -m "$dir/f32.heed" --max-source-len 65 <"$dir/in.txt" >/dev/n
 [ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed embed: ' "$dir/err" || fail "--max-source-len 65: exit $rc, $(cat "$dir/err")"
 printf 'caf\303\n' | $emu "$heed" embed -m "$dir/f32.heed" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 1 ] && grep -q 'UTF-8' "$dir/err" || fail "invalid UTF-8: exit $rc, $(cat "$dir/err")"
+# Line by line, as heed translate: 40 lines with invalid UTF-8 in line 21 (batches of 8: its batch is
+# lines 17-24) give 40 records, line 21's empty ({}) and reported with its own number, the others
+# each the embedding of that line alone; exit status 1 at the end.
+i=1
+while [ $i -le 40 ]; do
+  if [ $i -eq 21 ]; then printf 'caf\303 line %d\n' $i; else printf 'Sentence number %d.\n' $i; fi
+  i=$((i + 1))
+done >"$dir/forty.txt"
+$emu "$heed" embed -m "$dir/f32.heed" <"$dir/forty.txt" >"$dir/forty.jsonl" 2>"$dir/err"; rc=$?
+[ $rc -eq 1 ] || fail "40 lines with a bad one: exit $rc"
+[ "$(wc -l <"$dir/forty.jsonl")" -eq 40 ] || fail "40 lines with a bad one: $(wc -l <"$dir/forty.jsonl") records"
+[ "$(sed -n 21p "$dir/forty.jsonl")" = "{}" ] || fail "line 21's record: $(sed -n 21p "$dir/forty.jsonl" | cut -c1-40)"
+[ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed embed: line 21: .*UTF-8.*: written as an empty record$' "$dir/err" ||
+  fail "40 lines with a bad one, message: $(cat "$dir/err")"
+for n in 1 20 22 24 40; do
+  sed -n "${n}p" "$dir/forty.txt" | $emu "$heed" embed -m "$dir/f32.heed" >"$dir/one.jsonl" 2>"$dir/err" ||
+    fail "line $n alone: $(cat "$dir/err")"
+  [ "$(sed -n "${n}p" "$dir/forty.jsonl")" = "$(cat "$dir/one.jsonl")" ] || fail "line $n differs from its embedding alone"
+done
 $emu "$heed" embed -m "$dir/missing.heed" <"$dir/in.txt" >/dev/null 2>"$dir/err"; rc=$?
 [ $rc -eq 1 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] || fail "missing model: exit $rc"
 $emu "$heed" embed --help >"$dir/help" 2>&1 || fail "--help failed"

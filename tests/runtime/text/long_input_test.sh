@@ -69,7 +69,7 @@ for opts in "--beam 1" "--beam 2 --n-best 2"; do
   # error: line 2 reported and written empty, the others translated, exit 1.
   translate -m "$marian" $opts --on-long-input error <"$dir/mixed"
   [ $code -eq 1 ] || fail "error ($opts): exit $code"
-  [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed translate: line 2 has .* tokens, more than --max-source-len allows (63): written as an empty line$' "$dir/err" ||
+  [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q '^heed translate: line 2: .* tokens, more than --max-source-len allows (63): written as an empty line$' "$dir/err" ||
     fail "error ($opts) message: $(cat "$dir/err")"
   cp "$dir/out" "$dir/error.$tag"
 done
@@ -97,7 +97,7 @@ printf 'Hello.\nHi. %s\nBye.\n' "$long" >"$dir/paragraph"
 translate -m "$marian" --beam 1 --on-long-input error <"$dir/paragraph"
 [ $code -eq 1 ] && [ "$(wc -l <"$dir/out")" -eq 3 ] && [ -z "$(sed -n 2p "$dir/out")" ] && [ -n "$(sed -n 3p "$dir/out")" ] ||
   fail "paragraph, error: exit $code: $(cat "$dir/out")"
-grep -q '^heed translate: line 2 has a sentence of ' "$dir/err" || fail "paragraph, error message: $(cat "$dir/err")"
+grep -q '^heed translate: line 2: a sentence of ' "$dir/err" || fail "paragraph, error message: $(cat "$dir/err")"
 translate -m "$marian" --beam 1 <"$dir/paragraph"
 [ $code -eq 0 ] && [ "$(wc -l <"$dir/out")" -eq 3 ] || fail "paragraph, truncate: exit $code: $(cat "$dir/out")"
 

@@ -55,7 +55,7 @@ $emu "$heed" translate -m "$model" $opts --no-split <"$dir/short_paragraphs.txt"
 printf 'Hello\nHi. Today, the parliament dismissed the motion.\n' |
   $emu "$heed" translate -m "$model" --beam 1 --max-source-len 5 --max-len 20 --on-long-input error >/dev/null 2>"$dir/err"
 code=$?
-[ $code -eq 1 ] && grep -q '^heed translate: line 2 has a sentence of ' "$dir/err" ||
+[ $code -eq 1 ] && grep -q '^heed translate: line 2: a sentence of ' "$dir/err" ||
   fail "long sentence: exit $code: $(cat "$dir/err")"
 
 # The C API: the whole file as one text keeps its lines, with batches of 2 and of 16.
