@@ -85,7 +85,7 @@ FORMS = [
     (["translate", "-m"], 2, "heed translate: option '--model' needs a value (MODEL.heed)"),
     (["translate", "-m", MISSING, "--threads"], 2, "option '--threads' needs a value (N)"),
     (["translate", "-m", MISSING, "--no-mmap=1"], 2, "option '--no-mmap' takes no value"),
-    (["translate", "-m", MISSING, "-t", "four"], 2, "option '--threads' wants a whole number from 0 to 256, got 'four'"),
+    (["translate", "-m", MISSING, "-t", "four"], 2, "'--threads' wants a whole number from 0 to 256, got 'four'"),
     (["translate", "-m", MISSING, "--bogus", "--help"], 0, ""),
 ]
 
@@ -93,10 +93,11 @@ FORMS = [
 def check_forms(emulator, heed, failures):
     for args, code, message in FORMS:
         out = run(emulator + [heed] + args)
+        line = "heed " + " ".join(args)
         if out.returncode != code or message not in out.stderr:
-            failures.append(f"heed {' '.join(args)}: exit {out.returncode} (want {code}), stderr {out.stderr.strip()!r}")
+            failures.append(f"{line}: exit {out.returncode} (want {code}), stderr {out.stderr.strip()!r}")
         if code == 2 and "(see 'heed " not in out.stderr:
-            failures.append(f"heed {' '.join(args)}: the usage error does not point to --help")
+            failures.append(f"{line}: the usage error does not point to --help")
 
 
 def main():
