@@ -34,6 +34,8 @@ pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 # sentence splitter (runtime/src/text/).
 pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
 find_package(nlohmann_json 3 REQUIRED)
+# CLI11 (Debian's libcli11-dev, header-only): the `heed` command line's option parsing.
+find_package(CLI11 2 REQUIRED)
 # cpp-httplib (Debian's libcpp-httplib-dev, a compiled library): `heed serve`'s HTTP/1.1 server. Its
 # .pc file carries the CPPHTTPLIB_* definitions the library was built with, which the header's
 # class layouts depend on.

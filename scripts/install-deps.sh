@@ -32,6 +32,7 @@ host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthrea
 host_pkgs+=(default-jdk-headless)
 host_pkgs+=(libutf8proc-dev)  # WordPiece (BERT) tokenizer: NFD, case folding, categories
 host_pkgs+=(libicu-dev)  # sentence splitter: sentence boundaries, abbreviation lists per language
+host_pkgs+=(libcli11-dev)  # the heed command line's option parser (header-only)
 # The Python package and the Python tests: a virtual environment (scripts/python-venv.sh) and the
 # interpreter's headers for the extension module.
 host_pkgs+=(python3-venv python3-dev)
@@ -87,7 +88,7 @@ sysroot_libs+=(libicu72 libicu-dev)  # sentence splitter
 # `heed serve`'s HTTP library; Debian builds it with TLS and compression, so linking it needs
 # OpenSSL's and Brotli's libraries (and their .pc files, named by cpp-httplib.pc) too.
 sysroot_libs+=(libcpp-httplib0.11 libcpp-httplib-dev libssl3 libssl-dev libbrotli1 libbrotli-dev)
-sysroot_all=(nlohmann-json3-dev)  # architecture-independent headers
+sysroot_all=(nlohmann-json3-dev libcli11-dev)  # architecture-independent headers
 # Each unpacked sysroot is also kept as a tar in HEED_CACHE_DIR (default /var/cache/heed, as the
 # clean root's cache), keyed by the package list: a fresh clone unpacks it without apt, so it
 # neither downloads the .debs again nor depends on the mirror's indexes being in sync.

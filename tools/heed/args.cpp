@@ -1,34 +1,69 @@
 #include "args.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cctype>
-#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 
 #include "command.h"
 
 namespace heed::cli {
 
+namespace {
+
+// One CLI11 option: a spec's main name (with its short name) or one of its aliases, declared apart
+// so that a deprecated alias can be named in the note.
+struct Declared {
+  const OptionSpec* spec;
+  CLI::Option* option;
+  bool alias;
+};
+
+CLI::Option* declare(CLI::App& app, const OptionSpec& spec, const std::string& names) {
+  if (!spec.takes_value) {
+    return app.add_flag(names)->disable_flag_override()->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
+  const std::string type = spec.value_name.empty() ? "VALUE" : spec.value_name;
+  return app.add_option(names)->type_name(type)->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+std::vector<Declared> declare_all(CLI::App& app, const std::vector<OptionSpec>& specs) {
+  std::vector<Declared> declared;
+  for (const OptionSpec& s : specs) {
+    const std::string short_name = s.short_name ? std::string("-") + s.short_name + "," : "";
+    declared.push_back({&s, declare(app, s, short_name + "--" + s.name), false});
+    for (const std::string& a : s.aliases) declared.push_back({&s, declare(app, s, "--" + a), true});
+  }
+  return declared;
+}
+
+// CLI11's error as heed words it: "unknown option '--x'", "option '--x' needs a value (N)".
+std::string describe(const CLI::ParseError& e, const CLI::App& app, const std::vector<Declared>& declared) {
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    for (const std::string& extra : app.remaining()) {
+      if (extra.size() > 1 && extra[0] == '-') return "unknown option '" + extra.substr(0, extra.find('=')) + "'";
+    }
+  }
+  const std::string what = e.what();
+  for (const Declared& d : declared) {
+    const std::string name = d.option->get_name();  // "--model"
+    if (what.rfind(name + ":", 0) == 0) {
+      return "option '" + name + "' needs a value (" + d.option->get_type_name() + ")";
+    }
+    if (what.rfind(name.substr(2) + " was given a disallowed flag override", 0) == 0) {
+      return "option '" + name + "' takes no value";
+    }
+  }
+  return what;
+}
+
+}  // namespace
+
 Args::Args(std::string command, std::string usage_line, std::string description, std::vector<OptionSpec> specs)
     : command_(std::move(command)), usage_line_(std::move(usage_line)),
       description_(std::move(description)), specs_(std::move(specs)) {}
-
-const OptionSpec* Args::find(const std::string& name, bool* alias) const {
-  for (const auto& s : specs_) {
-    if (s.name == name) return &s;
-    for (const auto& a : s.aliases) {
-      if (a != name) continue;
-      if (alias) *alias = true;
-      return &s;
-    }
-  }
-  return nullptr;
-}
-
-const OptionSpec* Args::find_short(char c) const {
-  for (const auto& s : specs_) if (s.short_name == c) return &s;
-  return nullptr;
-}
 
 int Args::usage_error(const std::string& message) const {
   std::fprintf(stderr, "heed %s: %s\n(see 'heed %s --help')\n", command_.c_str(), message.c_str(), command_.c_str());
@@ -36,51 +71,37 @@ int Args::usage_error(const std::string& message) const {
 }
 
 bool Args::parse(const std::vector<std::string>& args) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      help_requested_ = true;
-      print_help();
-      return true;
-    }
-    if (a == "--") {
-      for (++i; i < args.size(); ++i) positionals_.push_back(args[i]);
-      break;
-    }
-    const OptionSpec* spec = nullptr;
-    std::string value;
-    bool has_inline_value = false;
-    if (a.size() > 2 && a[0] == '-' && a[1] == '-') {
-      std::string name = a.substr(2);
-      size_t eq = name.find('=');
-      if (eq != std::string::npos) {
-        value = name.substr(eq + 1);
-        name = name.substr(0, eq);
-        has_inline_value = true;
-      }
-      bool alias = false;
-      spec = find(name, &alias);
-      if (!spec) { usage_error("unknown option '--" + name + "'"); return false; }
-      if (alias && spec->deprecated) {
-        std::fprintf(stderr, "heed %s: note: '--%s' is now '--%s'\n", command_.c_str(), name.c_str(), spec->name.c_str());
-      }
-    } else if (a.size() == 2 && a[0] == '-' && a[1] != '-') {
-      spec = find_short(a[1]);
-      if (!spec) { usage_error("unknown option '" + a + "'"); return false; }
-    } else {
-      positionals_.push_back(a);
-      continue;
-    }
-    if (spec->takes_value) {
-      if (!has_inline_value) {
-        if (i + 1 >= args.size()) { usage_error("option '--" + spec->name + "' needs a value (" + spec->value_name + ")"); return false; }
-        value = args[++i];
-      }
-    } else if (has_inline_value) {
-      usage_error("option '--" + spec->name + "' takes no value");
+  CLI::App app(description_, "heed " + command_);
+  app.set_help_flag();  // heed's own help (print_help), also when the line has an error
+  const CLI::Option* help = app.add_flag("-h,--help");
+  const std::vector<Declared> declared = declare_all(app, specs_);
+  app.add_option("arguments", positionals_);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    if (help->count() == 0) {
+      usage_error(describe(e, app, declared));
       return false;
     }
-    values_[spec->name].push_back(value);
+  }
+  if (help->count() != 0) {
+    help_requested_ = true;
+    print_help();
+    return true;
+  }
+  // Values in command-line order, a spec's aliases with its main name (the last one counts).
+  std::map<const CLI::Option*, size_t> taken;
+  for (const CLI::Option* option : app.parse_order()) {
+    for (const Declared& d : declared) {
+      if (d.option != option) continue;
+      const size_t i = taken[option]++;
+      values_[d.spec->name].push_back(d.spec->takes_value ? option->results().at(i) : "");
+      if (d.alias && d.spec->deprecated) {
+        std::fprintf(stderr, "heed %s: note: '%s' is now '--%s'\n", command_.c_str(), option->get_name().c_str(),
+                     d.spec->name.c_str());
+      }
+    }
   }
   return true;
 }
@@ -117,10 +138,9 @@ std::optional<int64_t> Args::get_int(const std::string& name, int64_t fallback, 
   auto it = values_.find(name);
   if (it == values_.end()) return fallback;
   const std::string& v = it->second.back();
-  char* end = nullptr;
-  errno = 0;
-  long long x = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || errno == ERANGE || x < min || x > max) {
+  int64_t x = 0;
+  const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || error != std::errc() || end != v.data() + v.size() || x < min || x > max) {
     usage_error("option '--" + name + "' wants a whole number from " + std::to_string(min) + " to " +
                 std::to_string(max) + ", got '" + v + "'");
     return std::nullopt;
@@ -132,10 +152,14 @@ std::optional<double> Args::get_double(const std::string& name, double fallback)
   auto it = values_.find(name);
   if (it == values_.end()) return fallback;
   const std::string& v = it->second.back();
-  char* end = nullptr;
-  double x = std::strtod(v.c_str(), &end);
-  if (v.empty() || *end != '\0') {
+  double x = 0;
+  const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || error != std::errc() || end != v.data() + v.size()) {
     usage_error("option '--" + name + "' wants a number, got '" + v + "'");
+    return std::nullopt;
+  }
+  if (!std::isfinite(x)) {
+    usage_error("option '--" + name + "' must be a finite number, got '" + v + "'");
     return std::nullopt;
   }
   return x;

@@ -1,5 +1,6 @@
-// A small option parser for heed's subcommands: --name VALUE, --name=VALUE, flags, positionals.
-// Unknown options and missing values are usage errors with a message naming them.
+// The options of heed's subcommands, declared as OptionSpecs and parsed by CLI11: --name VALUE,
+// --name=VALUE, -n VALUE, -nVALUE, flags, positionals ('--' ends the options). Unknown options,
+// missing values and malformed numbers are usage errors (exit 2) with a message naming them.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ class Args {
   Args(std::string command, std::string usage_line, std::string description, std::vector<OptionSpec> specs);
 
   // Parses; on error prints "heed COMMAND: message" and a hint to stderr and returns false.
-  // `--help`/`-h` prints the help and sets help_requested().
+  // `--help`/`-h` anywhere prints the help and sets help_requested() (even beside an error).
   bool parse(const std::vector<std::string>& args);
   bool help_requested() const { return help_requested_; }
   void print_help() const;
@@ -46,13 +47,11 @@ class Args {
   // Integer option within [min, max]; on a malformed or out-of-range value reports a usage error
   // and returns nullopt.
   std::optional<int64_t> get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
+  // A finite number; NaN, infinities and malformed values are usage errors naming the option.
   std::optional<double> get_double(const std::string& name, double fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
  private:
-  const OptionSpec* find(const std::string& name, bool* alias = nullptr) const;
-  const OptionSpec* find_short(char c) const;
-
   std::string command_, usage_line_, description_;
   std::vector<OptionSpec> specs_;
   std::map<std::string, std::vector<std::string>> values_;

@@ -1,6 +1,5 @@
 // `heed generate`: continues a prompt with a decoder-only language model, streaming the text.
 #include <cctype>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -129,7 +128,7 @@ bool parse_settings(const Args& args, Settings* s) {
       !get_control_flags(args, &s->controls)) {
     return false;
   }
-  if (!(*temperature >= 0) || !std::isfinite(*temperature)) return args.usage_error("--temperature must be >= 0"), false;
+  if (!(*temperature >= 0)) return args.usage_error("--temperature must be >= 0"), false;
   if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--top-p must be in (0, 1]"), false;
   if (args.has("prompt-ids") && !parse_token_ids(args.get("prompt-ids"), &s->prompt_ids)) {
     return args.usage_error("--prompt-ids takes non-negative integers separated by commas or spaces"), false;

@@ -1,6 +1,5 @@
 #include "decoding_flags.h"
 
-#include <cmath>
 #include <sstream>
 
 #include "heed/translator.h"
@@ -47,7 +46,7 @@ bool get_control_flags(const Args& args, ControlFlags* out) {
   const auto penalty = args.get_double("repetition-penalty", 1.0);
   const auto ngram = args.get_int("no-repeat-ngram", 0, 0, 1 << 20);
   if (!penalty || !ngram) return false;
-  if (!(*penalty > 0) || !std::isfinite(*penalty)) {
+  if (!(*penalty > 0)) {
     args.usage_error("--repetition-penalty must be a positive number (1: off)");
     return false;
   }

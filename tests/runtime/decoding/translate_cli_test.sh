@@ -94,6 +94,12 @@ for t in 2 3 0; do
   $emu "$heed" translate -m "$model" --beam 4 --n-best 3 --with-scores --threads $t <"$dir/in" >"$dir/tn" 2>&1
   cmp -s "$dir/t1" "$dir/tn" || fail "--threads $t differs: $(cat "$dir/tn")"
 done
+# The same options in every spelling CLI11 accepts: -t2, -t 2, --threads=2, --model=FILE, --beam=4.
+for forms in "-t2 --model=$model" "-t 2 -m $model" "--threads=2 --model $model"; do
+  # shellcheck disable=SC2086  # the forms are split on purpose (no spaces in $model: a test folder)
+  $emu "$heed" translate $forms --beam=4 --n-best 3 --with-scores <"$dir/in" >"$dir/tn" 2>&1
+  cmp -s "$dir/t1" "$dir/tn" || fail "'$forms' differs: $(cat "$dir/tn")"
+done
 # --spin-us: workers that sleep at once, or spin long, change nothing but speed.
 for spin in 0 5000; do
   $emu "$heed" translate -m "$model" --beam 4 --n-best 3 --with-scores --threads 2 --spin-us $spin <"$dir/in" >"$dir/tn" 2>&1
