@@ -23,7 +23,7 @@ namespace {
 struct Entry {
   std::string key;
   std::string value;  // the text report's
-  FloatJson json;   // the JSON report's: a string, a number or a boolean
+  FloatJson json;     // the JSON report's: a string, a number or a boolean
 };
 struct Section {
   std::string title;

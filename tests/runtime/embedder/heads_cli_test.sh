@@ -124,6 +124,26 @@ for candidates in [masks[0]] + masks[1]:
         assert c["token_str"] == vocab[c["token"]], (c, vocab[c["token"]])
 print("hostile labels and tokens read back")
 EOF
+  # Scores that are not numbers are refused, not written as nan: a classifier whose weights are
+  # +-3e38 has infinite logits, so NaN probabilities; each line is {} with its reason on stderr.
+  cp -r "$fixture/classifier" "$dir/hostile/nan-classifier"
+  python3 - "$dir/hostile/nan-classifier/model.safetensors" <<'EOF' || fail "could not write the NaN classifier"
+import json, struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+size = struct.unpack("<Q", data[:8])[0]
+begin, end = json.loads(data[8:8 + size])["classifier.weight"]["data_offsets"]
+begin, end = begin + 8 + size, end + 8 + size
+values = struct.unpack("<%df" % ((end - begin) // 4), data[begin:end])
+data[begin:end] = struct.pack("<%df" % len(values), *[3e38 if v >= 0 else -3e38 for v in values])
+open(sys.argv[1], "wb").write(data)
+EOF
+  $emu "$heed" convert --from hf-bert "$dir/hostile/nan-classifier" -o "$dir/hostile/nan.heed" -q float32 --quiet 2>"$dir/err" ||
+    fail "convert the NaN classifier: $(cat "$dir/err")"
+  printf 'Paris is nice.\nok\n' | $emu "$heed" classify -m "$dir/hostile/nan.heed" >"$dir/out" 2>"$dir/err"
+  rc=$?
+  [ $rc -eq 1 ] && [ "$(cat "$dir/out")" = "$(printf '{}\n{}')" ] && [ "$(wc -l <"$dir/err")" -eq 2 ] &&
+    grep -q '^heed classify: line 2: the number at /[a-z0-9/]* is NaN or infinite, which JSON cannot hold: written as an empty record$' \
+      "$dir/err" || fail "NaN scores: exit $rc, $(head -c 200 "$dir/out"), $(cat "$dir/err")"
 fi
 
 # Errors: one line on stderr, exit 1; usage errors exit 2 (their message, then where help is).
