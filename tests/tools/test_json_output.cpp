@@ -92,6 +92,7 @@ TEST_CASE("json_number prints the shortest decimal that reads back as the same f
   CHECK(text_of(json_number(-2.5e-7f)) == "-2.5e-07");
   CHECK(text_of(json_number(3.4028235e38f)) == "3.4028235e+38");
   CHECK(text_of(json_number(0.123456789f, 6)) == "0.123457");
+  CHECK(text_of(json_number(std::numeric_limits<float>::max(), 4)) == "3.4028235e+38");  // 3.403e+38 is no float
   std::mt19937 random(39);
   for (int i = 0; i < 100000; ++i) {
     const uint32_t bits = static_cast<uint32_t>(random());

@@ -71,7 +71,8 @@ FloatJson json_number(float v, int digits) {
   char* end = nullptr;
   const long long whole = std::strtoll(text, &end, 10);
   if (*end == '\0') return whole;  // "%g" printed no fraction and no exponent
-  return std::strtof(text, nullptr);
+  const float rounded = std::strtof(text, nullptr);
+  return std::isfinite(rounded) ? rounded : v;  // FLT_MAX to 4 digits is past FLT_MAX
 }
 
 }  // namespace heed::cli
