@@ -135,7 +135,7 @@ std::string attention_json_line(const AttentionRecord& r) {
     }
   }
   const FloatJson record = {{"line", r.line},     {"source", r.source}, {"target", r.target},
-                              {"layers", r.layers}, {"heads", r.heads},   {"panels", std::move(panels)}};
+                            {"layers", r.layers}, {"heads", r.heads},   {"panels", std::move(panels)}};
   std::string text;
   (void)json_text(record, &text);  // cannot fail: every number is finite
   return text;
