@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <limits>
 #include <string>
 
 #include "attention_view.h"
@@ -24,7 +25,7 @@ bool valid_utf8(const std::string& text) {
 
 AttentionRecord hostile_record() {
   AttentionRecord r;
-  r.source = {"\xff\xfe", "caf\xc3\xa9", "\x1b[31m", "a\"b\\c", "\xc2\x85", "\xe2\x82"};
+  r.source = {"\xff\xfe", "caf\xc3\xa9", "\x1b[31m", "a\"b\\c", "\xc2\x85", "\xe2\x82", "\xf0\x9f\x98\x80"};
   r.target = {"x\ny", "\xed\xa0\x80", "</s>"};
   r.weights.assign(r.target.size() * r.source.size(), 0.5f);
   return r;
@@ -39,8 +40,24 @@ TEST_CASE("attention JSON lines are valid UTF-8 JSON for any token bytes", "[cli
   CHECK(j["source"][1] == "caf\xc3\xa9");  // valid UTF-8 is kept
   CHECK(j["source"][2] == "\x1b[31m");     // as a \u001b escape in the line itself
   CHECK(j["source"][3] == "a\"b\\c");
+  CHECK(j["source"][4] == "\xc2\x85");      // a C1 control, as a \u0085 escape
+  CHECK(j["source"][5] == "\xef\xbf\xbd");  // a truncated sequence
+  CHECK(j["source"][6] == "\xf0\x9f\x98\x80");
   CHECK(j["target"][0] == "x\ny");
+  CHECK(j["target"][1] == "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate, each byte
   CHECK(j["panels"][0]["weights"].size() == 3);
+  CHECK(j["panels"][0]["weights"][0][0] == 0.5);
+  for (const char c : line) CHECK(static_cast<unsigned char>(c) >= 0x20);
+  CHECK(line.find("\xc2\x85") == std::string::npos);
+}
+
+TEST_CASE("attention JSON lines write weights that are not finite as null", "[cli][attention]") {
+  AttentionRecord r = hostile_record();
+  r.weights[1] = std::numeric_limits<float>::quiet_NaN();
+  r.weights[2] = 0.123456789f;
+  const auto j = nlohmann::json::parse(attention_json_line(r));
+  CHECK(j["panels"][0]["weights"][0][1].is_null());
+  CHECK(attention_json_line(r).find("0.123457,") != std::string::npos);  // 6 significant digits
 }
 
 TEST_CASE("the attention SVG is UTF-8 with no raw control bytes for any token bytes", "[cli][attention]") {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "json_output.h"
 #include "text_escape.h"
 
 namespace heed::cli {
@@ -32,14 +33,6 @@ size_t display_length(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
-}
-
-// Labels are tokens from the user's input and the model's vocabulary, any bytes: json_string
-// (text_escape.h) keeps every line valid UTF-8 JSON.
-std::string json_strings(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + json_string(v[i]);
-  return out + "]";
 }
 
 // White (0) to dark blue (1), linear in RGB: readable in print and for most colour-blind readers.
@@ -123,26 +116,29 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+// Labels are tokens from the user's input and the model's vocabulary, any bytes: json_text
+// (json_output.h) keeps every line valid UTF-8 JSON. A weight that is not finite is written as null.
 std::string attention_json_line(const AttentionRecord& r) {
-  std::string out = "{\"line\":" + std::to_string(r.line) + ",\"source\":" + json_strings(r.source) +
-                    ",\"target\":" + json_strings(r.target) + ",\"layers\":" + std::to_string(r.layers) +
-                    ",\"heads\":" + std::to_string(r.heads) + ",\"panels\":[";
+  FloatJson panels = FloatJson::array();
   for (size_t l = 0; l < r.layers; ++l) {
     for (size_t h = 0; h < r.heads; ++h) {
-      if (l || h) out += ",";
-      out += "{\"layer\":" + std::to_string(l) + ",\"head\":" + std::to_string(h) + ",\"weights\":[";
+      FloatJson weights = FloatJson::array();
       for (size_t t = 0; t < r.target.size(); ++t) {
-        out += t ? ",[" : "[";
+        FloatJson row = FloatJson::array();
         for (size_t s = 0; s < r.source.size(); ++s) {
           const float v = r.at(t, l * r.heads + h, s);
-          out += (s ? "," : "") + (std::isfinite(v) ? number(v) : std::string("null"));
+          row.push_back(std::isfinite(v) ? json_number(v, 6) : FloatJson(nullptr));
         }
-        out += "]";
+        weights.push_back(std::move(row));
       }
-      out += "]}";
+      panels.push_back({{"layer", l}, {"head", h}, {"weights", std::move(weights)}});
     }
   }
-  return out + "]}";
+  const FloatJson record = {{"line", r.line},     {"source", r.source}, {"target", r.target},
+                            {"layers", r.layers}, {"heads", r.heads},   {"panels", std::move(panels)}};
+  std::string text;
+  (void)json_text(record, &text);  // cannot fail: every number is finite
+  return text;
 }
 
 std::string attention_svg(const std::vector<AttentionRecord>& records) {

@@ -12,8 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "args.h"
 #include "command.h"
 #include "heed/embedder.h"
@@ -22,6 +20,7 @@
 #include "heed/model.h"
 #include "loader/model_index.h"
 #include "heed/translator.h"
+#include "json_output.h"
 
 namespace heed::cli {
 namespace {
@@ -402,7 +401,7 @@ int run_bench(const std::vector<std::string>& argv) {
   if (args.has("json")) {
     // Two decimals are what the table shows; a path or name is escaped as JSON needs.
     const auto fixed = [](double x, double scale = 100.0) { return std::round(x * scale) / scale; };
-    const nlohmann::ordered_json j = {
+    const OrderedJson j = {
         {"model", path}, {"family", fb::EnumNameModelConfig(family)}, {"file_mib", fixed(file_mib)}, {"kernels", isa},
         {"batch", s.batch}, {"beam", s.beam}, {"length", s.length}, {"threads", s.threads},
         {"backend", backend_name(s.backend)}, {"use_vmap", s.use_vmap}, {"open_ms", fixed(r.open_ms)},
@@ -412,7 +411,9 @@ int run_bench(const std::vector<std::string>& argv) {
         {"latency_ms_p90", fixed(percentile(r.batch_ms, 90), 1000.0)},
         {"latency_ms_p99", fixed(percentile(r.batch_ms, 99), 1000.0)}, {"tokens_per_pass", r.tokens_per_pass},
         {"sentences_per_pass", r.sentences_per_pass}, {"peak_rss_mib", fixed(peak_rss_mib())}};
-    std::printf("%s\n", j.dump().c_str());
+    std::string text;
+    if (const Status refused = json_text(j, &text); !refused) return fail(refused.message());
+    std::printf("%s\n", text.c_str());
     return kExitOk;
   }
   std::printf("model         %s (%.1f MiB, %s)\n", path.c_str(), file_mib, fb::EnumNameModelConfig(family));

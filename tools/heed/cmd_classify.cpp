@@ -1,5 +1,6 @@
 // `heed classify`: one JSON line of label scores per input line, from a BERT sequence classifier.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <numeric>
@@ -10,7 +11,7 @@
 #include "command.h"
 #include "encoder_command.h"
 #include "heed/encoder_tasks.h"
-#include "text_escape.h"
+#include "json_output.h"
 
 namespace heed::cli {
 namespace {
@@ -22,7 +23,8 @@ constexpr const char* kDescription =
     "(transformers' text-classification pipeline with top_k=None). Scores are the logits through\n"
     "the function the model's config chose: softmax over the labels (single-label models), sigmoid\n"
     "per label (multi-label or one-label models), or the logits themselves (regression). Numbers\n"
-    "are printed with 9 significant digits. An empty line is classified too ([CLS] [SEP] alone).\n"
+    "are the shortest decimals that read back as the same float32. An empty line is classified\n"
+    "too ([CLS] [SEP] alone).\n"
     "\n"
     "The model is a BertForSequenceClassification folder converted with `heed convert --from\n"
     "hf-bert` (the label names come from its config's id2label). Each line is tokenized like\n"
@@ -38,23 +40,28 @@ std::vector<OptionSpec> specs() {
   return own;
 }
 
-std::string number(float v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", static_cast<double>(v));
-  return text;
-}
-
-void print_scores(const Classifier& c, const float* scores) {
+// One line's record; an error for a score that is not a number.
+Status scores_line(const Classifier& c, const float* scores, std::string* out) {
   std::vector<size_t> order(c.num_labels());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-  std::string line = "{\"label\":" + json_string(c.label(order[0])) + ",\"score\":" + number(scores[order[0]]) +
-                     ",\"scores\":[";
-  for (size_t i = 0; i < order.size(); ++i) {
-    line += (i ? ",{\"label\":" : "{\"label\":") + json_string(c.label(order[i])) + ",\"score\":" +
-            number(scores[order[i]]) + "}";
-  }
-  std::fputs((line + "]}\n").c_str(), stdout);
+  // NaN ranks last, so the order is one (json_text then refuses the record).
+  const auto rank = [&](size_t i) { return std::isnan(scores[i]) ? -HUGE_VALF : scores[i]; };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank(a) > rank(b); });
+  FloatJson record = {{"label", c.label(order[0])}, {"score", json_number(scores[order[0]])}};
+  FloatJson& all = record["scores"] = FloatJson::array();
+  for (const size_t i : order) all.push_back({{"label", c.label(i)}, {"score", json_number(scores[i])}});
+  std::string text;
+  HEED_RETURN_IF_ERROR(json_text(record, &text));
+  *out += text + "\n";
+  return Status::success();
+}
+
+// The batch's records, written once every line has one.
+Status print_scores(const Classifier& c, const std::vector<float>& scores, size_t lines) {
+  std::string out;
+  for (size_t i = 0; i < lines; ++i) HEED_RETURN_IF_ERROR(scores_line(c, scores.data() + i * c.num_labels(), &out));
+  std::fputs(out.c_str(), stdout);
+  return Status::success();
 }
 
 int run_classify(const std::vector<std::string>& argv) {
@@ -69,11 +76,9 @@ int run_classify(const std::vector<std::string>& argv) {
     return kExitError;
   }
   std::vector<float> scores;
-  const size_t labels = classifier->num_labels();
   return answer_stdin_lines("classify", classifier->max_batch(), [&](const std::vector<std::string>& lines, size_t) {
     HEED_RETURN_IF_ERROR(classifier->classify_text(lines, &scores));
-    for (size_t i = 0; i < lines.size(); ++i) print_scores(*classifier, scores.data() + i * labels);
-    return Status::success();
+    return print_scores(*classifier, scores, lines.size());
   });
 }
 

@@ -8,14 +8,15 @@
 #include "command.h"
 #include "encoder_command.h"
 #include "heed/embedder.h"
+#include "json_output.h"
 
 namespace heed::cli {
 namespace {
 
 constexpr const char* kDescription =
     "Reads sentences from stdin, one per line, and writes one embedding per line to stdout as\n"
-    "JSON lines: {\"embedding\":[x0,x1,...]} with d_model numbers each (printed with 9\n"
-    "significant digits, enough to read back the same float32). Line i of the output belongs to\n"
+    "JSON lines: {\"embedding\":[x0,x1,...]} with d_model numbers each (the shortest decimals\n"
+    "that read back as the same float32). Line i of the output belongs to\n"
     "line i of the input; an empty line is embedded too ([CLS] [SEP] alone).\n"
     "\n"
     "The model is an encoder-only Transformer converted with `heed convert --from hf-bert` (BERT,\n"
@@ -51,10 +52,17 @@ int fail(const std::string& message) {
   return kExitError;
 }
 
-void print_embedding(const float* v, size_t n) {
-  std::fputs("{\"embedding\":[", stdout);
-  for (size_t i = 0; i < n; ++i) std::printf(i ? ",%.9g" : "%.9g", static_cast<double>(v[i]));
-  std::fputs("]}\n", stdout);
+// The batch's records, written once every line has one; an error for a value that is not a number.
+Status print_embeddings(const std::vector<float>& vectors, size_t lines, size_t dim) {
+  std::string out, text;
+  for (size_t i = 0; i < lines; ++i) {
+    FloatJson values = FloatJson::array();
+    for (size_t k = 0; k < dim; ++k) values.push_back(json_number(vectors[i * dim + k]));
+    HEED_RETURN_IF_ERROR(json_text(FloatJson{{"embedding", std::move(values)}}, &text));
+    out += text + "\n";
+  }
+  std::fputs(out.c_str(), stdout);
+  return Status::success();
 }
 
 int run_embed(const std::vector<std::string>& argv) {
@@ -78,8 +86,7 @@ int run_embed(const std::vector<std::string>& argv) {
   const size_t dim = embedder->dimension();
   return answer_stdin_lines("embed", embedder->max_batch(), [&](const std::vector<std::string>& lines, size_t) {
     HEED_RETURN_IF_ERROR(embedder->embed_text(lines, pooling, normalize, &vectors));
-    for (size_t i = 0; i < lines.size(); ++i) print_embedding(vectors.data() + i * dim, dim);
-    return Status::success();
+    return print_embeddings(vectors, lines.size(), dim);
   });
 }
 

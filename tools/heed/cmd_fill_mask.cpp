@@ -8,7 +8,7 @@
 #include "command.h"
 #include "encoder_command.h"
 #include "heed/encoder_tasks.h"
-#include "text_escape.h"
+#include "json_output.h"
 
 namespace heed::cli {
 namespace {
@@ -38,29 +38,39 @@ std::vector<OptionSpec> specs() {
   return own;
 }
 
-std::string candidates_json(const MaskFiller& f, const std::vector<MaskCandidate>& candidates) {
-  std::string out = "[";
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    char score[32];
-    std::snprintf(score, sizeof score, "%.9g", static_cast<double>(candidates[i].score));
-    out += std::string(i ? ",{" : "{") + "\"score\":" + score + ",\"token\":" + std::to_string(candidates[i].id) +
-           ",\"token_str\":" + json_string(f.token(candidates[i].id)) + "}";
+FloatJson candidates_json(const MaskFiller& f, const std::vector<MaskCandidate>& candidates) {
+  FloatJson out = FloatJson::array();
+  for (const MaskCandidate& c : candidates) {
+    out.push_back({{"score", json_number(c.score)}, {"token", c.id}, {"token_str", f.token(c.id)}});
   }
-  return out + "]";
+  return out;
 }
 
-// The line's answer; false for a line without a mask.
-bool print_line(const MaskFiller& f, const std::vector<std::vector<MaskCandidate>>& masks) {
-  std::string line;
+// The line's answer, appended to *out; an error for a score that is not a number.
+Status line_json(const MaskFiller& f, const std::vector<std::vector<MaskCandidate>>& masks, std::string* out) {
+  FloatJson line = FloatJson::array();
   if (masks.size() == 1) {
     line = candidates_json(f, masks[0]);
   } else {
-    line = "[";
-    for (size_t m = 0; m < masks.size(); ++m) line += (m ? "," : "") + candidates_json(f, masks[m]);
-    line += "]";
+    for (const auto& mask : masks) line.push_back(candidates_json(f, mask));
   }
-  std::fputs((line + "\n").c_str(), stdout);
-  return !masks.empty();
+  std::string text;
+  HEED_RETURN_IF_ERROR(json_text(line, &text));
+  *out += text + "\n";
+  return Status::success();
+}
+
+// The batch's answers, written once every line has one; *unmasked: the lines without a mask.
+Status print_lines(const MaskFiller& f, const std::vector<std::vector<std::vector<MaskCandidate>>>& answers,
+                   size_t lines, std::vector<size_t>* unmasked) {
+  std::string out;
+  unmasked->clear();
+  for (size_t i = 0; i < lines; ++i) {
+    HEED_RETURN_IF_ERROR(line_json(f, answers[i], &out));
+    if (answers[i].empty()) unmasked->push_back(i);
+  }
+  std::fputs(out.c_str(), stdout);
+  return Status::success();
 }
 
 int run_fill_mask(const std::vector<std::string>& argv) {
@@ -83,8 +93,9 @@ int run_fill_mask(const std::vector<std::string>& argv) {
   bool unmasked = false;
   const int code = answer_stdin_lines("fill-mask", filler->max_batch(), [&](const std::vector<std::string>& lines, size_t first) {
     HEED_RETURN_IF_ERROR(filler->fill_text(lines, static_cast<size_t>(*top_k), &answers));
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (print_line(*filler, answers[i])) continue;
+    std::vector<size_t> without_mask;
+    HEED_RETURN_IF_ERROR(print_lines(*filler, answers, lines.size(), &without_mask));
+    for (const size_t i : without_mask) {
       std::fprintf(stderr, "heed fill-mask: line %zu has no %s token\n", first + i,
                    filler->token(filler->mask_id()).c_str());
       unmasked = true;

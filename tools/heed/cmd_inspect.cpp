@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "args.h"
-#include "text_escape.h"
 #include "command.h"
+#include "json_output.h"
+#include "text_escape.h"
 #include "heed/model.h"
 #include "heed/tokenizer.h"
 #include "loader/model_index.h"
@@ -21,20 +22,21 @@ namespace {
 // What inspect reports, collected first so the same content prints as text or as JSON.
 struct Entry {
   std::string key;
-  std::string value;
-  bool quoted;  // a string in JSON (numbers and booleans are not)
+  std::string value;  // the text report's
+  FloatJson json;     // the JSON report's: a string, a number or a boolean
 };
 struct Section {
   std::string title;
   std::vector<Entry> entries;
-  void text(const char* key, const std::string& value) { entries.push_back({key, value, true}); }
-  void number(const char* key, uint64_t value) { entries.push_back({key, std::to_string(value), false}); }
-  void integer(const char* key, int64_t value) { entries.push_back({key, std::to_string(value), false}); }
-  void flag(const char* key, bool value) { entries.push_back({key, value ? "true" : "false", false}); }
+  void text(const std::string& key, const std::string& value) { entries.push_back({key, value, value}); }
+  void number(const char* key, uint64_t value) { entries.push_back({key, std::to_string(value), value}); }
+  void integer(const char* key, int64_t value) { entries.push_back({key, std::to_string(value), value}); }
+  void flag(const char* key, bool value) { entries.push_back({key, value ? "true" : "false", value}); }
   void real(const char* key, float value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.9g", static_cast<double>(value));
-    entries.push_back({key, text, !std::isfinite(value)});  // JSON has no inf or nan numbers
+    // JSON has no inf or nan numbers: those are strings there.
+    entries.push_back({key, text, std::isfinite(value) ? json_number(value) : FloatJson(text)});
   }
 };
 
@@ -72,7 +74,7 @@ void add_encoder_head(const fb::TransformerEncoderOnly& c, Section* family) {
   if (c.labels() == nullptr) return;
   family->number("num_labels", c.labels()->size());
   for (flatbuffers::uoffset_t i = 0; i < c.labels()->size(); ++i) {
-    family->entries.push_back({"label." + std::to_string(i), str(c.labels()->Get(i)), true});
+    family->text("label." + std::to_string(i), str(c.labels()->Get(i)));
   }
 }
 
@@ -192,27 +194,53 @@ void print_text(const std::vector<Section>& sections, const Model& model) {
   if (!sections.empty()) print_text_section(sections.back());
 }
 
-void print_json(const std::vector<Section>& sections, const Model& model) {
-  std::printf("{\n");
-  for (const Section& s : sections) {
-    std::printf("  %s: {", json_string(s.title).c_str());
-    for (size_t i = 0; i < s.entries.size(); ++i) {
-      const Entry& e = s.entries[i];
-      std::printf("%s%s: %s", i ? ", " : "", json_string(e.key).c_str(),
-                  e.quoted ? json_string(e.value).c_str() : e.value.c_str());
+FloatJson tensor_json(const TensorView& t) {
+  return {{"name", std::string(t.name)},
+          {"dtype", dtype_name(t.dtype)},
+          {"quantization", fb::EnumNameQuantization(t.quantization)},
+          {"group_size", t.group_size},
+          {"layout", fb::EnumNameLayout(t.layout)},
+          {"activation_block", t.activation_block},
+          {"outlier_channels", t.num_outlier_channels},
+          {"shape", t.shape},
+          {"bytes", t.size_bytes}};
+}
+
+// The report as one JSON object, laid out one member per line and an array's elements one per
+// line (a section or a tensor is one line); each line's JSON is json_text's.
+Status json_lines(const FloatJson& report, std::string* out) {
+  std::string text;
+  *out = "{";
+  for (auto it = report.begin(); it != report.end(); ++it) {
+    HEED_RETURN_IF_ERROR(json_text(FloatJson(it.key()), &text));
+    *out += (it == report.begin() ? "\n  " : ",\n  ") + text + ": ";
+    if (!it.value().is_array()) {
+      HEED_RETURN_IF_ERROR(json_text(it.value(), &text));
+      *out += text;
+      continue;
     }
-    std::printf("},\n");
+    *out += "[";
+    for (size_t i = 0; i < it.value().size(); ++i) {
+      HEED_RETURN_IF_ERROR(json_text(it.value()[i], &text));
+      *out += (i ? ",\n    " : "\n    ") + text;
+    }
+    *out += "\n  ]";
   }
-  std::printf("  \"tensors\": [");
-  for (size_t i = 0; i < model.tensors().size(); ++i) {
-    const TensorView& t = model.tensors()[i];
-    std::printf("%s\n    {\"name\": %s, \"dtype\": \"%s\", \"quantization\": \"%s\", \"group_size\": %u, \"layout\": \"%s\", "
-                "\"activation_block\": %u, \"outlier_channels\": %zu, \"shape\": %s, \"bytes\": %" PRIu64 "}",
-                i ? "," : "", json_string(t.name).c_str(), dtype_name(t.dtype), fb::EnumNameQuantization(t.quantization),
-                t.group_size, fb::EnumNameLayout(t.layout), t.activation_block, t.num_outlier_channels,
-                shape_text(t.shape).c_str(), t.size_bytes);
+  *out += "\n}\n";
+  return Status::success();
+}
+
+void print_json(const std::vector<Section>& sections, const Model& model) {
+  FloatJson report = FloatJson::object();
+  for (const Section& s : sections) {
+    FloatJson& members = report[s.title] = FloatJson::object();
+    for (const Entry& e : s.entries) members[e.key] = e.json;
   }
-  std::printf("\n  ]\n}\n");
+  FloatJson& tensors = report["tensors"] = FloatJson::array();
+  for (const TensorView& t : model.tensors()) tensors.push_back(tensor_json(t));
+  std::string text;
+  (void)json_lines(report, &text);  // cannot fail: every number is finite (real() writes others as text)
+  std::fputs(text.c_str(), stdout);
 }
 
 void print_model(const std::string& path, const Model& model, bool json) {

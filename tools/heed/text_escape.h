@@ -1,6 +1,6 @@
 // Text from a model file or a model's output, made safe for where the command line writes it:
 // a crafted vocabulary or file cannot move the cursor, recolour or clear the terminal, fake extra
-// report lines, break JSON, or split one output line into two.
+// report lines, or split one output line into two. (JSON: json_output.h.)
 #pragma once
 
 #include <cstddef>
@@ -8,10 +8,6 @@
 #include <string_view>
 
 namespace heed::cli {
-
-// A JSON string literal (quotes included) that is always valid UTF-8: '"', '\' and C0 controls
-// escaped, valid UTF-8 kept, each byte that is not valid UTF-8 (or a C1 control) as \ufffd.
-std::string json_string(std::string_view s);
 
 // The text report's form: control bytes (C0, DEL, C1), bytes that are not UTF-8 and the backslash
 // itself become \xNN.
@@ -27,7 +23,8 @@ std::string token_escaped(std::string_view s);
 // everything else, backslashes included, is kept.
 std::string line_safe(std::string_view s);
 
-// Length of the valid UTF-8 sequence at s[i] that is not a C1 control (U+0080..U+009F); 0 if none.
+// Length of the valid UTF-8 sequence at s[i] (text/utf8.h) of a code point past U+009F (neither
+// ASCII nor a C1 control); 0 if none.
 size_t printable_utf8_length(std::string_view s, size_t i);
 
 }  // namespace heed::cli

@@ -13,6 +13,7 @@
 #include <unicode/utf8.h>
 
 #include "text/abbreviations.h"
+#include "text/utf8.h"
 
 namespace heed {
 
@@ -49,18 +50,6 @@ bool has_break_data(const icu::Locale& locale) {
   icu::LocalUResourceBundlePointer bundle(
       ures_open(U_ICUDATA_NAME U_TREE_SEPARATOR_STRING "brkitr", locale.getName(), &status));
   return U_SUCCESS(status) && status != U_USING_DEFAULT_WARNING;
-}
-
-// The byte offset of the first invalid UTF-8 sequence of `text`, or npos.
-size_t invalid_utf8_at(std::string_view text) {
-  const int32_t length = static_cast<int32_t>(text.size());
-  for (int32_t i = 0; i < length;) {
-    const int32_t at = i;
-    UChar32 c = 0;
-    U8_NEXT(bytes(text), i, length, c);
-    if (c < 0) return static_cast<size_t>(at);
-  }
-  return std::string_view::npos;
 }
 
 // Breaking whitespace (u_isWhitespace leaves the no-break spaces out): what sentences are trimmed of.
@@ -161,7 +150,7 @@ Status SentenceSplitter::create(std::string_view language, std::unique_ptr<Sente
 Status SentenceSplitter::split(std::string_view paragraph, std::vector<std::string_view>* sentences) {
   sentences->clear();
   if (paragraph.size() > static_cast<size_t>(INT32_MAX)) return invalid_argument("the text is longer than 2 GB");
-  const size_t bad = invalid_utf8_at(paragraph);
+  const size_t bad = heed::text::invalid_utf8_at(paragraph);
   if (bad != std::string_view::npos) {
     return invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(bad) + ")");
   }

@@ -11,6 +11,7 @@
 #include <utf8proc.h>
 
 #include "heed/tokenizer.h"
+#include "text/utf8.h"
 
 namespace heed::tokenizer {
 namespace {
@@ -33,10 +34,10 @@ bool is_white_space(int32_t c) {
 }
 
 Char char_at(std::string_view text, size_t i) {
-  utf8proc_int32_t code = -1;
-  const utf8proc_ssize_t n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + i),
-                                               static_cast<utf8proc_ssize_t>(text.size() - i), &code);
-  if (n <= 0 || code < 0) return {CharClass::kOther, 1, -1};
+  char32_t cp = 0;
+  const size_t n = heed::text::utf8_sequence_length(text, i, &cp);
+  if (n == 0) return {CharClass::kOther, 1, -1};
+  const auto code = static_cast<int32_t>(cp);
   CharClass cls = CharClass::kOther;
   if (is_white_space(code)) {
     cls = CharClass::kSpace;
@@ -53,7 +54,7 @@ Char char_at(std::string_view text, size_t i) {
         break;
     }
   }
-  return {cls, static_cast<size_t>(n), code};
+  return {cls, n, code};
 }
 
 // The end of the run of characters of class `cls` starting at i.

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <utf8proc.h>
 
+#include "text/utf8.h"
 #include "tokenizer/wordpiece.h"
 
 namespace heed::tokenizer {
@@ -53,16 +54,13 @@ bool is_cjk(utf8proc_int32_t cp) {
 
 Status decode_utf8(std::string_view text, Codepoints* out) {
   out->clear();
-  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
   size_t i = 0;
   while (i < text.size()) {
-    utf8proc_int32_t cp = 0;
-    const utf8proc_ssize_t n = utf8proc_iterate(p + i, static_cast<utf8proc_ssize_t>(text.size() - i), &cp);
-    if (n <= 0 || cp < 0) {
-      return invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(i) + ")");
-    }
-    out->push_back(cp);
-    i += static_cast<size_t>(n);
+    char32_t cp = 0;
+    const size_t n = heed::text::utf8_sequence_length(text, i, &cp);
+    if (n == 0) return invalid_argument("the text is not valid UTF-8 (byte " + std::to_string(i) + ")");
+    out->push_back(static_cast<utf8proc_int32_t>(cp));
+    i += n;
   }
   return Status::success();
 }

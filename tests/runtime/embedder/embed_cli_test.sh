@@ -27,6 +27,21 @@ printf 'Hello, world!\nThe quick brown fox jumps over the lazy dog.\n\n' >"$dir/
 $emu "$heed" embed -m "$dir/f32.heed" <"$dir/in.txt" >"$dir/mean.jsonl" 2>"$dir/err" || fail "embed: $(cat "$dir/err")"
 [ "$(wc -l <"$dir/mean.jsonl")" -eq 3 ] || fail "expected 3 lines, got $(wc -l <"$dir/mean.jsonl")"
 grep -qv '^{"embedding":\[[-0-9.e,]*\]}$' "$dir/mean.jsonl" && fail "malformed line: $(grep -v '^{"embedding":\[[-0-9.e,]*\]}$' "$dir/mean.jsonl" | head -1)"
+# The records are JSON a strict parser reads: {"embedding": 64 numbers}, also for a line holding
+# quotes, a backslash, control characters, non-ASCII and an emoji.
+if command -v python3 >/dev/null 2>&1; then
+  printf 'say "no" \\ tab\tesc\033[2J del\177 caf\303\251 \360\237\230\200\n' >"$dir/hostile.txt"
+  $emu "$heed" embed -m "$dir/f32.heed" <"$dir/hostile.txt" >"$dir/hostile.jsonl" 2>"$dir/err" ||
+    fail "embed a hostile line: $(cat "$dir/err")"
+  python3 -c '
+import json, math, sys
+for name in sys.argv[1:]:
+    for line in open(name, encoding="utf-8").read().rstrip("\n").split("\n"):
+        record = json.loads(line)
+        assert list(record) == ["embedding"] and len(record["embedding"]) == 64, line[:80]
+        assert all(isinstance(x, (int, float)) and math.isfinite(x) for x in record["embedding"]), line[:80]
+' "$dir/mean.jsonl" "$dir/hostile.jsonl" || fail "the embed records do not parse as JSON"
+fi
 numbers 1 "$dir/mean.jsonl" >"$dir/got"
 [ "$(wc -l <"$dir/got")" -eq 64 ] || fail "expected 64 numbers, got $(wc -l <"$dir/got")"
 reference mean >"$dir/want"

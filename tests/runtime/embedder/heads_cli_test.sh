@@ -74,6 +74,78 @@ grep -q 'head *SequenceClassification' "$dir/inspect" || fail "inspect does not 
 grep -q 'label.2 *positive' "$dir/inspect" || fail "inspect does not list the labels"
 $emu "$heed" inspect "$dir/mlm-f32.heed" | grep -q 'head *MaskedLM' || fail "inspect does not show the masked-LM head"
 
+# The records are JSON a strict parser reads, whatever the labels and tokens hold: a classifier
+# whose labels and a masked LM whose vocabulary hold quotes, a backslash, control characters, a C1
+# control, non-ASCII and an emoji; every label and every token (--top-k the whole vocabulary) read
+# back exactly, and no raw control byte in the output.
+if command -v python3 >/dev/null 2>&1; then
+  rm -rf "$dir/hostile" && mkdir -p "$dir/hostile" && cp -r "$fixture/classifier" "$fixture/mlm" "$dir/hostile/"
+  python3 - "$dir/hostile" <<'EOF' || fail "could not write the hostile fixtures"
+import json, sys
+folder = sys.argv[1]
+labels = ['say "no" \\', 'tab\tesc\x1b[2J del\x7f nel\x85', 'caf\u00e9 \U0001F600']
+config = json.load(open(folder + "/classifier/config.json"))
+config["id2label"] = {str(i): l for i, l in enumerate(labels)}
+config["label2id"] = {l: i for i, l in enumerate(labels)}
+json.dump(config, open(folder + "/classifier/config.json", "w"))
+vocab = open(folder + "/mlm/vocab.txt", encoding="utf-8").read().split("\n")
+vocab[-4:-1] = ['say"no"\\', 'esc\x1b[2Jdel\x7fnel\x85', '\U0001F600\u00e9']
+open(folder + "/mlm/vocab.txt", "w", encoding="utf-8").write("\n".join(vocab))
+EOF
+  for m in classifier mlm; do
+    $emu "$heed" convert --from hf-bert "$dir/hostile/$m" -o "$dir/hostile/$m.heed" -q float32 --quiet 2>"$dir/err" ||
+      fail "convert hostile $m: $(cat "$dir/err")"
+  done
+  $emu "$heed" classify -m "$dir/hostile/classifier.heed" <"$fixture/classify.txt" >"$dir/hostile/classify.jsonl" 2>"$dir/err" ||
+    fail "classify with hostile labels: $(cat "$dir/err")"
+  printf '[MASK]\nParis [MASK] [MASK].\n' |
+    $emu "$heed" fill-mask -m "$dir/hostile/mlm.heed" --top-k "$(wc -l <"$dir/hostile/mlm/vocab.txt")" \
+    >"$dir/hostile/fill_mask.jsonl" 2>"$dir/err" || fail "fill-mask with hostile tokens: $(cat "$dir/err")"
+  python3 - "$dir/hostile" <<'EOF' || fail "hostile labels or tokens do not read back from the JSON records"
+import json, re, sys
+folder = sys.argv[1]
+labels = json.load(open(folder + "/classifier/config.json"))["id2label"]
+vocab = open(folder + "/mlm/vocab.txt", encoding="utf-8").read().split("\n")[:-1]  # ends with a newline
+for name in ("classify.jsonl", "fill_mask.jsonl"):
+    raw = open(folder + "/" + name, "rb").read()
+    assert not re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", raw), name + ": a raw control byte"
+lines = open(folder + "/classify.jsonl", encoding="utf-8").read().rstrip("\n").split("\n")
+assert len(lines) > 0
+for line in lines:
+    record = json.loads(line)
+    assert record["label"] == record["scores"][0]["label"]
+    assert sorted(s["label"] for s in record["scores"]) == sorted(labels.values()), record
+    assert all(isinstance(s["score"], (int, float)) for s in record["scores"])
+masks = [json.loads(line) for line in open(folder + "/fill_mask.jsonl", encoding="utf-8").read().rstrip("\n").split("\n")]
+assert len(masks) == 2 and len(masks[1]) == 2
+for candidates in [masks[0]] + masks[1]:
+    assert len(candidates) == len(vocab)
+    for c in candidates:
+        assert c["token_str"] == vocab[c["token"]], (c, vocab[c["token"]])
+print("hostile labels and tokens read back")
+EOF
+  # Scores that are not numbers are refused, not written as nan: a classifier whose weights are
+  # +-3e38 has infinite logits, so NaN probabilities; each line is {} with its reason on stderr.
+  cp -r "$fixture/classifier" "$dir/hostile/nan-classifier"
+  python3 - "$dir/hostile/nan-classifier/model.safetensors" <<'EOF' || fail "could not write the NaN classifier"
+import json, struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+size = struct.unpack("<Q", data[:8])[0]
+begin, end = json.loads(data[8:8 + size])["classifier.weight"]["data_offsets"]
+begin, end = begin + 8 + size, end + 8 + size
+values = struct.unpack("<%df" % ((end - begin) // 4), data[begin:end])
+data[begin:end] = struct.pack("<%df" % len(values), *[3e38 if v >= 0 else -3e38 for v in values])
+open(sys.argv[1], "wb").write(data)
+EOF
+  $emu "$heed" convert --from hf-bert "$dir/hostile/nan-classifier" -o "$dir/hostile/nan.heed" -q float32 --quiet 2>"$dir/err" ||
+    fail "convert the NaN classifier: $(cat "$dir/err")"
+  printf 'Paris is nice.\nok\n' | $emu "$heed" classify -m "$dir/hostile/nan.heed" >"$dir/out" 2>"$dir/err"
+  rc=$?
+  [ $rc -eq 1 ] && [ "$(cat "$dir/out")" = "$(printf '{}\n{}')" ] && [ "$(wc -l <"$dir/err")" -eq 2 ] &&
+    grep -q '^heed classify: line 2: the number at /[a-z0-9/]* is NaN or infinite, which JSON cannot hold: written as an empty record$' \
+      "$dir/err" || fail "NaN scores: exit $rc, $(head -c 200 "$dir/out"), $(cat "$dir/err")"
+fi
+
 # Errors: one line on stderr, exit 1; usage errors exit 2 (their message, then where help is).
 expect() {  # CODE WHAT COMMAND...
   code=$1 what=$2

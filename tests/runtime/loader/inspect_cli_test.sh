@@ -19,11 +19,26 @@ grep -q "TransformerEncoderDecoder" "$dir/out" || fail "valid.heed: family missi
 
 $emu "$heed" inspect --json "$dir/valid.heed" >"$dir/json" 2>"$dir/err"
 [ $? -eq 0 ] || fail "--json valid.heed: exit code, stderr: $(cat "$dir/err")"
-grep -q '"name": "decoder.layers.0.ffn.out.weight", "dtype": "I8", "quantization": "PerGroup", "group_size": 5' "$dir/json" ||
-  fail "--json: tensor entry missing"
-# JSON syntax, when a Python is at hand to parse it.
+grep -q '^    {"name":"decoder.layers.0.ffn.out.weight","dtype":"I8","quantization":"PerGroup","group_size":5,' "$dir/json" ||
+  fail "--json: tensor entry missing (one line per tensor)"
+# JSON a strict parser reads, when a Python is at hand: the valid file's report, and the hostile
+# names' (control bytes, a lone C1 byte, a C1 control, a backslash, non-ASCII) read back as the
+# file holds them (bytes that are not UTF-8 as U+FFFD), with no raw control byte in the output.
 if command -v python3 >/dev/null 2>&1; then
-  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/json" || fail "--json output is not valid JSON"
+  $emu "$heed" inspect --json "$dir/hostile_names.heed" >"$dir/hostile.json" 2>"$dir/err" ||
+    fail "--json hostile_names.heed: $(cat "$dir/err")"
+  python3 - "$dir/json" "$dir/hostile.json" <<'EOF' || fail "--json output does not read back as JSON"
+import json, re, sys
+report = json.load(open(sys.argv[1], encoding="utf-8"))
+assert report["family"]["type"] == "TransformerEncoderDecoder"
+assert any(t["name"] == "decoder.layers.0.ffn.out.weight" and t["shape"] for t in report["tensors"])
+assert report["totals"]["tensors"] == len(report["tensors"])
+raw = open(sys.argv[2], "rb").read()
+assert not re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", raw), "a raw control byte"
+hostile = json.loads(raw.decode("utf-8"))
+assert hostile["producer"]["source_name"] == "evil\x1b[2J\rname\n", hostile["producer"]
+assert hostile["metadata"]["note\x1b]0;title\x07"] == "fake\nline \ufffd31m \x9b \\ caf\u00e9", hostile["metadata"]
+EOF
 fi
 
 # Control bytes from the file never reach the terminal raw in the text report: the only control

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iterator>
 
+#include "http_json.h"
 #include "request_log.h"
 
 namespace heed::cli::serve {
@@ -88,7 +89,7 @@ void ConnectionWatchdog::scan() {
     it->second.seen = true;
     if (!it->second.answering && now - it->second.since > limit_) {
       shutdown(fd, SHUT_RDWR);  // httplib's read fails and it closes the connection
-      write_log("{\"event\":\"request read timed out\",\"peer\":\"" + key + "\"}");
+      write_log(dump(json{{"event", "request read timed out"}, {"peer", key}}));
       it->second.since = now;
     }
   }

@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 
+#include "json_output.h"
+#include "text/utf8.h"
+
 namespace heed::cli::serve {
 
 namespace {
@@ -12,29 +15,8 @@ bool is_form(const httplib::Request& req) {
 
 }  // namespace
 
-bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xc2)) return false;
-    uint32_t cp = n == 1 ? c : c & (0x7f >> n);
-    for (size_t k = 1; k < n; ++k) {
-      const unsigned char d = static_cast<unsigned char>(s[i + k]);
-      if ((d >> 6) != 0x2) return false;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    // Overlong forms, surrogates and code points beyond U+10FFFF are not UTF-8.
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff)) {
-      return false;
-    }
-    i += n;
-  }
-  return true;
-}
-
 std::optional<json> parse_body(const httplib::Request& req, httplib::Response& res) {
-  if (!valid_utf8(req.body) && !is_form(req)) {
+  if (!text::is_valid_utf8(req.body) && !is_form(req)) {
     send_error(res, 400, "Invalid request: the body is not UTF-8");
     return std::nullopt;
   }
@@ -43,7 +25,7 @@ std::optional<json> parse_body(const httplib::Request& req, httplib::Response& r
     httplib::detail::parse_query_text(req.body, params);
     json body = json::object();
     for (const auto& [key, value] : params) {
-      if (!valid_utf8(key) || !valid_utf8(value)) {
+      if (!text::is_valid_utf8(key) || !text::is_valid_utf8(value)) {
         send_error(res, 400, "Invalid request: a form field is not UTF-8");
         return std::nullopt;
       }
@@ -59,11 +41,18 @@ std::optional<json> parse_body(const httplib::Request& req, httplib::Response& r
   return body;
 }
 
-std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& value) {
+  std::string text;
+  const Status st = json_text(value, &text);
+  if (!st) (void)json_text(json{{"error", "Internal error: " + st.message()}}, &text);
+  return text;
+}
 
 void send_json(httplib::Response& res, const json& value, int status) {
-  res.status = status;
-  res.set_content(dump(value), "application/json");
+  std::string text;
+  const Status st = json_text(value, &text);
+  res.status = st ? status : 500;
+  res.set_content(st ? text : dump(json{{"error", "Internal error: " + st.message()}}), "application/json");
 }
 
 void send_error(httplib::Response& res, int status, const std::string& message) {

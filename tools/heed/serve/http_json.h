@@ -17,13 +17,13 @@ using nlohmann::json;
 // The body of `req` as a JSON object; on failure answers 400 with the reason and returns nullopt.
 std::optional<json> parse_body(const httplib::Request& req, httplib::Response& res);
 
-// `value` as JSON text: bytes that are not UTF-8 become U+FFFD instead of failing the answer.
+// `value` as JSON text (json_output.h: bytes that are not UTF-8 become U+FFFD instead of failing
+// the answer); a value holding NaN or an infinity gives {"error": "Internal error: ..."} instead.
 std::string dump(const json& value);
+// `value` with `status`; a value holding NaN or an infinity answers 500 with the reason.
 void send_json(httplib::Response& res, const json& value, int status = 200);
 // {"error": message} with `status`.
 void send_error(httplib::Response& res, int status, const std::string& message);
-
-bool valid_utf8(std::string_view s);
 
 // A field read as an integer: JSON numbers, and strings of digits (form bodies carry strings).
 // nullopt when absent; false when present but not a whole number in [min, max].

@@ -56,7 +56,7 @@ void stop_on_signal(httplib::Server& server) {
   std::thread([set, &server] {
     int signal = 0;
     sigwait(&set, &signal);
-    write_log("{\"event\":\"stopping\",\"signal\":" + std::to_string(signal) + "}");
+    write_log(dump(json{{"event", "stopping"}, {"signal", signal}}));
     server.stop();
   }).detach();
 }
