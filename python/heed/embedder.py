@@ -15,7 +15,7 @@ class Embedder:
         threads = _checks.integer("intra_threads", intra_threads)
         spin = _checks.spin(spin_microseconds)
         batch = _checks.integer("max_batch_size", max_batch_size, 1)
-        file = ModelFile(model_path, _checks.compute_type(compute_type))
+        file = ModelFile(model_path, _checks.compute_type(compute_type), open_model=False)
         try:
             self._embedder = _heed.Embedder(file.path, threads, spin, batch, file.use_mmap)
         finally:
