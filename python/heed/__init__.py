@@ -29,9 +29,10 @@ def convert(source, output, source_format=None, quantize="int8", group_size=None
     from . import _checks
     if quantize not in ("int8", "float16", "float32"):
         raise ValueError("quantize must be 'int8', 'float16' or 'float32', not %r" % (quantize,))
-    group = 0 if group_size is None else _checks.integer("group_size", group_size, 1)
-    block = -1 if activation_block is None else _checks.integer("activation_block", activation_block)
-    outliers = -1 if outlier_channels is None else _checks.integer("outlier_channels", outlier_channels)
+    most = 2**32 - 1  # the file's fields are 32-bit
+    group = 0 if group_size is None else _checks.integer("group_size", group_size, 1, most)
+    block = -1 if activation_block is None else _checks.integer("activation_block", activation_block, 0, most)
+    outliers = -1 if outlier_channels is None else _checks.integer("outlier_channels", outlier_channels, 0, most)
     return _heed.convert(os.fspath(source), os.fspath(output), source_format or "", quantize, group, block, outliers,
                          "" if calibration is None else os.fspath(calibration),
                          "" if vmap is None else os.fspath(vmap))

@@ -12,11 +12,14 @@ class _Seed:
 random_seed = _Seed()
 
 
-def integer(name, value, minimum=0):
+def integer(name, value, minimum=0, maximum=2**63 - 1):
+    """An int in [minimum, maximum]: the default maximum is what the C++ side's 64-bit counts hold."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__))
     if value < minimum:
         raise ValueError("%s must be at least %d, not %d" % (name, minimum, value))
+    if value > maximum:
+        raise ValueError("%s must be at most %d, not %d" % (name, maximum, value))
     return int(value)
 
 
