@@ -25,7 +25,8 @@ class Translator:
         self._lock = _checks.CallLock("Translator")
         self._open = lambda: ModelFile(model_path, weights)
         self._model = None
-        self._current = None  # ((beam, attention), session): the one session, planned for the largest call
+        self._current = None  # ((beam, batch, source, target, attention), session): the one session
+        self._limits = None  # the model's (source, target) length limits
         self.load_model()  # errors come from the constructor
 
     device = property(lambda self: "cpu", doc="The device the model runs on: always 'cpu'.")
@@ -46,6 +47,7 @@ class Translator:
         with self._lock:
             self._current = None
             self._model = None
+            self._limits = None
 
     def load_model(self, keep_cache=False):
         """Opens the model again after unload_model (a model folder is converted again)."""
@@ -54,22 +56,31 @@ class Translator:
             if self._model is None:
                 opened = self._open()
                 self._model, self._compute_type = opened.model, opened.compute_type
-                self._session(4, False)
+                self._session(1, False)
 
-    def _session(self, beam, attention):
-        """The session for at least this beam (and attention capture): the current one, or one
-        planned for the largest shape asked so far, which replaces it (one arena at a time)."""
+    def _session(self, beam, attention, sentences=1, source_tokens=1, target_tokens=1):
+        """The session for at least this beam, this many sentences per call (up to _MAX_BATCH; more
+        are decoded in turns), source and target lengths (up to the model's limits) and attention
+        capture: the current one, or one planned for the largest shape asked so far, which replaces
+        it (one arena at a time). Shapes grow by powers of two, so a run of growing calls re-plans
+        a few times only."""
         if self._model is None:
             raise RuntimeError("The model for this translator was unloaded")  # as CTranslate2 words it
+        if self._limits is None:  # the model's own length limits, from a session planned with them
+            probe = _heed.Translator(self._model, self._threads, self._spin, 1, 1, 0, 0, False)
+            self._limits = (probe.max_source_tokens(), probe.max_target_length())
+        want = (_power_of_two(beam), min(_MAX_BATCH, _power_of_two(sentences)),
+                min(self._limits[0], _power_of_two(source_tokens)), min(self._limits[1], _power_of_two(target_tokens)))
         if self._current is not None:
-            (b, a), session = self._current
-            if b >= beam and (a or not attention):
+            shape, session = self._current
+            if all(h >= w for h, w in zip(shape[:4], want)) and (shape[4] or not attention):
                 return session
-            beam, attention = max(b, beam), a or attention
+            want = tuple(max(h, w) for h, w in zip(shape[:4], want))
+            attention = attention or shape[4]
             self._current = None  # frees the old arena before the new one is planned
-        beam = max(beam, 4)
-        session = _heed.Translator(self._model, self._threads, self._spin, _MAX_BATCH, beam, 0, 0, attention)
-        self._current = ((beam, attention), session)
+        beam, batch, source, target = want
+        session = _heed.Translator(self._model, self._threads, self._spin, batch, beam, source, target, attention)
+        self._current = (want + (attention,), session)
         return session
 
     def translate_batch(self, source, target_prefix=None, max_batch_size=0, batch_type="examples",
@@ -114,16 +125,19 @@ class Translator:
         args.return_attention = wanted_attention or replace_unknowns
         results = [None] * len(sources)
         with self._lock:
-            session = self._session(max(args.beam_size, args.num_hypotheses), args.return_attention)
-            args.max_decoding_length = min(args.max_decoding_length, session.max_target_length())
-            step = self._step_callback(session, callback)
             # An empty source has an empty translation, as in CTranslate2: only the others are decoded.
             todo = [i for i, s in enumerate(sources) if s]
+            chunks = _batching.batches([sources[i] for i in todo], max_batch_size, batch_type)
+            session = self._session(max(args.beam_size, args.num_hypotheses), args.return_attention,
+                                    max((len(c) for c in chunks), default=1), _longest(sources, todo) + 2,
+                                    args.max_decoding_length + 1 + (_longest(prefixes, todo) if prefixes else 0))
+            args.max_decoding_length = min(args.max_decoding_length, session.max_target_length())
+            step = self._step_callback(session, callback)
             for i in set(range(len(sources))) - set(todo):
                 results[i] = TranslationResult([[]] * args.num_hypotheses, [0.0] * args.num_hypotheses
                                                if return_scores else [], [[]] * args.num_hypotheses
                                                if wanted_attention else [])
-            for chunk in _batching.batches([sources[i] for i in todo], max_batch_size, batch_type):
+            for chunk in chunks:
                 indices = [todo[k] for k in chunk]
                 chunk_prefixes = None if prefixes is None else [prefixes[i] for i in indices]
                 if chunk_prefixes is not None and all(not p for p in chunk_prefixes):
@@ -197,8 +211,10 @@ class Translator:
         todo = [i for i, s in enumerate(sources) if s]
         log_probs = [[0.0] * (len(t) + 1) for t in targets]
         with self._lock:
-            session = self._session(1, False)
-            for chunk in _batching.batches([sources[i] for i in todo], max_batch_size, batch_type):
+            chunks = _batching.batches([sources[i] for i in todo], max_batch_size, batch_type)
+            session = self._session(1, False, max((len(c) for c in chunks), default=1), _longest(sources, todo) + 2,
+                                    _longest(targets, todo) + 2)
+            for chunk in chunks:
                 indices = [todo[k] for k in chunk]
                 scored = session.score([sources[i] for i in indices], [targets[i] for i in indices])
                 for i, lp in zip(indices, scored):
@@ -233,7 +249,8 @@ class Translator:
         given.update(kwargs)
         args = self._args(given)
         with self._lock:
-            session = self._session(args.beam_size, False)
+            # Text is split into sentences of unknown lengths: planned for the model's limits.
+            session = self._session(args.beam_size, False, _MAX_BATCH, 1 << 62, 1 << 62)
             args.max_decoding_length = min(args.max_decoding_length, session.max_target_length())
             return session.translate_text(texts, args, split, source_language or "")
 
@@ -257,3 +274,12 @@ def _replace_unknowns(tokens, attention, source, unk):
                 out[t] = source[max(range(len(row)), key=row.__getitem__)]
     return out
 
+
+
+def _power_of_two(n):
+    """The smallest power of two >= n (>= 1)."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def _longest(sequences, indices):
+    return max((len(sequences[i]) for i in indices), default=1)
