@@ -13,7 +13,8 @@ from .translator import Translator
 
 __version__ = "0.1.0"
 __all__ = ["Translator", "Generator", "Embedder", "convert", "inspect", "TranslationResult", "ScoringResult",
-           "GenerationResult", "GenerationStepResult", "contains_model"]
+           "GenerationResult", "GenerationStepResult", "contains_model", "get_cuda_device_count",
+           "get_supported_compute_types", "set_log_level", "get_log_level", "set_random_seed"]
 
 
 def convert(source, output, source_format=None, quantize="int8", group_size=None, activation_block=None,
@@ -28,9 +29,10 @@ def convert(source, output, source_format=None, quantize="int8", group_size=None
     from . import _checks
     if quantize not in ("int8", "float16", "float32"):
         raise ValueError("quantize must be 'int8', 'float16' or 'float32', not %r" % (quantize,))
-    group = 0 if group_size is None else _checks.integer("group_size", group_size, 1)
-    block = -1 if activation_block is None else _checks.integer("activation_block", activation_block)
-    outliers = -1 if outlier_channels is None else _checks.integer("outlier_channels", outlier_channels)
+    most = 2**32 - 1  # the file's fields are 32-bit
+    group = 0 if group_size is None else _checks.integer("group_size", group_size, 1, most)
+    block = -1 if activation_block is None else _checks.integer("activation_block", activation_block, 0, most)
+    outliers = -1 if outlier_channels is None else _checks.integer("outlier_channels", outlier_channels, 0, most)
     return _heed.convert(os.fspath(source), os.fspath(output), source_format or "", quantize, group, block, outliers,
                          "" if calibration is None else os.fspath(calibration),
                          "" if vmap is None else os.fspath(vmap))
@@ -47,3 +49,40 @@ def contains_model(path):
     import os
     path = os.fspath(path)
     return os.path.isfile(path) or os.path.isfile(os.path.join(path, "model.bin"))
+
+
+def get_cuda_device_count():
+    """CTranslate2's GPU count: heed runs on the CPU, so 0 (the usual `"cuda" if
+    get_cuda_device_count() else "cpu"` picks the CPU)."""
+    return 0
+
+
+def get_supported_compute_types(device, device_index=0):
+    """The compute_type values a model folder can be opened with on `device` (only "cpu")."""
+    from . import _checks
+    _checks.device(device, device_index)
+    return {"float32", "float16", "int8", "int8_float32"}
+
+
+_log_level = 30  # logging.WARNING, CTranslate2's default
+
+
+def set_log_level(level):
+    """CTranslate2's log level (a Python logging level). heed's runtime writes no log: its
+    messages are the exceptions and warnings it raises, so the level is only kept."""
+    import logging
+    if level not in (logging.CRITICAL, logging.ERROR, logging.WARNING, logging.INFO, logging.DEBUG, logging.NOTSET):
+        raise ValueError("Level %s is not a valid logging level" % (level,))
+    global _log_level
+    _log_level = level
+
+
+def get_log_level():
+    return _log_level
+
+
+def set_random_seed(seed):
+    """The seed of the sampling that follows (sampling_topk != 1): each later call samples with it,
+    so the same call with the same seed gives the same tokens."""
+    from . import _checks
+    _checks.random_seed.value = _checks.integer("seed", seed)

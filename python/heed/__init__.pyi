@@ -1,6 +1,6 @@
 # The public API's types (docs/python.md describes each call).
 from os import PathLike
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
 
 import numpy
 
@@ -33,6 +33,15 @@ class GenerationStepResult:
     is_last: bool
 
 class Translator:
+    device: str
+    device_index: List[int]
+    compute_type: str
+    model_is_loaded: bool
+    num_queued_batches: int
+    num_active_batches: int
+    def unload_model(self, to_cpu: bool = False) -> None: ...
+    def load_model(self, keep_cache: bool = False) -> None: ...
+    num_translators: int
     def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",
                  inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,
                  flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None,
@@ -57,10 +66,21 @@ class Translator:
     def score_batch(self, source: List[_Tokens], target: List[_Tokens], max_batch_size: int = 0,
                     batch_type: str = "examples", max_input_length: int = 1024, offset: int = 0,
                     asynchronous: bool = False) -> List[ScoringResult]: ...
+    def score_iterable(self, source: Iterable[_Tokens], target: Iterable[_Tokens], max_batch_size: int = 64,
+                       batch_type: str = "examples", **kwargs: Any) -> Iterator[ScoringResult]: ...
     def translate_text(self, text: List[str], split_sentences: bool = True, source_language: Optional[str] = None,
                        **kwargs: Any) -> List[str]: ...
 
 class Generator:
+    device: str
+    device_index: List[int]
+    compute_type: str
+    model_is_loaded: bool
+    num_queued_batches: int
+    num_active_batches: int
+    def unload_model(self, to_cpu: bool = False) -> None: ...
+    def load_model(self, keep_cache: bool = False) -> None: ...
+    num_generators: int
     def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",
                  inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,
                  flash_attention: bool = False, tensor_parallel: bool = False, files: Any = None,
@@ -78,6 +98,10 @@ class Generator:
     def score_batch(self, tokens: List[_Tokens], max_batch_size: int = 0, batch_type: str = "examples",
                     max_input_length: int = 1024, offset: int = 0,
                     asynchronous: bool = False) -> List[ScoringResult]: ...
+    def generate_iterable(self, start_tokens: Iterable[_Tokens], max_batch_size: int = 32,
+                          batch_type: str = "examples", **kwargs: Any) -> Iterator[GenerationResult]: ...
+    def score_iterable(self, tokens: Iterable[_Tokens], max_batch_size: int = 64, batch_type: str = "examples",
+                       **kwargs: Any) -> Iterator[ScoringResult]: ...
 
 class Embedder:
     dimension: int
@@ -92,5 +116,10 @@ def convert(source: _Path, output: _Path, source_format: Optional[str] = None, q
             vmap: Optional[_Path] = None) -> Dict[str, Any]: ...
 def inspect(path: _Path) -> Dict[str, Any]: ...
 def contains_model(path: _Path) -> bool: ...
+def get_cuda_device_count() -> int: ...
+def get_supported_compute_types(device: str, device_index: int = 0) -> Set[str]: ...
+def set_log_level(level: int) -> None: ...
+def get_log_level() -> int: ...
+def set_random_seed(seed: int) -> None: ...
 
 __version__: str

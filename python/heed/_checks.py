@@ -1,15 +1,25 @@
 """Argument checks shared by heed's Python classes: CTranslate2's arguments are accepted with the
 same names and defaults; those heed cannot honour raise unless they are at their no-op default."""
 import numbers
+import threading
 
-_UNSET = object()
 
 
-def integer(name, value, minimum=0):
+class _Seed:
+    value = 0  # heed.set_random_seed's seed, read by each sampling call
+
+
+random_seed = _Seed()
+
+
+def integer(name, value, minimum=0, maximum=2**63 - 1):
+    """An int in [minimum, maximum]: the default maximum is what the C++ side's 64-bit counts hold."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__))
     if value < minimum:
         raise ValueError("%s must be at least %d, not %d" % (name, minimum, value))
+    if value > maximum:
+        raise ValueError("%s must be at most %d, not %d" % (name, maximum, value))
     return int(value)
 
 
@@ -61,6 +71,12 @@ def end_tokens(value):
     return strings("end_token", value)
 
 
+def batch_type(value):
+    if value not in ("examples", "tokens"):
+        raise ValueError("batch_type must be 'examples' or 'tokens', not %r" % (value,))
+    return value
+
+
 def unsupported(**given):
     """Each argument as (value, no-op default): one that is not at its default raises ValueError."""
     for name, (value, default) in given.items():
@@ -93,11 +109,42 @@ def device(value, device_index=0):
         raise ValueError("device_index=%r is not supported: heed runs on one CPU device" % (device_index,))
 
 
-COMPUTE_TYPES = {"default": "default", "auto": "default", "int8": "int8", "int8_float32": "int8",
+# CTranslate2's compute types as heed converts a model folder (.heed files keep their own weights):
+# "auto" is the fastest (int8, as CTranslate2 picks on a CPU), float16 is heed's float16 weights.
+COMPUTE_TYPES = {"default": "default", "auto": "int8", "int8": "int8", "int8_float32": "int8",
                  "float32": "float32", "float16": "float16"}
+# CTranslate2's compute types without a CPU implementation: refused with CTranslate2's own error.
+NO_CPU_KERNEL = ("int8_float16", "int8_bfloat16", "int16", "bfloat16")
 
 
 def compute_type(value):
+    if value in NO_CPU_KERNEL:
+        raise ValueError("Requested %s compute type, but the target device or backend do not support efficient %s "
+                         "computation." % (value, value))
     if value not in COMPUTE_TYPES:
-        raise ValueError("compute_type=%r is not supported (one of %s)" % (value, ", ".join(sorted(COMPUTE_TYPES))))
+        known = sorted(set(COMPUTE_TYPES) | set(NO_CPU_KERNEL))
+        raise ValueError("compute_type=%r is not supported (one of %s)" % (value, ", ".join(known)))
     return COMPUTE_TYPES[value]
+
+
+class CallLock:
+    """Serializes the calls on one model object. A call made from inside another call on the same
+    object (a callback calling its own translator) raises RuntimeError instead of deadlocking."""
+
+    def __init__(self, owner):
+        self._lock = threading.Lock()
+        self._holder = None
+        self._owner = owner
+
+    def __enter__(self):
+        if self._holder == threading.get_ident():
+            raise RuntimeError("this %s is busy with the call that made this one (a callback cannot call the object "
+                               "that called it; create another %s for that)" % (self._owner, self._owner))
+        self._lock.acquire()
+        self._holder = threading.get_ident()
+        return self
+
+    def __exit__(self, *exc):
+        self._holder = None
+        self._lock.release()
+        return False

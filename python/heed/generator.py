@@ -2,9 +2,8 @@
 sampling; docs/python.md lists what is supported)."""
 import queue
 import threading
-import weakref
 
-from . import _checks, _heed
+from . import _batching, _checks, _heed
 from ._model_file import ModelFile
 from .results import GenerationResult, GenerationStepResult, ScoringResult
 
@@ -23,22 +22,50 @@ class Generator:
                                                        intra_threads, max_queued_batches, flash_attention,
                                                        tensor_parallel, files)
         self._spin = _checks.spin(spin_microseconds)
-        self._file = ModelFile(model_path, weights)
-        self._finalizer = weakref.finalize(self, self._file.close)
-        self._lock = threading.Lock()
-        self._sessions = {}
-        try:
-            self._session(1)
-        except BaseException:
-            self._file.close()
-            raise
+        self._lock = _checks.CallLock("Generator")
+        self._open = lambda: ModelFile(model_path, weights)
+        self._model = None
+        self._current = None  # (batch, session): the one session, planned for the largest call
+        self.load_model()  # errors come from the constructor
+
+    device = property(lambda self: "cpu", doc="The device the model runs on: always 'cpu'.")
+    device_index = property(lambda self: [0], doc="The device indices: [0].")
+    compute_type = property(lambda self: self._compute_type,
+                            doc="The weights' type as CTranslate2 names it (int8_float32, float16, float32).")
+    num_generators = property(lambda self: 1, doc="Generations run one at a time per object.")
+    num_queued_batches = property(lambda self: 0)
+    num_active_batches = property(lambda self: 0)
+
+    @property
+    def model_is_loaded(self):
+        return self._model is not None
+
+    def unload_model(self, to_cpu=False):
+        """Frees the session and the weights (to_cpu changes nothing: they are on the CPU)."""
+        _checks.boolean("to_cpu", to_cpu)
+        with self._lock:
+            self._current = None
+            self._model = None
+
+    def load_model(self, keep_cache=False):
+        """Opens the model again after unload_model (a model folder is converted again)."""
+        _checks.boolean("keep_cache", keep_cache)
+        with self._lock:
+            if self._model is None:
+                opened = self._open()
+                self._model, self._compute_type = opened.model, opened.compute_type
+                self._session(1)
 
     def _session(self, batch):
-        for b, session in self._sessions.items():
-            if b >= batch:
-                return session
-        session = _heed.Generator(self._file.path, self._threads, self._spin, batch, 0, self._file.use_mmap)
-        self._sessions[batch] = session
+        """The session for at least `batch` sequences: the current one, or a larger one replacing it."""
+        if self._model is None:
+            raise RuntimeError("The model for this generator was unloaded")  # as CTranslate2 words it
+        if self._current is not None:
+            if self._current[0] >= batch:
+                return self._current[1]
+            self._current = None  # frees the old arena before the new one is planned
+        session = _heed.Generator(self._model, self._threads, self._spin, batch, 0)
+        self._current = (batch, session)
         return session
 
     @staticmethod
@@ -62,6 +89,7 @@ class Generator:
     @staticmethod
     def _args(given):
         a = _heed.GenerateArgs()
+        a.seed = _checks.random_seed.value
         a.max_length = _checks.integer("max_length", given["max_length"], 1)
         a.sampling_topk = _checks.integer("sampling_topk", given["sampling_topk"])
         a.sampling_topp = _checks.number("sampling_topp", given["sampling_topp"], 0, exclusive=True)
@@ -83,14 +111,14 @@ class Generator:
                        sampling_temperature=1, callback=None):
         """Continues each prompt (a token list starting with the model's start token where it has
         one); returns one GenerationResult per prompt. max_length counts the generated tokens."""
-        _checks.unsupported(batch_type=(batch_type, "examples"), asynchronous=(asynchronous, False),
-                            beam_size=(beam_size, 1), patience=(patience, 1), num_hypotheses=(num_hypotheses, 1),
+        _checks.unsupported(asynchronous=(asynchronous, False), beam_size=(beam_size, 1), patience=(patience, 1), num_hypotheses=(num_hypotheses, 1),
                             length_penalty=(length_penalty, 1), return_end_token=(return_end_token, False),
                             min_length=(min_length, 0), static_prompt=(static_prompt, None),
                             return_logits_vocab=(return_logits_vocab, False),
                             return_alternatives=(return_alternatives, False),
                             min_alternative_expansion_prob=(min_alternative_expansion_prob, 0), callback=(callback, None))
         _checks.integer("max_batch_size", max_batch_size)
+        _checks.batch_type(batch_type)
         _checks.boolean("include_prompt_in_result", include_prompt_in_result)
         _checks.boolean("return_scores", return_scores)
         prompts = _checks.token_lists("start_tokens", start_tokens)
@@ -99,12 +127,17 @@ class Generator:
         with self._lock:
             session = self._session(1)
             for tokens in prompts:  # one at a time: the results of one prompt alone, as documented
-                ids, log_prob, _, _ = session.generate(self._prompt(session, tokens), args, None)
+                ids, log_prob, end_id, _ = session.generate(self._prompt(session, tokens), args, None)
                 sequence = [session.token(i) for i in ids]
-                prefix = tokens if include_prompt_in_result else []
-                prefix_ids = [session.token_id(t) for t in prefix]
+                # The prompt after its start token, as the vocabulary reads it (an unknown word is the
+                # unknown token), as in CTranslate2.
+                prefix_ids = [self._id(session, t) for t in tokens[1:]] if include_prompt_in_result else []
+                prefix = [session.token(i) for i in prefix_ids]
+                # CTranslate2's score: the log-prob divided by the length (length_penalty 1), which
+                # counts the end token and, with the prompt in the result, the prompt's tokens.
+                length = len(ids) + (end_id >= 0) + len(prefix)
                 results.append(GenerationResult([prefix + sequence], [prefix_ids + list(ids)],
-                                                [log_prob] if return_scores else []))
+                                                [log_prob / length if length else 0.0] if return_scores else []))
         return results
 
     def generate_tokens(self, prompt, max_batch_size=0, batch_type="examples", *, max_length=512, min_length=0,
@@ -118,9 +151,9 @@ class Generator:
         batch of them; a batch is generated one prompt after another, each step carrying its
         prompt's batch_id (CTranslate2 interleaves the prompts' steps). With return_log_prob each
         step has the token's log-probability."""
-        _checks.unsupported(batch_type=(batch_type, "examples"), min_length=(min_length, 0),
-                            static_prompt=(static_prompt, None), callback=(callback, None))
+        _checks.unsupported(min_length=(min_length, 0), static_prompt=(static_prompt, None), callback=(callback, None))
         _checks.integer("max_batch_size", max_batch_size)
+        _checks.batch_type(batch_type)
         with_log_prob = _checks.boolean("return_log_prob", return_log_prob)
         batch = isinstance(prompt, (list, tuple)) and len(prompt) > 0 and isinstance(prompt[0], (list, tuple))
         prompts = _checks.token_lists("prompt", prompt if batch else [prompt])
@@ -198,22 +231,34 @@ class Generator:
         """The log-probability of each token given the ones before it: one ScoringResult per
         sequence, whose tokens are the sequence without its first token (the one the others are
         predicted from, usually the start token). No end token is added, as in CTranslate2."""
-        _checks.unsupported(batch_type=(batch_type, "examples"), offset=(offset, 0), asynchronous=(asynchronous, False))
+        _checks.unsupported(offset=(offset, 0), asynchronous=(asynchronous, False))
         max_batch_size = _checks.integer("max_batch_size", max_batch_size)
+        _checks.batch_type(batch_type)
         max_input_length = _checks.integer("max_input_length", max_input_length)
         sequences = _checks.token_lists("tokens", tokens)
         if max_input_length > 0:
             sequences = [s[:max_input_length] for s in sequences]
-        for i, s in enumerate(sequences):
-            if not s:
-                raise ValueError("tokens[%d] is empty: a sequence starts with the token the others are predicted from" % i)
+        # A sequence of fewer than two tokens has nothing to score: an empty result, as in CTranslate2.
+        results = [ScoringResult([], []) for _ in sequences]
+        todo = [i for i, s in enumerate(sequences) if len(s) > 1]
         chunk = min(max_batch_size or _SCORE_BATCH, _SCORE_BATCH)
-        results = []
         with self._lock:
             session = self._session(chunk)
-            for start in range(0, len(sequences), chunk):
-                ids = [[self._id(session, t) for t in s] for s in sequences[start:start + chunk]]
-                for sequence, log_probs in zip(ids, session.score(ids)):
+            for start in range(0, len(todo), chunk):
+                indices = todo[start:start + chunk]
+                ids = [[self._id(session, t) for t in sequences[i]] for i in indices]
+                for i, sequence, log_probs in zip(indices, ids, session.score(ids)):
                     # Tokens outside the vocabulary come back as the unknown token, as in CTranslate2.
-                    results.append(ScoringResult([session.token(i) for i in sequence[1:]], log_probs))
+                    results[i] = ScoringResult([session.token(t) for t in sequence[1:]], log_probs)
         return results
+
+    def generate_iterable(self, start_tokens, max_batch_size=32, batch_type="examples", **kwargs):
+        """Generates for an iterable of prompts in groups of max_batch_size; yields one
+        GenerationResult per prompt, in order."""
+        yield from _batching.iterate(lambda b: self.generate_batch(b, batch_type=batch_type, **kwargs), max_batch_size,
+                                     start_tokens)
+
+    def score_iterable(self, tokens, max_batch_size=64, batch_type="examples", **kwargs):
+        """Scores an iterable of token lists in groups; yields one ScoringResult per sequence, in order."""
+        yield from _batching.iterate(lambda b: self.score_batch(b, batch_type=batch_type, **kwargs), max_batch_size,
+                                     tokens)

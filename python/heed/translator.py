@@ -1,11 +1,8 @@
 """heed.Translator: CTranslate2's Translator API over heed (docs/python.md has the table of
 arguments: supported, or an error unless at their no-op default)."""
 import inspect
-import itertools
-import threading
-import weakref
 
-from . import _checks, _heed
+from . import _batching, _checks, _heed
 from ._model_file import ModelFile
 from .results import GenerationStepResult, ScoringResult, TranslationResult
 
@@ -25,26 +22,65 @@ class Translator:
                                                        intra_threads, max_queued_batches, flash_attention,
                                                        tensor_parallel, files)
         self._spin = _checks.spin(spin_microseconds)
-        self._file = ModelFile(model_path, weights)
-        # A converted folder's temporary file lives as long as this object (sessions for larger
-        # beams read it again).
-        self._finalizer = weakref.finalize(self, self._file.close)
-        self._lock = threading.Lock()
-        self._sessions = {}
-        try:
-            self._session(4, False)  # opens the model now: errors come from the constructor
-        except BaseException:
-            self._file.close()
-            raise
+        self._lock = _checks.CallLock("Translator")
+        self._open = lambda: ModelFile(model_path, weights)
+        self._model = None
+        self._current = None  # ((beam, batch, source, target, attention), session): the one session
+        self._limits = None  # the model's (source, target) length limits
+        self.load_model()  # errors come from the constructor
 
-    def _session(self, beam, attention):
-        """The session planned for at least this beam (and attention capture)."""
-        for (b, a), session in self._sessions.items():
-            if b >= beam and a == attention:
+    device = property(lambda self: "cpu", doc="The device the model runs on: always 'cpu'.")
+    device_index = property(lambda self: [0], doc="The device indices: [0].")
+    compute_type = property(lambda self: self._compute_type,
+                            doc="The weights' type as CTranslate2 names it (int8_float32, float16, float32).")
+    num_translators = property(lambda self: 1, doc="Translations run one at a time per object.")
+    num_queued_batches = property(lambda self: 0)
+    num_active_batches = property(lambda self: 0)
+
+    @property
+    def model_is_loaded(self):
+        return self._model is not None
+
+    def unload_model(self, to_cpu=False):
+        """Frees the session and the weights (to_cpu changes nothing: they are on the CPU)."""
+        _checks.boolean("to_cpu", to_cpu)
+        with self._lock:
+            self._current = None
+            self._model = None
+            self._limits = None
+
+    def load_model(self, keep_cache=False):
+        """Opens the model again after unload_model (a model folder is converted again)."""
+        _checks.boolean("keep_cache", keep_cache)
+        with self._lock:
+            if self._model is None:
+                opened = self._open()
+                self._model, self._compute_type = opened.model, opened.compute_type
+                self._session(1, False)
+
+    def _session(self, beam, attention, sentences=1, source_tokens=1, target_tokens=1):
+        """The session for at least this beam, this many sentences per call (up to _MAX_BATCH; more
+        are decoded in turns), source and target lengths (up to the model's limits) and attention
+        capture: the current one, or one planned for the largest shape asked so far, which replaces
+        it (one arena at a time). Shapes grow by powers of two, so a run of growing calls re-plans
+        a few times only."""
+        if self._model is None:
+            raise RuntimeError("The model for this translator was unloaded")  # as CTranslate2 words it
+        if self._limits is None:  # the model's own length limits, from a session planned with them
+            probe = _heed.Translator(self._model, self._threads, self._spin, 1, 1, 0, 0, False)
+            self._limits = (probe.max_source_tokens(), probe.max_target_length())
+        want = (_power_of_two(beam), min(_MAX_BATCH, _power_of_two(sentences)),
+                min(self._limits[0], _power_of_two(source_tokens)), min(self._limits[1], _power_of_two(target_tokens)))
+        if self._current is not None:
+            shape, session = self._current
+            if all(h >= w for h, w in zip(shape[:4], want)) and (shape[4] or not attention):
                 return session
-        session = _heed.Translator(self._file.path, self._threads, self._spin, _MAX_BATCH, max(beam, 4), 0, 0, attention,
-                                   self._file.use_mmap)
-        self._sessions[(max(beam, 4), attention)] = session
+            want = tuple(max(h, w) for h, w in zip(shape[:4], want))
+            attention = attention or shape[4]
+            self._current = None  # frees the old arena before the new one is planned
+        beam, batch, source, target = want
+        session = _heed.Translator(self._model, self._threads, self._spin, batch, beam, source, target, attention)
+        self._current = (want + (attention,), session)
         return session
 
     def translate_batch(self, source, target_prefix=None, max_batch_size=0, batch_type="examples",
@@ -66,13 +102,13 @@ class Translator:
         converted with a vocabulary map: each batch decodes over its shortlist), callback
         (beam_size 1: called with a GenerationStepResult per token; returning True stops that
         sentence)."""
-        _checks.unsupported(batch_type=(batch_type, "examples"), asynchronous=(asynchronous, False),
-                            coverage_penalty=(coverage_penalty, 0), return_end_token=(return_end_token, False),
-                            prefix_bias_beta=(prefix_bias_beta, 0),
+        _checks.unsupported(asynchronous=(asynchronous, False), coverage_penalty=(coverage_penalty, 0),
+                            return_end_token=(return_end_token, False), prefix_bias_beta=(prefix_bias_beta, 0),
                             return_logits_vocab=(return_logits_vocab, False),
-                            min_alternative_expansion_prob=(min_alternative_expansion_prob, 0),
-                            replace_unknowns=(replace_unknowns, False))
-        _checks.integer("max_batch_size", max_batch_size)
+                            min_alternative_expansion_prob=(min_alternative_expansion_prob, 0))
+        max_batch_size = _checks.integer("max_batch_size", max_batch_size)
+        _checks.batch_type(batch_type)
+        replace_unknowns = _checks.boolean("replace_unknowns", replace_unknowns)
         sources = _checks.token_lists("source", source)
         prefixes = _checks.token_lists("target_prefix", target_prefix, allow_none=True)
         if prefixes is not None and len(prefixes) != len(sources):
@@ -85,19 +121,39 @@ class Translator:
             raise TypeError("callback must be callable")
         if callback is not None and args.beam_size != 1:
             raise ValueError("callback needs beam_size=1 (greedy search or sampling), as in CTranslate2")
+        wanted_attention = args.return_attention
+        args.return_attention = wanted_attention or replace_unknowns
+        results = [None] * len(sources)
         with self._lock:
-            session = self._session(max(args.beam_size, args.num_hypotheses), args.return_attention)
+            # An empty source has an empty translation, as in CTranslate2: only the others are decoded.
+            todo = [i for i, s in enumerate(sources) if s]
+            chunks = _batching.batches([sources[i] for i in todo], max_batch_size, batch_type)
+            session = self._session(max(args.beam_size, args.num_hypotheses), args.return_attention,
+                                    max((len(c) for c in chunks), default=1), _longest(sources, todo) + 2,
+                                    args.max_decoding_length + 1 + (_longest(prefixes, todo) if prefixes else 0))
             args.max_decoding_length = min(args.max_decoding_length, session.max_target_length())
             step = self._step_callback(session, callback)
-            if prefixes is not None and all(not p for p in prefixes):
-                prefixes = None
-            out = session.translate(sources, prefixes, args, step)
-        return [TranslationResult([h[0] for h in hyps], [h[1] for h in hyps] if return_scores else [],
-                                  [h[3] for h in hyps] if return_attention else []) for hyps in out]
+            for i in set(range(len(sources))) - set(todo):
+                results[i] = TranslationResult([[]] * args.num_hypotheses, [0.0] * args.num_hypotheses
+                                               if return_scores else [], [[]] * args.num_hypotheses
+                                               if wanted_attention else [])
+            for chunk in chunks:
+                indices = [todo[k] for k in chunk]
+                chunk_prefixes = None if prefixes is None else [prefixes[i] for i in indices]
+                if chunk_prefixes is not None and all(not p for p in chunk_prefixes):
+                    chunk_prefixes = None
+                out = session.translate([sources[i] for i in indices], chunk_prefixes, args, step)
+                unk = session.target_token(session.unk_id()) if replace_unknowns and session.unk_id() >= 0 else None
+                for i, hyps in zip(indices, out):
+                    tokens = [h[0] if unk is None else _replace_unknowns(h[0], h[3], sources[i], unk) for h in hyps]
+                    results[i] = TranslationResult(tokens, [h[1] for h in hyps] if return_scores else [],
+                                                   [h[3] for h in hyps] if wanted_attention else [])
+        return results
 
     @staticmethod
     def _args(given):
         a = _heed.TranslateArgs()
+        a.seed = _checks.random_seed.value
         a.beam_size = _checks.integer("beam_size", given["beam_size"], 1)
         a.num_hypotheses = _checks.integer("num_hypotheses", given["num_hypotheses"], 1)
         a.patience = _checks.number("patience", given["patience"], 0, exclusive=True)
@@ -134,23 +190,16 @@ class Translator:
     def translate_iterable(self, source, target_prefix=None, max_batch_size=32, batch_type="examples", **kwargs):
         """Translates an iterable of token lists in batches of max_batch_size; yields one
         TranslationResult per source, in order."""
-        _checks.integer("max_batch_size", max_batch_size, 1)
-        sources = iter(source)
-        prefixes = iter(target_prefix) if target_prefix is not None else None
-        while True:
-            batch = list(itertools.islice(sources, max_batch_size))
-            if not batch:
-                return
-            prefix = list(itertools.islice(prefixes, len(batch))) if prefixes is not None else None
-            for result in self.translate_batch(batch, prefix, batch_type=batch_type, **kwargs):
-                yield result
+        yield from _batching.iterate(lambda s, p=None: self.translate_batch(s, p, batch_type=batch_type, **kwargs),
+                            max_batch_size, source, target_prefix)
 
     def score_batch(self, source, target, max_batch_size=0, batch_type="examples", max_input_length=1024, offset=0,
                     asynchronous=False):
         """The log-probability of each target token (and of the end token) given its source: one
         ScoringResult per pair."""
-        _checks.unsupported(batch_type=(batch_type, "examples"), offset=(offset, 0), asynchronous=(asynchronous, False))
-        _checks.integer("max_batch_size", max_batch_size)
+        _checks.unsupported(offset=(offset, 0), asynchronous=(asynchronous, False))
+        max_batch_size = _checks.integer("max_batch_size", max_batch_size)
+        _checks.batch_type(batch_type)
         sources = _checks.token_lists("source", source)
         targets = _checks.token_lists("target", target)
         if len(sources) != len(targets):
@@ -158,11 +207,26 @@ class Translator:
         max_input_length = _checks.integer("max_input_length", max_input_length)
         if max_input_length > 0:
             sources = [s[:max_input_length] for s in sources]
+        # An empty source scores 0 for every token, as in CTranslate2; the others are scored.
+        todo = [i for i, s in enumerate(sources) if s]
+        log_probs = [[0.0] * (len(t) + 1) for t in targets]
         with self._lock:
-            session = self._session(1, False)
-            log_probs = session.score(sources, targets) if sources else []
+            chunks = _batching.batches([sources[i] for i in todo], max_batch_size, batch_type)
+            session = self._session(1, False, max((len(c) for c in chunks), default=1), _longest(sources, todo) + 2,
+                                    _longest(targets, todo) + 2)
+            for chunk in chunks:
+                indices = [todo[k] for k in chunk]
+                scored = session.score([sources[i] for i in indices], [targets[i] for i in indices])
+                for i, lp in zip(indices, scored):
+                    log_probs[i] = lp
             eos = session.target_token(session.eos_id())
         return [ScoringResult(t + [eos], lp) for t, lp in zip(targets, log_probs)]
+
+    def score_iterable(self, source, target, max_batch_size=64, batch_type="examples", **kwargs):
+        """Scores an iterable of (source, target) token lists in batches; yields one ScoringResult
+        per pair, in order."""
+        yield from _batching.iterate(lambda s, t: self.score_batch(s, t, batch_type=batch_type, **kwargs), max_batch_size,
+                            source, target)
 
     def translate_text(self, text, split_sentences=True, source_language=None, **kwargs):
         """heed's extension for models with their tokenizers inside (Marian and Argos conversions):
@@ -185,7 +249,8 @@ class Translator:
         given.update(kwargs)
         args = self._args(given)
         with self._lock:
-            session = self._session(args.beam_size, False)
+            # Text is split into sentences of unknown lengths: planned for the model's limits.
+            session = self._session(args.beam_size, False, _MAX_BATCH, 1 << 62, 1 << 62)
             args.max_decoding_length = min(args.max_decoding_length, session.max_target_length())
             return session.translate_text(texts, args, split, source_language or "")
 
@@ -196,3 +261,25 @@ _TEXT_ARGS = ("beam_size", "patience", "length_penalty", "repetition_penalty", "
               "suppress_sequences", "end_token", "max_decoding_length", "min_decoding_length", "use_vmap",
               "sampling_topk", "sampling_topp", "sampling_temperature")
 _ARGS_NOT_FOR_TEXT = ("num_hypotheses", "return_attention", "return_alternatives", "return_scores")
+
+
+def _replace_unknowns(tokens, attention, source, unk):
+    """CTranslate2's replace_unknowns: each unknown target token becomes the source token it attends
+    to most (the attention heed returns: the last layer's heads averaged)."""
+    out = list(tokens)
+    for t, token in enumerate(out):
+        if token == unk and t < len(attention) and attention[t]:
+            row = attention[t][:len(source)]
+            if row:
+                out[t] = source[max(range(len(row)), key=row.__getitem__)]
+    return out
+
+
+
+def _power_of_two(n):
+    """The smallest power of two >= n (>= 1)."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def _longest(sequences, indices):
+    return max((len(sequences[i]) for i in indices), default=1)

@@ -5,6 +5,7 @@
 
 namespace heed::python {
 
+void bind_model(nanobind::module_& m);
 void bind_translator(nanobind::module_& m);
 void bind_generator(nanobind::module_& m);
 void bind_embedder(nanobind::module_& m);

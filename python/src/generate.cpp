@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "errors.h"
 #include "heed/generator.h"
+#include "model_handle.h"
 
 namespace nb = nanobind;
 
@@ -71,11 +72,8 @@ struct Flat {
 
 class PyGenerator {
  public:
-  PyGenerator(const std::string& path, size_t threads, uint32_t spin_microseconds, size_t max_batch, size_t max_context,
-              bool use_mmap) {
-    LoadOptions load;
-    load.use_mmap = use_mmap;
-    check(Model::open(path, load, &model_));
+  PyGenerator(const ModelHandle& model, size_t threads, uint32_t spin_microseconds, size_t max_batch, size_t max_context)
+      : model_(model.model) {
     GeneratorOptions o;
     o.threads = threads;
     o.spin_microseconds = spin_microseconds;
@@ -178,7 +176,7 @@ class PyGenerator {
     ids->bind(&o->controls);
   }
 
-  std::unique_ptr<Model> model_;
+  std::shared_ptr<const Model> model_;  // outlives the generator
   std::unique_ptr<Generator> generator_;
 };
 
@@ -198,8 +196,8 @@ void bind_generator(nb::module_& m) {
       .def_rw("suppress_sequences", &GenerateArgs::suppress_sequences)
       .def_rw("end_token", &GenerateArgs::end_token);
   nb::class_<PyGenerator>(m, "Generator")
-      .def(nb::init<const std::string&, size_t, uint32_t, size_t, size_t, bool>(), nb::arg("path"), nb::arg("threads"),
-           nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("max_context"), nb::arg("use_mmap"))
+      .def(nb::init<const ModelHandle&, size_t, uint32_t, size_t, size_t>(), nb::arg("model"), nb::arg("threads"),
+           nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("max_context"))
       .def("generate", &PyGenerator::generate, nb::arg("prompt"), nb::arg("args"), nb::arg("callback").none())
       .def("generate_batch", &PyGenerator::generate_batch)
       .def("score", &PyGenerator::score, nb::arg("sequences"))

@@ -7,6 +7,7 @@
 
 NB_MODULE(_heed, m) {
   m.doc() = "heed's C++ runtime and converter (use the classes of the heed package)";
+  heed::python::bind_model(m);
   heed::python::bind_translator(m);
   heed::python::bind_generator(m);
   heed::python::bind_embedder(m);

@@ -1,6 +1,6 @@
 // heed._heed.Translator: a heed Translator (one session) with the model's text tokenizers, for
-// python/heed/translator.py. Sessions are planned for a batch, beam and lengths; the Python layer
-// asks for a new one when a call needs more.
+// python/heed/translator.py. Sessions are planned for a batch, beam and lengths on a shared
+// heed._heed.Model; the Python layer replaces its session by a larger one when a call needs more.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -16,6 +16,7 @@
 #include "errors.h"
 #include "heed/text_translator.h"
 #include "heed/translator.h"
+#include "model_handle.h"
 
 namespace nb = nanobind;
 
@@ -99,15 +100,14 @@ bool forward_step(void* user, size_t sentence, size_t step, int32_t token, float
 
 class PyTranslator {
  public:
-  PyTranslator(const std::string& path, size_t threads, uint32_t spin_microseconds, size_t max_batch, size_t max_beam,
-               size_t max_source, size_t max_target, bool attention, bool use_mmap) {
+  PyTranslator(const ModelHandle& model, size_t threads, uint32_t spin_microseconds, size_t max_batch, size_t max_beam,
+               size_t max_source, size_t max_target, bool attention)
+      : model_(model.model) {
     TranslatorOptions o;
     o.limits = StepModelLimits{max_batch, max_beam, max_source, max_target};
     o.limits.capture_attention = attention;
     o.threads = threads;
     o.spin_microseconds = spin_microseconds;
-    o.load.use_mmap = use_mmap;
-    check(Model::open(path, o.load, &model_));
     Status s;
     {
       nb::gil_scoped_release release;
@@ -188,6 +188,7 @@ class PyTranslator {
     return translator_->target_vocabulary().token(id);
   }
   int32_t eos_id() const { return translator_->conventions().eos_id; }
+  int32_t unk_id() const { return translator_->conventions().unk_id; }
 
  private:
   // The text path for these options, kept while calls ask for the same (its tokenizers load once).
@@ -201,7 +202,7 @@ class PyTranslator {
     return *text_;
   }
 
-  std::unique_ptr<Model> model_;  // outlives the translator and the text path built on it
+  std::shared_ptr<const Model> model_;  // outlives the translator and the text path built on it
   std::unique_ptr<Translator> translator_;
   std::unique_ptr<TextTranslator> text_;
   TextTranslatorOptions text_options_;
@@ -231,14 +232,15 @@ void bind_translator(nb::module_& m) {
       .def_rw("suppress_sequences", &TranslateArgs::suppress_sequences)
       .def_rw("end_token", &TranslateArgs::end_token);
   nb::class_<PyTranslator>(m, "Translator")
-      .def(nb::init<const std::string&, size_t, uint32_t, size_t, size_t, size_t, size_t, bool, bool>(), nb::arg("path"),
+      .def(nb::init<const ModelHandle&, size_t, uint32_t, size_t, size_t, size_t, size_t, bool>(), nb::arg("model"),
            nb::arg("threads"), nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("max_beam"), nb::arg("max_source"),
-           nb::arg("max_target"), nb::arg("attention"), nb::arg("use_mmap"))
+           nb::arg("max_target"), nb::arg("attention"))
       .def("translate", &PyTranslator::translate, nb::arg("sources"), nb::arg("prefixes").none(), nb::arg("args"),
            nb::arg("callback").none())
       .def("max_target_length", &PyTranslator::max_target_length)
       .def("target_token", &PyTranslator::target_token)
       .def("eos_id", &PyTranslator::eos_id)
+      .def("unk_id", &PyTranslator::unk_id)
       .def("score", &PyTranslator::score)
       .def("translate_text", &PyTranslator::translate_text, nb::arg("texts"), nb::arg("args"), nb::arg("split"),
            nb::arg("source_language"))

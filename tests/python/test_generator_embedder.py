@@ -67,8 +67,7 @@ def test_generator_bad_arguments(stories):
         generator.generate_batch([["\n<s>\n"]], max_length=0)
     with pytest.raises(TypeError):
         generator.generate_text(42)
-    with pytest.raises(ValueError, match="empty"):
-        generator.score_batch([[]])
+    assert [(r.tokens, r.log_probs) for r in generator.score_batch([[], ["\n<s>\n"]])] == [([], [])] * 2
     with pytest.raises(ValueError, match="offset"):
         generator.score_batch([["\n<s>\n"]], offset=1)
     with pytest.raises(ValueError, match="spin_microseconds"):
@@ -116,6 +115,38 @@ def test_embeddings_equal_the_command_line(bert, run):
     assert np.array_equal(spinning.encode(texts), heed.Embedder(bert).encode(texts))
     with pytest.raises(ValueError, match="spin_microseconds"):
         heed.Embedder(bert, spin_microseconds=1000001)
+
+
+def test_sentence_transformers_encode_arguments(bert, capsys):
+    """sentence-transformers' encode arguments give today's vectors: batches of any size, a
+    prompt, a single str, normalize_embeddings, a progress bar; similarity is the cosine."""
+    embedder = heed.Embedder(bert)
+    texts = ["Hello world.", "A longer sentence about embeddings on small devices.", "a", "b c", "Thanks!"]
+    want = embedder.encode(texts)
+    for batch_size in (1, 2, 32):
+        assert np.array_equal(embedder.encode(texts, batch_size=batch_size, show_progress_bar=True), want)
+    assert "Batches" in capsys.readouterr().err  # tqdm's bar on stderr
+    assert np.array_equal(embedder.encode(texts[1]), want[1])
+    assert embedder.encode(texts[1]).shape == (embedder.dimension,)
+    assert np.array_equal(embedder.encode(texts, prompt="query: "), embedder.encode(["query: " + t for t in texts]))
+    unit = embedder.encode(texts, normalize_embeddings=True)
+    assert np.allclose(unit, want / np.linalg.norm(want, axis=1, keepdims=True), atol=1e-6)
+    cosine = np.array([[np.dot(x, y) / np.linalg.norm(x) / np.linalg.norm(y) for y in want[:2]] for x in want])
+    assert np.allclose(embedder.similarity(want, want[:2]), cosine, atol=1e-6)
+    for bad in (dict(convert_to_tensor=True), dict(convert_to_numpy=False), dict(prompt_name="query"),
+                dict(output_value="token_embeddings"), dict(precision="int8"), dict(device="cuda")):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            embedder.encode(texts, **bad)
+    with pytest.raises(ValueError, match="batch_size"):
+        embedder.encode(texts, batch_size=0)
+
+
+def test_convert_refuses_integers_the_file_cannot_hold(tmp_path):
+    source = os.path.join(os.path.dirname(__file__), "../fixtures/hf-bert/model")
+    for name in ("activation_block", "outlier_channels", "group_size"):
+        with pytest.raises(ValueError, match="%s must be at most 4294967295" % name):
+            heed.convert(source, str(tmp_path / "big.heed"), **{name: 2**32})
+    assert not os.path.exists(tmp_path / "big.heed")
 
 
 def test_convert_and_inspect(bert, tmp_path):

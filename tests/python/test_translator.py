@@ -155,7 +155,7 @@ def test_bad_arguments_raise(aren, tmp_path):
         translator.translate_batch(SOURCES, end_token="no-such-token")
     with pytest.raises(ValueError, match="device"):
         heed.Translator(aren, device="cuda")
-    with pytest.raises(OSError):
+    with pytest.raises(RuntimeError, match="Unable to open"):  # CTranslate2's type and words
         heed.Translator(str(tmp_path / "missing.heed"))
     broken = tmp_path / "broken.heed"
     broken.write_bytes(b"not a model at all")
