@@ -1,5 +1,6 @@
 #include "server.h"
 
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -106,6 +107,13 @@ int run_server(const ServeOptions& options, const ModelSet& models, ApiKeys keys
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a client gone mid-answer is a failed write, not the end of the server
+  // Request buffers (up to --max-request-bytes each) are allocated on many connection threads; with
+  // glibc's adaptive threshold they end up in per-thread arenas that keep them resident after use.
+  // A fixed threshold maps each large buffer separately and returns it when freed. (The compute path
+  // allocates nothing once the sessions exist, so this changes nothing there.)
+#ifdef M_MMAP_THRESHOLD  // glibc
+  mallopt(M_MMAP_THRESHOLD, 256 << 10);
+#endif
 
   int port = 0;
   std::string error;
