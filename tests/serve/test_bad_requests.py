@@ -90,15 +90,19 @@ def test_text_limits(keyed):
 
 
 def test_slow_loris_is_cut_off(keyed):
-    """One byte a second: the connection is closed once the request took longer than --read-timeout-ms."""
+    """One byte a second: the connection is closed once the request took longer than --read-timeout-ms
+    (the whole request: the clock runs from its first byte, through the headers and the body)."""
     request = b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n"
     with socket.create_connection(("127.0.0.1", keyed.port), timeout=10) as s:
         start = time.time()
         closed = False
+        answer = b""
         for byte in request + b"{" * 500:
             try:
                 s.sendall(bytes([byte]))
-                if s.recv(1, socket.MSG_DONTWAIT) == b"":
+                part = s.recv(4096, socket.MSG_DONTWAIT)
+                answer += part
+                if part == b"" or b" 408 " in answer:
                     closed = True
                     break
             except BlockingIOError:
@@ -117,7 +121,7 @@ def test_slow_loris_is_cut_off(keyed):
 def test_client_gone_mid_stream(server):
     """A client that reads two events of a streamed completion and disconnects: the server goes on."""
     body = json.dumps({"model": "stories", "prompt": "Once upon a time", "max_tokens": 200, "stream": True}).encode()
-    head = b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+    head = b"POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
         s.sendall(head % len(body) + body)
         received = b""
@@ -135,4 +139,190 @@ def test_queue_full_is_429(keyed):
     with concurrent.futures.ThreadPoolExecutor(16) as pool:
         statuses = list(pool.map(lambda _: post(keyed, "/v1/completions", json=body, headers=headers).status_code, range(32)))
     assert set(statuses) == {200, 429}, statuses
+    healthy(keyed)
+
+
+def raw(server, data, timeout=10):
+    """Sends `data` on a new connection; returns everything the server answers until it closes."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=timeout) as s:
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        answer = b""
+        while True:
+            try:
+                part = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not part:
+                break
+            answer += part
+        return answer
+
+
+def status_of(answer):
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else None
+
+
+HEAD = b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+BODY = json.dumps(TRANSLATE).encode()
+
+
+@pytest.mark.parametrize("framing,status", [
+    (b"Content-Length: %d\r\nContent-Length: %d\r\n" % (len(BODY), len(BODY) + 1), 400),
+    (b"Content-Length: %d, %d\r\n" % (len(BODY), len(BODY) - 1), 400),
+    (b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n" % len(BODY), 400),
+    (b"Transfer-Encoding: chunked\r\nContent-Length: %d\r\n" % len(BODY), 400),
+    (b"Transfer-Encoding: gzip, chunked\r\n", 501),
+    (b"Content-Length: -1\r\n", 400),
+    (b"Content-Length : %d\r\n" % len(BODY), 400),
+])
+def test_conflicting_framing_is_400(server, framing, status):
+    """Two framings of one body are how requests are smuggled: refused, whatever order they come in."""
+    assert status_of(raw(server, HEAD + framing + b"\r\n" + BODY)) == status
+    healthy(server)
+
+
+def test_same_content_length_twice_is_one(server):
+    answer = raw(server, HEAD + b"Content-Length: %d\r\nContent-Length: %d\r\n\r\n" % (len(BODY), len(BODY)) + BODY)
+    assert status_of(answer) == 200, answer
+
+
+def chunked(body, size):
+    return b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + size]), body[i:i + size]) for i in range(0, len(body), size)) + b"0\r\n\r\n"
+
+
+def test_chunked_body_within_limit_is_read(server):
+    answer = raw(server, HEAD + b"Transfer-Encoding: chunked\r\n\r\n" + chunked(BODY, 7))
+    assert status_of(answer) == 200 and b"translatedText" in answer, answer
+
+
+def test_chunked_body_over_limit_is_413(server):
+    """2 MiB chunked against the 1 MiB default: 413, and the server did not keep reading it."""
+    answer = raw(server, HEAD + b"Transfer-Encoding: chunked\r\n\r\n" + chunked(b"x" * (2 << 20), 65536))
+    assert status_of(answer) == 413, answer[:200]
+    answer = raw(server, HEAD + b"Transfer-Encoding: chunked\r\n\r\n" + b"7fffffff\r\n")  # one huge chunk declared
+    assert status_of(answer) == 413, answer[:200]
+    healthy(server)
+
+
+def test_header_limits_are_431(server):
+    many = b"".join(b"X-A%d: 1\r\n" % i for i in range(65))
+    assert status_of(raw(server, b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + b"\r\n")) == 431
+    big = b"X-Big: " + b"a" * 20000 + b"\r\n"
+    assert status_of(raw(server, b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + big + b"\r\n")) == 431
+    endless = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-B: 1\r\n" * 100000  # never ends: cut at the limit
+    assert status_of(raw(server, endless)) == 431
+    healthy(server)
+
+
+def test_post_without_length_has_an_empty_body(server):
+    """No Content-Length and not chunked: an empty body (RFC 9112 6.3), not "read until the client closes"."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+        s.sendall(HEAD + b"\r\n")
+        assert status_of(s.recv(65536)) == 400
+
+
+def test_second_server_on_the_same_port_fails(heed_cli, server, models):
+    """No SO_REUSEPORT: a second server on a port in use exits with an error naming the port."""
+    import subprocess
+    p = subprocess.run([heed_cli, "serve", "-m", models["argos"], "--port", str(server.port)],
+                       capture_output=True, timeout=120)
+    message = p.stderr.decode()
+    assert p.returncode != 0 and str(server.port) in message and "in use" in message, message
+    healthy(server)
+
+
+@pytest.mark.parametrize("key", ["", " ", "\t"])
+def test_blank_api_key_refused_at_start(heed_cli, models, key):
+    import subprocess
+    p = subprocess.run([heed_cli, "serve", "-m", models["argos"], "--port", "0", "--api-key", key],
+                       capture_output=True, timeout=120)
+    assert p.returncode != 0 and "blank key" in p.stderr.decode(), p.stderr.decode()
+
+
+def test_host_check(server, start, models):
+    """Bound to loopback: Host must be the address, localhost or --allowed-host (DNS rebinding)."""
+    for host in ["127.0.0.1", "127.0.0.1:%d" % server.port, "localhost", "LOCALHOST:1", "[::1]:5000"]:
+        assert requests.get(server.url + "/health", headers={"Host": host}, timeout=10).status_code == 200, host
+    for host in ["evil.example", "evil.example:%d" % server.port, "127.0.0.1.evil.example"]:
+        r = requests.get(server.url + "/health", headers={"Host": host}, timeout=10)
+        assert r.status_code == 403 and "not served here" in r.json()["error"], host
+    r = post(server, "/v1/embeddings", json={"model": "bert", "input": "a"}, headers={"Host": "evil.example"})
+    assert r.status_code == 403 and "message" in r.json()["error"]
+    named = start(["-m", models["argos"], "--allowed-host", "heed.lan"])
+    assert requests.get(named.url + "/health", headers={"Host": "heed.lan:80"}, timeout=10).status_code == 200
+    assert requests.get(named.url + "/health", headers={"Host": "evil.example"}, timeout=10).status_code == 403
+
+
+def test_cors_as_libretranslate(server, start, models):
+    r = post(server, "/translate", json=TRANSLATE)
+    assert r.status_code == 200 and r.headers["Access-Control-Allow-Origin"] == "*"
+    r = post(server, "/translate", json={"q": 5})
+    assert r.status_code == 400 and r.headers["Access-Control-Allow-Origin"] == "*"  # errors too
+    assert requests.get(server.url + "/languages", timeout=10).headers["Access-Control-Allow-Origin"] == "*"
+    pre = requests.options(server.url + "/translate", headers={"Origin": "http://a.example",
+                           "Access-Control-Request-Method": "POST"}, timeout=10)
+    assert pre.status_code == 204 and "POST" in pre.headers["Access-Control-Allow-Methods"]
+    assert "Content-Type" in pre.headers["Access-Control-Allow-Headers"]
+    r = post(server, "/v1/embeddings", json={"model": "bert", "input": "a"})
+    assert r.status_code == 200 and "Access-Control-Allow-Origin" not in r.headers
+    assert "Access-Control-Allow-Origin" not in requests.get(server.url + "/health", timeout=10).headers
+    asked = start(["-m", models["argos"], "-m", models["bert"], "--cors-origin", "http://a.example",
+                   "--v1-cors-origin", "http://b.example"])
+    assert post(asked, "/translate", json=TRANSLATE).headers["Access-Control-Allow-Origin"] == "http://a.example"
+    r = post(asked, "/v1/embeddings", json={"model": "bert", "input": "a"})
+    assert r.headers["Access-Control-Allow-Origin"] == "http://b.example"
+
+
+@pytest.mark.parametrize("content_type", [None, "text/plain", "application/x-www-form-urlencoded",
+                                          "multipart/form-data; boundary=x", "application/jsonx"])
+def test_v1_takes_json_only(server, content_type):
+    """What a page can post cross-origin without a preflight is refused on /v1 (415)."""
+    headers = {"Content-Type": content_type} if content_type else {}
+    data = json.dumps({"model": "bert", "input": "a"}).encode()
+    s = requests.Session()
+    req = requests.Request("POST", server.url + "/v1/embeddings", data=data, headers=headers).prepare()
+    if content_type is None:
+        req.headers.pop("Content-Type", None)
+    r = s.send(req, timeout=30)
+    assert r.status_code == 415, (content_type, r.status_code, r.text)
+    assert post(server, "/translate", data=TRANSLATE).status_code == 200  # LibreTranslate takes forms
+
+
+def test_encoding_format_not_a_string_is_400(server):
+    for value in [5, ["float"], {"a": 1}, True]:
+        r = post(server, "/v1/embeddings", json={"model": "bert", "input": "a", "encoding_format": value})
+        assert r.status_code == 400, (value, r.status_code)
+
+
+def test_refused_requests_log_no_earlier_request(start, models):
+    """A request httplib refuses before routing (an unknown method) logs its own line, not the model
+    and text of the request the same connection's thread served before."""
+    logged = start(["-m", models["argos"], "--log-text"])
+    first = HEAD + b"Content-Length: %d\r\n\r\n" % len(BODY) + BODY
+    answer = raw(logged, first + b"BREW /pot HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert answer.count(b"HTTP/1.1 ") == 2, answer
+    time.sleep(0.2)
+    line = [l for l in logged.log_lines() if l.get("endpoint", "").startswith("BREW")][-1]
+    assert line["status"] == 400 and "model" not in line and "text" not in line, line
+
+
+def test_slow_body_is_cut_off(keyed):
+    """Headers at once, then the body a byte at a time: the read deadline covers the body too (408)."""
+    with socket.create_connection(("127.0.0.1", keyed.port), timeout=10) as s:
+        s.sendall(HEAD + b"Content-Length: 1000\r\n\r\n")
+        start = time.time()
+        answer = b""
+        while time.time() - start < 8:
+            try:
+                s.sendall(b" ")
+                answer += s.recv(4096, socket.MSG_DONTWAIT)
+                if answer.endswith(b"}"):
+                    break
+            except BlockingIOError:
+                pass
+            except OSError:
+                break
+            time.sleep(0.2)
+        assert status_of(answer) == 408 and time.time() - start < 4, (answer, time.time() - start)
     healthy(keyed)

@@ -31,8 +31,19 @@ constexpr const char* kDescription =
     "Each model gets --max-concurrent sessions, created at start with their memory planned then; a\n"
     "request borrows one, waiting in line (first come, first served) when all are busy. More than\n"
     "--max-queue waiting requests: 429; no session within --timeout-ms: 503. A generation stops at\n"
-    "--timeout-ms too. A client must send its request (headers and body) within --read-timeout-ms,\n"
-    "else its connection is closed.\n"
+    "--timeout-ms too.\n"
+    "\n"
+    "Limits on every request, whatever way it arrives (docs/security.md lists each with its test):\n"
+    "the whole request, headers and body, within --read-timeout-ms of its first byte (408); a header\n"
+    "section within --max-header-bytes and --max-headers (431); a body within --max-request-bytes,\n"
+    "Content-Length or chunked (413); one unambiguous framing (two different Content-Length values,\n"
+    "or Transfer-Encoding with Content-Length: 400). An idle connection is closed after\n"
+    "--keep-alive-ms; past --max-connections the oldest idle connection makes room for a new one.\n"
+    "\n"
+    "Browsers: bound to a loopback or link-local address, the server answers only requests whose\n"
+    "Host is that address, localhost or an --allowed-host name (403 otherwise: DNS rebinding).\n"
+    "LibreTranslate's routes send Access-Control-Allow-Origin (--cors-origin, default *) and answer\n"
+    "preflight OPTIONS; /v1 only with --v1-cors-origin, and its POSTs must be JSON (415 otherwise).\n"
     "\n"
     "Keys: with --api-key or --api-keys, /translate needs the key as its api_key field (403\n"
     "otherwise) and the /v1 endpoints as 'Authorization: Bearer KEY' (401 otherwise).\n"
@@ -57,7 +68,14 @@ std::vector<OptionSpec> specs() {
       {"max-text-bytes", 0, true, "N", "bytes per text, prompt or input (default 20000)"},
       {"max-len", 0, true, "N", "tokens generated per request, per sentence for translations (default 256)"},
       {"timeout-ms", 0, true, "N", "waiting for a session plus generating, per request (default 30000)"},
-      {"read-timeout-ms", 0, true, "N", "receiving one request, headers and body (default 10000)"},
+      {"read-timeout-ms", 0, true, "N", "receiving one whole request, headers and body (default 10000)"},
+      {"keep-alive-ms", 0, true, "N", "closing a connection idle this long between requests (default 5000)"},
+      {"max-header-bytes", 0, true, "N", "largest header section, request line included (default 16384; larger: 431)"},
+      {"max-headers", 0, true, "N", "most header fields in a request (default 64; more: 431)"},
+      {"max-connections", 0, true, "N", "connections held at once; the oldest idle ones make room (default 128)"},
+      {"allowed-host", 0, true, "NAME", "a Host name accepted besides the address and localhost (repeatable)"},
+      {"cors-origin", 0, true, "ORIGIN", "Access-Control-Allow-Origin on LibreTranslate's routes (default *; none: off)"},
+      {"v1-cors-origin", 0, true, "ORIGIN", "Access-Control-Allow-Origin on /v1 (default: none)"},
       {"log-text", 0, false, "", "log each request's text too"},
       {"use-vmap", 0, false, "", "translate over each request's vocabulary shortlist (models converted with --vmap)"},
       backend_option(),
@@ -79,9 +97,13 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   const auto tokens = args.get_int("max-len", 256, 1, 1 << 16);
   const auto timeout = args.get_int("timeout-ms", 30000, 1, int64_t{1} << 40);
   const auto read_timeout = args.get_int("read-timeout-ms", 10000, 100, int64_t{1} << 40);
+  const auto keep_alive = args.get_int("keep-alive-ms", 5000, 100, int64_t{1} << 40);
+  const auto header_bytes = args.get_int("max-header-bytes", 16384, 1024, 1 << 20);
+  const auto header_fields = args.get_int("max-headers", 64, 8, 1 << 12);
+  const auto connections = args.get_int("max-connections", 128, 1, 4096);
   const auto backend = get_backend(args);
   if (!port || !threads || !spin || !sessions || !queue || !body || !texts || !text_bytes || !tokens || !timeout ||
-      !read_timeout || !backend) {
+      !read_timeout || !keep_alive || !header_bytes || !header_fields || !connections || !backend) {
     return kExitUsage;
   }
   o->model_paths = args.get_all("model");
@@ -99,6 +121,15 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   o->max_tokens = static_cast<size_t>(*tokens);
   o->timeout_ms = *timeout;
   o->read_timeout_ms = *read_timeout;
+  o->keep_alive_ms = *keep_alive;
+  o->max_header_bytes = static_cast<size_t>(*header_bytes);
+  o->max_header_fields = static_cast<size_t>(*header_fields);
+  o->max_connections = static_cast<size_t>(*connections);
+  o->allowed_hosts = args.get_all("allowed-host");
+  o->cors_origin = args.get("cors-origin", "*");
+  if (o->cors_origin == "none") o->cors_origin.clear();
+  o->v1_cors_origin = args.get("v1-cors-origin", "");
+  if (o->v1_cors_origin == "none") o->v1_cors_origin.clear();
   o->log_text = args.has("log-text");
   o->use_vmap = args.has("use-vmap");
   o->backend = *backend;
@@ -111,6 +142,16 @@ int fail(const std::string& message) {
   return kExitError;
 }
 
+// A blank key would be matched by a request that sends none: refused, not served to everyone.
+std::optional<std::string> blank_key(const std::vector<std::string>& keys) {
+  for (const std::string& key : keys) {
+    if (key.find_first_not_of(" \t\r\n") == std::string::npos) {
+      return std::string("--api-key: an empty or blank key would accept clients that send no key; give a real key");
+    }
+  }
+  return std::nullopt;
+}
+
 int run_serve(const std::vector<std::string>& argv) {
   Args args("serve", "-m MODEL.heed [-m MODEL2.heed ...] [--host 127.0.0.1] [--port 5000] [options]", kDescription,
             specs());
@@ -120,6 +161,7 @@ int run_serve(const std::vector<std::string>& argv) {
     const Status st = serve::ApiKeys::read_file(args.get("api-keys"), &options.api_keys);
     if (!st) return fail("--api-keys: " + st.message());
   }
+  if (const auto error = blank_key(options.api_keys)) return fail(*error);
   std::unique_ptr<serve::ModelSet> models;
   const Status st = serve::ModelSet::load(options, &models);
   if (!st) return fail(st.message());

@@ -57,7 +57,10 @@ void embeddings(const ServerContext& context, const httplib::Request& req, httpl
   if (m == nullptr) return;
   std::vector<std::string> texts;
   if (std::string error = read_inputs(body, context.options, &texts); !error.empty()) return send_openai_error(res, 400, error);
-  const std::string format = body.value("encoding_format", "float");
+  // json::value would throw on a non-string (a 500): read it as a string or refuse it.
+  const auto format_field = body.find("encoding_format");
+  const bool given = format_field != body.end() && !format_field->is_null();
+  const std::string format = !given ? "float" : format_field->is_string() ? format_field->get<std::string>() : "";
   if (format != "float" && format != "base64") return send_openai_error(res, 400, "'encoding_format' must be float or base64");
   std::unique_ptr<SessionPool<Embedder>::Lease> lease;
   std::string message;

@@ -27,7 +27,14 @@ struct ServeOptions {
   size_t max_tokens = 256;            // generated tokens per request (translation: per sentence)
   size_t max_alternatives = 3;        // LibreTranslate's `alternatives`
   int64_t timeout_ms = 30000;         // queue wait and generation of one request
-  int64_t read_timeout_ms = 10000;    // reading one request, headers and body
+  int64_t read_timeout_ms = 10000;    // reading one request, headers and body; writing each part of an answer
+  int64_t keep_alive_ms = 5000;       // an idle connection's wait for its next request
+  size_t max_header_bytes = 16384;    // request line and header fields
+  size_t max_header_fields = 64;
+  size_t max_connections = 128;       // connections held at once (the oldest idle ones make room)
+  std::vector<std::string> allowed_hosts;  // Host names accepted besides the address and localhost
+  std::string cors_origin = "*";      // Access-Control-Allow-Origin on LibreTranslate's routes ("": none)
+  std::string v1_cors_origin;         // the same on /v1 ("": none)
   bool log_text = false;
   bool use_vmap = false;              // translations over each batch's vocabulary shortlist
   LoadOptions load;

@@ -1,6 +1,6 @@
-// `heed serve`'s HTTP server (cpp-httplib): its thread pool, limits, routes, request log and
-// watchdog, until SIGTERM or SIGINT, after which it stops accepting, finishes the requests it has
-// and returns.
+// `heed serve`'s HTTP server: its listening socket, a thread per connection reading requests
+// within the limits, and cpp-httplib's routes and answers, until SIGTERM or SIGINT, after which it
+// stops accepting, closes idle and half-read connections, finishes the requests it has and returns.
 #pragma once
 
 #include "api_keys.h"
