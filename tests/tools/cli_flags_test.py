@@ -12,6 +12,7 @@ user sees), then checks that
   the option). A model that does not exist shows that the options were read (exit 1, its path).
 usage: cli_flags_test.py "EMULATOR" HEED   (EMULATOR may be empty)
 """
+import os
 import re
 import shlex
 import subprocess
@@ -100,6 +101,17 @@ def check_forms(emulator, heed, failures):
             failures.append(f"{line}: the usage error does not point to --help")
 
 
+def check_version(emulator, heed, failures):
+    """--version names the file formats heed reads and writes: 1 to the runtime's kFormatVersion."""
+    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../runtime/include/heed/model.h")
+    with open(header, encoding="utf-8") as f:
+        current = re.search(r"kFormatVersion = (\d+);", f.read()).group(1)
+    out = run(emulator + [heed, "--version"])
+    want = f"(reads .heed file formats 1 to {current}, writes {current})"
+    if out.returncode != 0 or want not in out.stdout:
+        failures.append(f"heed --version: {out.stdout.strip()!r}, want {want!r}")
+
+
 def main():
     emulator, heed = shlex.split(sys.argv[1]), sys.argv[2]
     top = run(emulator + [heed, "--help"])
@@ -128,6 +140,7 @@ def main():
         if len(meanings) > 1:
             failures.append(f"-{letter} means " + " and ".join(f"--{n} ({', '.join(c)})" for n, c in meanings.items()))
     check_forms(emulator, heed, failures)
+    check_version(emulator, heed, failures)
     for f in failures:
         print("FAIL:", f)
     if not failures:

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command.h"
+#include "heed/model.h"
 
 namespace heed::cli {
 
@@ -32,7 +33,7 @@ static void print_help() {
   for (const auto& c : commands()) std::printf("  %-12s %s\n", c.name, c.summary);
   std::printf(
       "\n  heed COMMAND --help   options of one command\n"
-      "  heed --version        version of heed and of the file format it reads\n\n"
+      "  heed --version        version of heed, the .heed file formats it reads and the one it writes\n\n"
       "exit codes: 0 success, 1 error while running, 2 wrong usage\n");
 }
 
@@ -50,7 +51,9 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (first == "--version" || first == "-V") {
-    std::printf("heed %s (file format 1)\n", HEED_VERSION);
+    // Every format from 1 up to the current one loads (older files lack only newer sections).
+    std::printf("heed %s (reads .heed file formats 1 to %u, writes %u)\n", HEED_VERSION, heed::kFormatVersion,
+                heed::kFormatVersion);
     return kExitOk;
   }
   std::vector<std::string> rest(argv + 2, argv + argc);
