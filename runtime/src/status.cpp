@@ -41,6 +41,8 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kLimitExceeded: return "limit_exceeded";
     case StatusCode::kOutOfMemory: return "out_of_memory";
     case StatusCode::kInternal: return "internal";
+    case StatusCode::kCancelled: return "cancelled";
+    case StatusCode::kDeadlineExceeded: return "deadline_exceeded";
   }
   return "unknown";
 }

@@ -9,6 +9,7 @@
 #include "command.h"
 #include "serve/api_keys.h"
 #include "serve/model_set.h"
+#include "serve/request_limits.h"
 #include "serve/server.h"
 
 namespace heed::cli {
@@ -52,7 +53,7 @@ constexpr const char* kDescription =
     "says otherwise; --port 0 picks a free port (the 'listening' line on stderr names it).";
 
 std::vector<OptionSpec> specs() {
-  return {
+  std::vector<OptionSpec> all = {
       model_option("a model to serve (repeatable; at least one)"),
       {"lang", 0, true, "SRC-TGT", "languages of a translation model without them in the file (repeatable)"},
       {"host", 0, true, "ADDRESS", "address to listen on (default 127.0.0.1)"},
@@ -81,6 +82,8 @@ std::vector<OptionSpec> specs() {
       backend_option(),
       no_mmap_option(),
   };
+  for (OptionSpec& spec : serve::request_limit_specs()) all.push_back(std::move(spec));
+  return all;
 }
 
 // The command line as options; returns the exit code to leave with, or nullopt to go on.
@@ -103,7 +106,8 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   const auto connections = args.get_int("max-connections", 128, 1, 4096);
   const auto backend = get_backend(args);
   if (!port || !threads || !spin || !sessions || !queue || !body || !texts || !text_bytes || !tokens || !timeout ||
-      !read_timeout || !keep_alive || !header_bytes || !header_fields || !connections || !backend) {
+      !read_timeout || !keep_alive || !header_bytes || !header_fields || !connections || !backend ||
+      !serve::parse_request_limits(args, o)) {
     return kExitUsage;
   }
   o->model_paths = args.get_all("model");

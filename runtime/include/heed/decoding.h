@@ -36,6 +36,8 @@
 //   longer hypothesis finishes (that is what CTranslate2 returns too).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -157,6 +159,14 @@ struct DecodeOptions {
   // Returning false stops that sentence after this token (it is kept; finished_with_eos false).
   bool (*on_token)(void* user, size_t sentence, size_t step, int32_t token, float log_prob) = nullptr;
   void* on_token_user = nullptr;
+
+  // Cancellation, for servers whose client went away or whose time ran out: decode() looks at
+  // both before each batch is started (the encoder) and before every decoder step, and stops with
+  // kCancelled once *cancel is true (set from any thread) or kDeadlineExceeded once the steady
+  // clock reaches `deadline`. The output is then undefined; the engine is ready for the next call.
+  // A check is an atomic load and a clock read: no allocation, also on the way out.
+  const std::atomic<bool>* cancel = nullptr;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // CTranslate2's translate_batch defaults: beam 2, patience 1, length penalty 1, min length 1

@@ -65,6 +65,9 @@ struct GenerateOptions {
   // (heed/decoding.h); the history they look at is the generated tokens, not the prompt (as
   // CTranslate2's generate_batch with include_prompt_in_result=False).
   DecodeControls controls;
+  // Stops generation with kCancelled / kDeadlineExceeded (DecodeOptions::cancel, ::deadline).
+  const std::atomic<bool>* cancel = nullptr;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // Streaming: one call per generated token (the end token is not reported). `text` is the token's

@@ -35,6 +35,8 @@ typedef enum heed_status {
   HEED_LIMIT_EXCEEDED = 6,       /* input larger than the translator's limits */
   HEED_OUT_OF_MEMORY = 7,
   HEED_INTERNAL = 8,
+  HEED_CANCELLED = 9,            /* decoding stopped: the caller cancelled it (C++ DecodeOptions::cancel) */
+  HEED_DEADLINE_EXCEEDED = 10,   /* decoding stopped: the caller's deadline passed */
   HEED_BUFFER_TOO_SMALL = 100    /* an output buffer is too small; the needed size is reported */
 } heed_status;
 

@@ -16,6 +16,8 @@ enum class StatusCode : int {
   kLimitExceeded = 6,       // input larger than the session's limits
   kOutOfMemory = 7,
   kInternal = 8,
+  kCancelled = 9,            // the caller's cancel flag was set (DecodeOptions::cancel)
+  kDeadlineExceeded = 10,    // the caller's deadline passed (DecodeOptions::deadline)
 };
 
 const char* status_code_name(StatusCode code);

@@ -38,6 +38,13 @@ struct TextTranslatorOptions {
   bool truncate_long = true;     // a sentence over the source limit is cut (noted); false: its line fails
   std::string source_language;   // the splitter's language; "": the model's source_language metadata
   std::string source_limit_name = "the source limit";  // how messages name it ("--max-source-len")
+  // Limits of one translate() call, checked after splitting and tokenizing, before any decoding
+  // (a server's per-request limits): more sentences, or more source tokens in all, fail the whole
+  // call with kLimitExceeded, the message naming the limit as given here. 0: no limit.
+  size_t max_sentences = 0;
+  size_t max_tokens = 0;
+  std::string sentence_limit_name = "the sentence limit";
+  std::string token_limit_name = "the token limit";
 };
 
 // Something that happened to one line of a text (0-based line number within the text).
@@ -93,6 +100,7 @@ class TextTranslator {
   TextTranslator(Translator& translator, const TextTranslatorOptions& options);
   void prepare_line(std::string_view text, size_t index, TextTranslation* t, Line* line);
   Status add_sentence(std::string_view sentence, size_t index, bool split, TextTranslation* t, Line* line);
+  Status check_call_limits(const std::vector<std::vector<std::string>>& sources) const;
   Status join(const std::vector<Line>& lines, size_t k, const TextTranslation& t, std::string* text) const;
 
   Translator& translator_;

@@ -48,6 +48,7 @@ namespace heed::c_api {
 
 // The values of heed_status and heed::StatusCode are the same by design.
 static_assert(static_cast<int>(heed::StatusCode::kInternal) == HEED_INTERNAL, "heed_status mirrors StatusCode");
+static_assert(static_cast<int>(heed::StatusCode::kDeadlineExceeded) == HEED_DEADLINE_EXCEEDED, "heed_status mirrors StatusCode");
 static_assert(static_cast<int>(heed::StatusCode::kLimitExceeded) == HEED_LIMIT_EXCEEDED, "heed_status mirrors StatusCode");
 
 inline heed_status record(const heed::Status& s, std::string* last_error) {

@@ -147,7 +147,7 @@ const char* heed_version(void) { return HEED_VERSION; }
 
 const char* heed_status_name(heed_status status) {
   if (status == HEED_BUFFER_TOO_SMALL) return "buffer too small";
-  if (status < HEED_OK || status > HEED_INTERNAL) return "unknown status";
+  if (status < HEED_OK || status > HEED_DEADLINE_EXCEEDED) return "unknown status";
   return heed::status_code_name(static_cast<heed::StatusCode>(status));
 }
 

@@ -40,7 +40,10 @@ class AlternativesSearch {
       return Status::success();
     }
     expand(prefix_length, rows);
-    for (size_t t = prefix_length + 1; t < max_length_ && alive() > 0; ++t) continue_rows(t, prefix_length);
+    for (size_t t = prefix_length + 1; t < max_length_ && alive() > 0; ++t) {
+      if (decoding::stop_requested(o_)) return decoding::stop_status(o_);
+      continue_rows(t, prefix_length);
+    }
     for (size_t k = 0; k < count_; ++k) collect(k, prefix_length);
     s_.counts[i_] = std::max<size_t>(count_, 1);
     return Status::success();

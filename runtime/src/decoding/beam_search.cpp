@@ -159,6 +159,7 @@ class BeamSearch {
     attention_ = s_.attention_floats > 0 ? model_.last_attention() : nullptr;
     size_t remaining = batch_;
     for (size_t t = 0; t < max_length_ && remaining > 0; ++t) {
+      if (decoding::stop_requested(o_)) return decoding::stop_status(o_);
       model_.step(s_.inputs, model_rows_, t, s_.log_probs);
       rank_candidates(t);
       capture_attention(t);

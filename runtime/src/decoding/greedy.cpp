@@ -62,6 +62,7 @@ class GreedySearch {
     attention_ = s_.attention_floats > 0 ? model_.last_attention() : nullptr;
     size_t rows = batch_, remaining = batch_;
     for (size_t t = 0; t < max_length_ && remaining > 0; ++t) {
+      if (decoding::stop_requested(o_)) return decoding::stop_status(o_);
       model_.step(s_.inputs, rows, t, s_.log_probs);
       size_t finished = 0;
       for (size_t r = 0; r < rows; ++r) finished += advance_row(r, t) ? 1 : 0;

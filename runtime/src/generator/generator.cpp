@@ -145,6 +145,8 @@ Status Generator::decode_options(const GenerateOptions& options, size_t longest_
   d->seed = options.seed;
   d->controls = options.controls;
   d->controls.prefix_in_history = false;  // the prompt is not part of what the controls look at
+  d->cancel = options.cancel;
+  d->deadline = options.deadline;
   return Status::success();
 }
 

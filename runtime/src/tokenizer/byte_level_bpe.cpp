@@ -12,6 +12,7 @@
 
 #include "heed/tokenizer.h"
 #include "text/utf8.h"
+#include "tokenizer/special_tokens.h"
 
 namespace heed::tokenizer {
 namespace {
@@ -104,6 +105,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
       if (id < 0 || static_cast<size_t>(id) >= vocabulary_size() || token(id).empty()) continue;
       if (std::find(specials_.begin(), specials_.end(), token(id)) == specials_.end()) specials_.push_back(token(id));
     }
+    special_tokens_ = SpecialTokens(specials_);
   }
 
   Status add_merges(const std::vector<std::string>& merges) {
@@ -123,24 +125,15 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
   // GPT2Tokenizer, which splits them out before pre-tokenization; the text between them is encoded.
   Status encode_pieces(std::string_view text, std::vector<std::string>* pieces) const override {
     pieces->clear();
-    std::vector<size_t> next(specials_.size(), 0);  // each special's next occurrence at or after pos
-    for (size_t i = 0; i < specials_.size(); ++i) next[i] = text.find(specials_[i]);
     size_t pos = 0;
     while (pos <= text.size()) {
-      size_t at = std::string_view::npos, which = 0;
-      for (size_t i = 0; i < specials_.size(); ++i) {
-        if (next[i] != std::string_view::npos && next[i] < pos) next[i] = text.find(specials_[i], pos);
-        // The first occurrence wins; at the same place, the longest special.
-        if (next[i] < at || (next[i] == at && at != std::string_view::npos && specials_[i].size() > specials_[which].size())) {
-          at = next[i];
-          which = i;
-        }
-      }
-      const std::string_view plain = text.substr(pos, at == std::string_view::npos ? std::string_view::npos : at - pos);
+      // The first occurrence wins; at the same place, the longest special.
+      const SpecialTokens::Match m = special_tokens_.find(text, pos);
+      const std::string_view plain = text.substr(pos, m.at == std::string_view::npos ? std::string_view::npos : m.at - pos);
       for (std::string_view word : gpt2_pretokenize(plain)) bpe(bytes_to_symbols(word), pieces);
-      if (at == std::string_view::npos) break;
-      pieces->push_back(specials_[which]);
-      pos = at + specials_[which].size();
+      if (m.at == std::string_view::npos) break;
+      pieces->push_back(specials_[m.index]);
+      pos = m.at + m.length;
     }
     return Status::success();
   }
@@ -228,6 +221,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
 
   std::unordered_map<std::string, int> ranks_;
   std::vector<std::string> specials_;  // the special ids' tokens, as the text may contain them
+  SpecialTokens special_tokens_;       // specials_, found in one scan of the text
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <utf8proc.h>
 
 #include "text/utf8.h"
+#include "tokenizer/special_tokens.h"
 #include "tokenizer/wordpiece.h"
 
 namespace heed::tokenizer {
@@ -115,7 +116,7 @@ Codepoints fold_word(const Codepoints& word, bool lowercase, bool strip_accents)
 class WordPieceTokenizer final : public Tokenizer {
  public:
   WordPieceTokenizer(std::vector<std::string> tokens, WordPieceOptions wordpiece, TokenizerOptions options)
-      : Tokenizer(std::move(tokens), std::move(options)), wp_(std::move(wordpiece)) {}
+      : Tokenizer(std::move(tokens), std::move(options)), wp_(std::move(wordpiece)), specials_(wp_.never_split) {}
 
   Status encode_pieces(std::string_view text, std::vector<std::string>* pieces) const override {
     pieces->clear();
@@ -123,21 +124,13 @@ class WordPieceTokenizer final : public Tokenizer {
     size_t begin = 0;
     while (begin <= text.size()) {
       // The next special token in the text (leftmost, then longest); the text before it is plain.
-      size_t at = std::string_view::npos, length = 0;
-      for (const std::string& special : wp_.never_split) {
-        if (special.empty()) continue;
-        const size_t p = text.find(special, begin);
-        if (p != std::string_view::npos && (p < at || (p == at && special.size() > length))) {
-          at = p;
-          length = special.size();
-        }
-      }
-      const size_t end = at == std::string_view::npos ? text.size() : at;
+      const SpecialTokens::Match m = specials_.find(text, begin);
+      const size_t end = m.at == std::string_view::npos ? text.size() : m.at;
       HEED_RETURN_IF_ERROR(basic_tokenize(text.substr(begin, end - begin), wp_, &words));
       for (const std::string& word : words) split_word(word, pieces);
-      if (at == std::string_view::npos) break;
-      pieces->emplace_back(text.substr(at, length));
-      begin = at + length;
+      if (m.at == std::string_view::npos) break;
+      pieces->emplace_back(text.substr(m.at, m.length));
+      begin = m.at + m.length;
     }
     return Status::success();
   }
@@ -195,6 +188,7 @@ class WordPieceTokenizer final : public Tokenizer {
   }
 
   WordPieceOptions wp_;
+  SpecialTokens specials_;  // wp_.never_split, found in one scan of the text
 };
 
 }  // namespace

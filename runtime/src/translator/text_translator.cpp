@@ -155,6 +155,23 @@ Status TextTranslator::join(const std::vector<Line>& lines, size_t k, const Text
   return Status::success();
 }
 
+// The call's limits (TextTranslatorOptions::max_sentences, ::max_tokens), before any decoding.
+Status TextTranslator::check_call_limits(const std::vector<std::vector<std::string>>& sources) const {
+  const auto over = [](size_t count, const char* what, size_t limit, const std::string& name) {
+    return Status(StatusCode::kLimitExceeded, std::to_string(count) + what + ", more than " + name + " allows (" +
+                                                  std::to_string(limit) + ")");
+  };
+  if (options_.max_sentences > 0 && sources.size() > options_.max_sentences) {
+    return over(sources.size(), " sentences", options_.max_sentences, options_.sentence_limit_name);
+  }
+  size_t tokens = 0;
+  for (const auto& s : sources) tokens += s.size();
+  if (options_.max_tokens > 0 && tokens > options_.max_tokens) {
+    return over(tokens, " source tokens", options_.max_tokens, options_.token_limit_name);
+  }
+  return Status::success();
+}
+
 Status TextTranslator::translate(const std::vector<std::string_view>& texts, const DecodeOptions& options,
                                  const std::vector<std::vector<std::string>>* prefixes,
                                  std::vector<TextTranslation>* out) {
@@ -176,6 +193,7 @@ Status TextTranslator::translate(const std::vector<std::string_view>& texts, con
       where.emplace_back(i, s);
     }
   }
+  HEED_RETURN_IF_ERROR(check_call_limits(sources));
   std::vector<std::vector<TranslationHypothesis>> results;
   if (!sources.empty()) {
     HEED_RETURN_IF_ERROR(

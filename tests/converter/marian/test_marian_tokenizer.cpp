@@ -4,6 +4,7 @@
 // language tags and error cases.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
 
 #include "heed/tokenizer.h"
@@ -174,4 +175,17 @@ TEST_CASE("sentencepiece tokenizer: unusable model bytes are an error") {
   const heed::Status s = heed::create_sentencepiece_tokenizer(garbage.data(), garbage.size(), {"a"}, {}, &t);
   CHECK(s.code() == heed::StatusCode::kInvalidFile);
   CHECK(heed::create_sentencepiece_tokenizer(nullptr, 0, {"a"}, {}, &t).code() == heed::StatusCode::kInvalidArgument);
+}
+
+// Each ">>" used to search the rest of its line for the line's end and its last "<<": a megabyte
+// line of ">>" took hours. Linear, it is milliseconds; the bound is generous for slow machines.
+TEST_CASE("OPUS-MT language tags: a megabyte line of '>>' splits in linear time") {
+  std::string text(size_t{1} << 20, '>');
+  text += "x<<y\n>>";
+  const auto start = std::chrono::steady_clock::now();
+  std::string code, rest;
+  heed::split_language_code(text, &code, &rest);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(120));
+  CHECK(code == text.substr(0, (size_t{1} << 20) + 3));  // greedy: the whole line up to its "<<"
+  CHECK(rest == "y\n>>");
 }

@@ -3,7 +3,10 @@
 // owns the allocator, so counting is off and the test only warns.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "allocation_counter.h"
@@ -52,4 +55,66 @@ TEST_CASE("decode and score allocate nothing after creation", "[decoding][alloca
   CHECK(after == before);
   CHECK(model.contract_violations == 0);
 #endif
+}
+
+namespace {
+
+// The toy model that raises the caller's cancel flag once it has run `cancel_after` steps, as a
+// server's watcher thread would between two steps.
+class CancellingModel : public ToyStepModel {
+ public:
+  CancellingModel(std::atomic<bool>* flag, size_t cancel_after)
+      : ToyStepModel(7, StepModelLimits{3, 4, 8, 12}), flag_(flag), cancel_after_(cancel_after) {}
+  void step(const int32_t* input_ids, size_t rows, size_t step, float* log_probs) override {
+    ToyStepModel::step(input_ids, rows, step, log_probs);
+    if (++steps == cancel_after_) flag_->store(true);
+  }
+  size_t steps = 0;
+
+ private:
+  std::atomic<bool>* flag_;
+  size_t cancel_after_;
+};
+
+}  // namespace
+
+// Cancelled after 3 steps, decode() stops before the 4th with kCancelled, allocating nothing
+// (the status's message fits std::string's inline buffer); a passed deadline stops it before the
+// first step; the engine decodes normally afterwards.
+TEST_CASE("decode stops at the cancel flag or the deadline between steps", "[decoding][allocation]") {
+  std::atomic<bool> cancel{false};
+  CancellingModel model(&cancel, 3);
+  std::unique_ptr<DecodingEngine> engine;
+  REQUIRE(DecodingEngine::create(&model, DecodingLimits{}, &engine).is_ok());
+  const std::vector<int32_t> ids = {3, 4, 5, 1, 6, 6, 0};
+  const std::vector<size_t> offsets = {0, 3, 4, 7};
+  const TokenBatch sources{ids.data(), offsets.data(), 3};
+  DecodeOptions greedy, beam, late;
+  greedy.min_length = beam.min_length = 8;  // no sentence ends before the flag is up
+  beam.beam_size = 4;
+  greedy.cancel = beam.cancel = &cancel;
+  late.deadline = std::chrono::steady_clock::now() - std::chrono::milliseconds(1);
+  DecodeOutput out;
+  const size_t before = allocation_count();
+  for (const DecodeOptions* o : {&greedy, &beam}) {
+    cancel = false;
+    model.steps = 0;
+    const Status stopped = engine->decode(&sources, 3, *o, nullptr, &out);
+    CHECK(stopped.code() == StatusCode::kCancelled);
+    CHECK(model.steps == 3);
+  }
+  model.steps = 0;
+  const Status timed_out = engine->decode(&sources, 3, late, nullptr, &out);
+  CHECK(timed_out.code() == StatusCode::kDeadlineExceeded);
+  CHECK(model.steps == 0);
+  const size_t after = allocation_count();
+#if HEED_COUNT_ALLOCATIONS
+  CHECK(after == before);
+#else
+  (void)before, (void)after;
+#endif
+  cancel = false;
+  greedy.cancel = nullptr;
+  CHECK(engine->decode(&sources, 3, greedy, nullptr, &out).is_ok());
+  CHECK(std::string(status_code_name(StatusCode::kCancelled)) == "cancelled");
 }

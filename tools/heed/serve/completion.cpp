@@ -31,6 +31,10 @@ Status run_completion(Generator& generator, const CompletionRequest& request, Cl
   std::vector<int32_t> ids;
   HEED_RETURN_IF_ERROR(generator.encode(request.prompt, &ids));
   out->prompt_tokens = ids.size();
+  if (request.max_prompt_tokens > 0 && ids.size() > request.max_prompt_tokens) {
+    return Status(StatusCode::kLimitExceeded, std::to_string(ids.size()) + " prompt tokens, more than --max-request-tokens allows (" +
+                                                  std::to_string(request.max_prompt_tokens) + ")");
+  }
   Stream s;
   s.stop = StopStrings(request.stop);
   s.on_text = &on_text;

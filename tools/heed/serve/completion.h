@@ -17,6 +17,7 @@ struct CompletionRequest {
   std::string prompt;
   GenerateOptions options;
   std::vector<std::string> stop;
+  size_t max_prompt_tokens = 0;  // --max-request-tokens (0: none): a longer prompt is kLimitExceeded
 };
 
 struct CompletionResult {

@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "client_watch.h"
 #include "http_json.h"
+#include "request_limits.h"
 #include "request_log.h"
 
 namespace heed::cli::serve {
@@ -86,6 +88,19 @@ json answer(const TranslateRequest& r, const std::vector<std::vector<std::string
   return result;
 }
 
+// A failed translation: 413 for a per-request limit, 503 for --timeout-ms, 499 (nginx's "client
+// closed request", for the log: nobody reads it) for a client gone, 500 for heed's own errors.
+void send_translate_error(httplib::Response& res, const Status& st, const ServeOptions& options) {
+  if (const std::string limit = request_limit_of(st); !limit.empty()) {
+    return send_limit_error(res, limit, "Request too large: " + st.message());
+  }
+  if (st.code() == StatusCode::kDeadlineExceeded) {
+    return send_error(res, 503, "Timed out after " + std::to_string(options.timeout_ms) + " ms (--timeout-ms)");
+  }
+  if (st.code() == StatusCode::kCancelled) return send_error(res, 499, "Client closed the connection");
+  send_error(res, st.code() == StatusCode::kInternal ? 500 : 400, "Translation failed: " + st.message());
+}
+
 void translate(const ServerContext& context, const httplib::Request& req, httplib::Response& res) {
   const std::optional<json> body = parse_body(req, res);
   if (!body) return;
@@ -94,6 +109,9 @@ void translate(const ServerContext& context, const httplib::Request& req, httpli
   }
   TranslateRequest r;
   if (std::string error = read_request(*body, context, &r); !error.empty()) return send_error(res, 400, error);
+  if (std::string error = check_chars(r.texts, context.options); !error.empty()) {
+    return send_limit_error(res, "max-request-chars", error);
+  }
   RequestRecord& record = current_request();
   record.model = r.model->id;
   if (context.options.log_text) record.text = req.body;
@@ -103,12 +121,18 @@ void translate(const ServerContext& context, const httplib::Request& req, httpli
   decode.beam_size = std::max<size_t>(2, decode.n_best);
   decode.min_length = 1;
   decode.use_vmap = context.options.use_vmap;
+  // --timeout-ms bounds the wait for a session and the translation together; a client that
+  // disconnects stops its translation (ClientWatch) and frees the session within a decoder step.
+  decode.deadline = context.deadline();
+  const ClientWatch watch(req);
+  decode.cancel = watch.gone();
   std::unique_ptr<SessionPool<TranslationSession>::Lease> lease;
   std::string message;
   if (int status = borrow(*r.model->translators, context, &lease, &message)) return send_error(res, status, message);
   std::vector<std::vector<std::string>> out;
   const Status st = (*lease)->translate(r.texts, decode, &out, &record.tokens);
-  if (!st) return send_error(res, st.code() == StatusCode::kInternal ? 500 : 400, "Translation failed: " + st.message());
+  lease.reset();  // the session is free before the answer is written
+  if (!st) return send_translate_error(res, st, context.options);
   send_json(res, answer(r, out));
 }
 

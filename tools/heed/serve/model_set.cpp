@@ -78,7 +78,7 @@ Status create_sessions(const ServeOptions& options, ServedModel* m) {
       t.limits.backend = options.backend;
       t.threads = options.threads;
       t.spin_microseconds = options.spin_microseconds;
-      return make_pool(options, [&](auto* s) { return TranslationSession::create(model, t, s); }, &m->translators);
+      return make_pool(options, [&](auto* s) { return TranslationSession::create(model, t, options, s); }, &m->translators);
     }
     case Task::kGeneration: {
       GeneratorOptions g;

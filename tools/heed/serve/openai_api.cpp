@@ -8,6 +8,7 @@
 
 #include "openai_common.h"
 #include "http_json.h"
+#include "request_limits.h"
 #include "request_log.h"
 
 namespace heed::cli::serve {
@@ -62,18 +63,27 @@ void embeddings(const ServerContext& context, const httplib::Request& req, httpl
   const bool given = format_field != body.end() && !format_field->is_null();
   const std::string format = !given ? "float" : format_field->is_string() ? format_field->get<std::string>() : "";
   if (format != "float" && format != "base64") return send_openai_error(res, 400, "'encoding_format' must be float or base64");
+  if (std::string error = check_chars(texts, context.options); !error.empty()) {
+    return send_openai_limit_error(res, "max-request-chars", error);
+  }
   std::unique_ptr<SessionPool<Embedder>::Lease> lease;
   std::string message;
   if (int status = borrow(*m->embedders, context, &lease, &message)) return send_openai_error(res, status, message);
   Embedder& embedder = **lease;
-  std::vector<float> vectors;
-  Status st = embedder.embed_text(texts, embedder.default_pooling(), embedder.default_normalize(), &vectors);
+  // Tokens first: a request over --max-request-tokens is refused before the encoder runs.
+  Status st;
   size_t tokens = 0;
   std::vector<int32_t> ids;
   for (size_t i = 0; st && i < texts.size(); ++i) {
     st = embedder.encode(texts[i], &ids);
     tokens += ids.size();
   }
+  if (!st) return send_openai_error(res, 400, st.message());
+  if (std::string error = check_tokens(tokens, context.options); !error.empty()) {
+    return send_openai_limit_error(res, "max-request-tokens", error);
+  }
+  std::vector<float> vectors;
+  st = embedder.embed_text(texts, embedder.default_pooling(), embedder.default_normalize(), &vectors);
   if (!st) return send_openai_error(res, 400, st.message());
   current_request().tokens = tokens;
   json data = json::array();

@@ -6,8 +6,10 @@
 #include <memory>
 #include <string>
 
+#include "client_watch.h"
 #include "completion.h"
 #include "openai_common.h"
+#include "request_limits.h"
 #include "request_log.h"
 
 namespace heed::cli::serve {
@@ -97,6 +99,10 @@ void completions(const ServerContext& context, const httplib::Request& req, http
     return send_openai_error(res, 400, error);
   }
   if (context.options.log_text) current_request().text = r.prompt;
+  if (std::string error = check_chars({r.prompt}, context.options); !error.empty()) {
+    return send_openai_limit_error(res, "max-request-chars", error);
+  }
+  r.max_prompt_tokens = context.options.max_request_tokens;
   std::unique_ptr<Lease> lease;
   std::string message;
   if (int status = borrow(*m->generators, context, &lease, &message)) return send_openai_error(res, status, message);
@@ -105,7 +111,11 @@ void completions(const ServerContext& context, const httplib::Request& req, http
   if (stream) return stream_answer(context, std::shared_ptr<Lease>(std::move(lease)), std::move(r), id, m->id, res);
   std::string text;
   CompletionResult result;
+  const ClientWatch watch(req);  // a client gone stops the generation (a stream notices failed writes)
+  r.options.cancel = watch.gone();
   const Status st = run_completion(**lease, r, context.deadline(), [&](std::string_view t) { return text.append(t), true; }, &result);
+  if (const std::string limit = request_limit_of(st); !limit.empty()) return send_openai_limit_error(res, limit, st.message());
+  if (st.code() == StatusCode::kCancelled) return send_openai_error(res, 499, "Client closed the connection");
   if (!st) return send_openai_error(res, 400, st.message());
   current_request().tokens = result.prompt_tokens + result.completion_tokens;
   json answer = completion_object(id, m->id, text, result.finish_reason);

@@ -26,6 +26,10 @@ struct ServeOptions {
   size_t max_text_bytes = 20000;      // bytes per `q` item / prompt / input
   size_t max_tokens = 256;            // generated tokens per request (translation: per sentence)
   size_t max_alternatives = 3;        // LibreTranslate's `alternatives`
+  // Work one request may ask for (request_limits.h; over one: 413 naming it).
+  size_t max_request_sentences = 1000;  // /translate: sentences after splitting, all texts together
+  size_t max_request_chars = 100000;    // characters (code points) of all texts / inputs / the prompt
+  size_t max_request_tokens = 20000;    // source, input or prompt tokens, all texts together
   int64_t timeout_ms = 30000;         // queue wait and generation of one request
   int64_t read_timeout_ms = 10000;    // reading one request, headers and body; writing each part of an answer
   int64_t keep_alive_ms = 5000;       // an idle connection's wait for its next request

@@ -4,11 +4,16 @@
 
 namespace heed::cli::serve {
 
-Status TranslationSession::create(const Model& model, const TranslatorOptions& options,
+Status TranslationSession::create(const Model& model, const TranslatorOptions& options, const ServeOptions& limits,
                                   std::unique_ptr<TranslationSession>* out) {
   auto s = std::unique_ptr<TranslationSession>(new TranslationSession());
   HEED_RETURN_IF_ERROR(Translator::create(model, options, &s->translator_));
-  HEED_RETURN_IF_ERROR(TextTranslator::create(model, *s->translator_, TextTranslatorOptions{}, &s->text_));
+  TextTranslatorOptions text;
+  text.max_sentences = limits.max_request_sentences;
+  text.max_tokens = limits.max_request_tokens;
+  text.sentence_limit_name = "--max-request-sentences";
+  text.token_limit_name = "--max-request-tokens";
+  HEED_RETURN_IF_ERROR(TextTranslator::create(model, *s->translator_, text, &s->text_));
   *out = std::move(s);
   return Status::success();
 }
