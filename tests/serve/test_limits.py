@@ -42,7 +42,7 @@ def test_disconnect_frees_the_session(roomy):
     start = time.time()
     assert post(roomy, "/translate", timeout=600, data=body, headers={"Content-Type": "application/json"}).ok
     full = time.time() - start
-    head = b"POST /translate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+    head = b"POST /translate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
     with socket.create_connection(("127.0.0.1", roomy.port), timeout=10) as s:
         s.sendall(head % len(body) + body)
         time.sleep(min(1.0, full / 5))  # the translation is under way
