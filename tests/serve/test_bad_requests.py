@@ -142,11 +142,15 @@ def test_queue_full_is_429(keyed):
     healthy(keyed)
 
 
-def raw(server, data, timeout=10):
-    """Sends `data` on a new connection; returns everything the server answers until it closes."""
+def raw(server, data, timeout=10, half_close=True):
+    """Sends `data` on a new connection; returns everything the server answers until it closes.
+    half_close: the client then shuts its side down, which tells the server it has gone (a request
+    being translated is cancelled, as a disconnect): a request that should be answered keeps it
+    open and asks `Connection: close` instead."""
     with socket.create_connection(("127.0.0.1", server.port), timeout=timeout) as s:
         s.sendall(data)
-        s.shutdown(socket.SHUT_WR)
+        if half_close:
+            s.shutdown(socket.SHUT_WR)
         answer = b""
         while True:
             try:
@@ -183,7 +187,8 @@ def test_conflicting_framing_is_400(server, framing, status):
 
 
 def test_same_content_length_twice_is_one(server):
-    answer = raw(server, HEAD + b"Content-Length: %d\r\nContent-Length: %d\r\n\r\n" % (len(BODY), len(BODY)) + BODY)
+    answer = raw(server, HEAD + b"Connection: close\r\nContent-Length: %d\r\nContent-Length: %d\r\n\r\n"
+                 % (len(BODY), len(BODY)) + BODY, half_close=False)
     assert status_of(answer) == 200, answer
 
 
@@ -192,7 +197,8 @@ def chunked(body, size):
 
 
 def test_chunked_body_within_limit_is_read(server):
-    answer = raw(server, HEAD + b"Transfer-Encoding: chunked\r\n\r\n" + chunked(BODY, 7))
+    answer = raw(server, HEAD + b"Connection: close\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(BODY, 7),
+                 half_close=False)
     assert status_of(answer) == 200 and b"translatedText" in answer, answer
 
 
