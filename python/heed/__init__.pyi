@@ -32,7 +32,7 @@ class GenerationStepResult:
     log_prob: Optional[float]
     is_last: bool
 
-class Translator:
+class _ModelObject:
     device: str
     device_index: List[int]
     compute_type: str
@@ -41,6 +41,8 @@ class Translator:
     num_active_batches: int
     def unload_model(self, to_cpu: bool = False) -> None: ...
     def load_model(self, keep_cache: bool = False) -> None: ...
+
+class Translator(_ModelObject):
     num_translators: int
     def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",
                  inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,
@@ -71,15 +73,7 @@ class Translator:
     def translate_text(self, text: List[str], split_sentences: bool = True, source_language: Optional[str] = None,
                        **kwargs: Any) -> List[str]: ...
 
-class Generator:
-    device: str
-    device_index: List[int]
-    compute_type: str
-    model_is_loaded: bool
-    num_queued_batches: int
-    num_active_batches: int
-    def unload_model(self, to_cpu: bool = False) -> None: ...
-    def load_model(self, keep_cache: bool = False) -> None: ...
+class Generator(_ModelObject):
     num_generators: int
     def __init__(self, model_path: _Path, device: str = "cpu", device_index: int = 0, compute_type: str = "default",
                  inter_threads: int = 1, intra_threads: int = 0, max_queued_batches: int = 0,

@@ -4,13 +4,13 @@ import queue
 import threading
 
 from . import _batching, _checks, _heed
-from ._model_file import ModelFile
+from ._model_object import ModelObject
 from .results import GenerationResult, GenerationStepResult, ScoringResult
 
 _SCORE_BATCH = 4  # sequences per session call in score_batch (each session plans its own memory)
 
 
-class Generator:
+class Generator(ModelObject):
     """A language model: a .heed file, or a CTranslate2 model folder converted when opened.
 
     Calls on one object are serialized (create one Generator per thread to generate in parallel)."""
@@ -18,43 +18,13 @@ class Generator:
     def __init__(self, model_path, device="cpu", device_index=0, compute_type="default", inter_threads=1,
                  intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None,
                  spin_microseconds=100):
-        self._threads, weights = _checks.model_options(device, device_index, compute_type, inter_threads,
-                                                       intra_threads, max_queued_batches, flash_attention,
-                                                       tensor_parallel, files)
-        self._spin = _checks.spin(spin_microseconds)
-        self._lock = _checks.CallLock("Generator")
-        self._open = lambda: ModelFile(model_path, weights)
-        self._model = None
-        self._current = None  # (batch, session): the one session, planned for the largest call
-        self.load_model()  # errors come from the constructor
+        super().__init__("Generator", model_path, device, device_index, compute_type, inter_threads, intra_threads,
+                         max_queued_batches, flash_attention, tensor_parallel, files, spin_microseconds)
 
-    device = property(lambda self: "cpu", doc="The device the model runs on: always 'cpu'.")
-    device_index = property(lambda self: [0], doc="The device indices: [0].")
-    compute_type = property(lambda self: self._compute_type,
-                            doc="The weights' type as CTranslate2 names it (int8_float32, float16, float32).")
     num_generators = property(lambda self: 1, doc="Generations run one at a time per object.")
-    num_queued_batches = property(lambda self: 0)
-    num_active_batches = property(lambda self: 0)
 
-    @property
-    def model_is_loaded(self):
-        return self._model is not None
-
-    def unload_model(self, to_cpu=False):
-        """Frees the session and the weights (to_cpu changes nothing: they are on the CPU)."""
-        _checks.boolean("to_cpu", to_cpu)
-        with self._lock:
-            self._current = None
-            self._model = None
-
-    def load_model(self, keep_cache=False):
-        """Opens the model again after unload_model (a model folder is converted again)."""
-        _checks.boolean("keep_cache", keep_cache)
-        with self._lock:
-            if self._model is None:
-                opened = self._open()
-                self._model, self._compute_type = opened.model, opened.compute_type
-                self._session(1)
+    def _first_session(self):
+        self._session(1)
 
     def _session(self, batch):
         """The session for at least `batch` sequences: the current one, or a larger one replacing it."""

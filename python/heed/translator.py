@@ -3,13 +3,13 @@ arguments: supported, or an error unless at their no-op default)."""
 import inspect
 
 from . import _batching, _checks, _heed
-from ._model_file import ModelFile
+from ._model_object import ModelObject
 from .results import GenerationStepResult, ScoringResult, TranslationResult
 
 _MAX_BATCH = 16  # sentences per session call; translate_batch splits larger batches
 
 
-class Translator:
+class Translator(ModelObject):
     """A translation model: a .heed file, or a CTranslate2 model folder converted when opened.
 
     One object may be used from several threads: calls on it are serialized (create one
@@ -18,45 +18,17 @@ class Translator:
     def __init__(self, model_path, device="cpu", device_index=0, compute_type="default", inter_threads=1,
                  intra_threads=0, max_queued_batches=0, flash_attention=False, tensor_parallel=False, files=None,
                  spin_microseconds=100):
-        self._threads, weights = _checks.model_options(device, device_index, compute_type, inter_threads,
-                                                       intra_threads, max_queued_batches, flash_attention,
-                                                       tensor_parallel, files)
-        self._spin = _checks.spin(spin_microseconds)
-        self._lock = _checks.CallLock("Translator")
-        self._open = lambda: ModelFile(model_path, weights)
-        self._model = None
-        self._current = None  # ((beam, batch, source, target, attention), session): the one session
-        self._limits = None  # the model's (source, target) length limits
-        self.load_model()  # errors come from the constructor
+        self._limits = None  # the model's (source, target) length limits, set by _session
+        super().__init__("Translator", model_path, device, device_index, compute_type, inter_threads, intra_threads,
+                         max_queued_batches, flash_attention, tensor_parallel, files, spin_microseconds)
 
-    device = property(lambda self: "cpu", doc="The device the model runs on: always 'cpu'.")
-    device_index = property(lambda self: [0], doc="The device indices: [0].")
-    compute_type = property(lambda self: self._compute_type,
-                            doc="The weights' type as CTranslate2 names it (int8_float32, float16, float32).")
     num_translators = property(lambda self: 1, doc="Translations run one at a time per object.")
-    num_queued_batches = property(lambda self: 0)
-    num_active_batches = property(lambda self: 0)
 
-    @property
-    def model_is_loaded(self):
-        return self._model is not None
+    def _forget(self):
+        self._limits = None
 
-    def unload_model(self, to_cpu=False):
-        """Frees the session and the weights (to_cpu changes nothing: they are on the CPU)."""
-        _checks.boolean("to_cpu", to_cpu)
-        with self._lock:
-            self._current = None
-            self._model = None
-            self._limits = None
-
-    def load_model(self, keep_cache=False):
-        """Opens the model again after unload_model (a model folder is converted again)."""
-        _checks.boolean("keep_cache", keep_cache)
-        with self._lock:
-            if self._model is None:
-                opened = self._open()
-                self._model, self._compute_type = opened.model, opened.compute_type
-                self._session(1, False)
+    def _first_session(self):
+        self._session(1, False)
 
     def _session(self, beam, attention, sentences=1, source_tokens=1, target_tokens=1):
         """The session for at least this beam, this many sentences per call (up to _MAX_BATCH; more
