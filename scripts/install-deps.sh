@@ -32,6 +32,7 @@ host_pkgs=(build-essential cmake ninja-build pkg-config libxnnpack-dev libpthrea
 host_pkgs+=(default-jdk-headless)
 host_pkgs+=(libutf8proc-dev)  # WordPiece (BERT) tokenizer: NFD, case folding, categories
 host_pkgs+=(libicu-dev)  # sentence splitter: sentence boundaries, abbreviation lists per language
+host_pkgs+=(chromium chromium-driver)  # heed serve's page and CORS, tested in a real browser
 host_pkgs+=(libcli11-dev)  # the heed command line's option parser (header-only)
 # The Python package and the Python tests: a virtual environment (scripts/python-venv.sh) and the
 # interpreter's headers for the extension module.

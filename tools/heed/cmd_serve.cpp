@@ -78,6 +78,7 @@ std::vector<OptionSpec> specs() {
       {"cors-origin", 0, true, "ORIGIN", "Access-Control-Allow-Origin on LibreTranslate's routes (default *; none: off)"},
       {"v1-cors-origin", 0, true, "ORIGIN", "Access-Control-Allow-Origin on /v1 (default: none)"},
       {"log-text", 0, false, "", "log each request's text too"},
+      {"no-web-page", 0, false, "", "no translation page at / (the APIs only)"},
       {"use-vmap", 0, false, "", "translate over each request's vocabulary shortlist (models converted with --vmap)"},
       backend_option(),
       no_mmap_option(),
@@ -135,6 +136,7 @@ std::optional<int> parse(Args& args, const std::vector<std::string>& argv, serve
   o->v1_cors_origin = args.get("v1-cors-origin", "");
   if (o->v1_cors_origin == "none") o->v1_cors_origin.clear();
   o->log_text = args.has("log-text");
+  o->web_page = !args.has("no-web-page");
   o->use_vmap = args.has("use-vmap");
   o->backend = *backend;
   o->load = load_options(args);

@@ -40,6 +40,7 @@ struct ServeOptions {
   std::string cors_origin = "*";      // Access-Control-Allow-Origin on LibreTranslate's routes ("": none)
   std::string v1_cors_origin;         // the same on /v1 ("": none)
   bool log_text = false;
+  bool web_page = true;               // the translation page at / (--no-web-page: off)
   bool use_vmap = false;              // translations over each batch's vocabulary shortlist
   LoadOptions load;
   Backend backend = Backend::kAuto;

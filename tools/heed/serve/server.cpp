@@ -20,6 +20,7 @@
 #include "listener.h"
 #include "openai_api.h"
 #include "request_log.h"
+#include "web_page.h"
 
 namespace heed::cli::serve {
 
@@ -130,6 +131,7 @@ int run_server(const ServeOptions& options, const ModelSet& models, ApiKeys keys
   server.Get("/health", [&models](const httplib::Request&, httplib::Response& res) { send_json(res, health(models)); });
   add_libretranslate_routes(server, context);
   add_openai_routes(server, context);
+  if (options.web_page) add_web_page_route(server);
 
   const RequestLimits limits = request_limits(options);
   ConnectionTable table(options.max_connections);
