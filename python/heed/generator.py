@@ -80,7 +80,8 @@ class Generator(ModelObject):
                        return_alternatives=False, min_alternative_expansion_prob=0, sampling_topk=1, sampling_topp=1,
                        sampling_temperature=1, callback=None):
         """Continues each prompt (a token list starting with the model's start token where it has
-        one); returns one GenerationResult per prompt. max_length counts the generated tokens."""
+        one); returns one GenerationResult per prompt. max_length counts the generated tokens, and the
+        prompt after its start token with include_prompt_in_result, as in CTranslate2."""
         _checks.unsupported(asynchronous=(asynchronous, False), beam_size=(beam_size, 1), patience=(patience, 1), num_hypotheses=(num_hypotheses, 1),
                             length_penalty=(length_penalty, 1), return_end_token=(return_end_token, False),
                             min_length=(min_length, 0), static_prompt=(static_prompt, None),
@@ -97,18 +98,40 @@ class Generator(ModelObject):
         with self._lock:
             session = self._session(1)
             for tokens in prompts:  # one at a time: the results of one prompt alone, as documented
-                ids, log_prob, end_id, _ = session.generate(self._prompt(session, tokens), args, None)
-                sequence = [session.token(i) for i in ids]
-                # The prompt after its start token, as the vocabulary reads it (an unknown word is the
-                # unknown token), as in CTranslate2.
-                prefix_ids = [self._id(session, t) for t in tokens[1:]] if include_prompt_in_result else []
-                prefix = [session.token(i) for i in prefix_ids]
-                # CTranslate2's score: the log-prob divided by the length (length_penalty 1), which
-                # counts the end token and, with the prompt in the result, the prompt's tokens.
-                length = len(ids) + (end_id >= 0) + len(prefix)
-                results.append(GenerationResult([prefix + sequence], [prefix_ids + list(ids)],
-                                                [log_prob / length if length else 0.0] if return_scores else []))
+                results.append(self._generate_one(session, tokens, args, include_prompt_in_result, return_scores))
         return results
+
+    def _generate_one(self, session, tokens, args, include_prompt, return_scores):
+        """One prompt's GenerationResult as CTranslate2 gives it. With the prompt in the result,
+        max_length counts the prompt after its start token too (a longer prompt is cut there and
+        nothing is generated), and the start token is part of the result unless it is the model's
+        start token (CTranslate2 looks its bos_token up in the vocabulary: unknown, it is <unk>)."""
+        # The prompt after its start token, as the vocabulary reads it (an unknown word is the
+        # unknown token), as in CTranslate2.
+        rest = [self._id(session, t) for t in tokens[1:]] if include_prompt else []
+        shown = rest
+        if include_prompt and tokens:
+            bos = session.bos_id() if session.bos_id() >= 0 else session.unk_id()
+            start = self._id(session, tokens[0])
+            shown = rest if start == bos else [start] + rest
+        budget = args.max_length - len(rest)
+        if budget <= 0:
+            shown = shown[:len(shown) - len(rest) + args.max_length]
+            ends = [self._id(session, t) for t in args.end_token] if args.end_token else [session.eos_id()]
+            if shown and shown[-1] in ends:  # the result never ends with an end token
+                shown = shown[:-1]
+            return GenerationResult([[session.token(i) for i in shown]], [shown], [0.0] if return_scores else [])
+        args.max_length, max_length = budget, args.max_length
+        try:
+            ids, log_prob, end_id, _ = session.generate(self._prompt(session, tokens), args, None)
+        finally:
+            args.max_length = max_length
+        # CTranslate2's score: the log-prob divided by the length (length_penalty 1), which counts
+        # the end token and, with the prompt in the result, the prompt after its start token.
+        length = len(ids) + (end_id >= 0) + len(rest)
+        shown = shown + list(ids)
+        return GenerationResult([[session.token(i) for i in shown]], [shown],
+                                [log_prob / length if length else 0.0] if return_scores else [])
 
     def generate_tokens(self, prompt, max_batch_size=0, batch_type="examples", *, max_length=512, min_length=0,
                         sampling_topk=1, sampling_topp=1, sampling_temperature=1, return_log_prob=False,

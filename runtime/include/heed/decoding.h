@@ -258,7 +258,7 @@ class DecodingEngine {
 
  private:
   DecodingEngine() = default;
-  Status check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length, const DecodeOptions& o) const;
+  Status check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length) const;
   Status check_control_ids(const DecodeControls& c) const;
   Status greedy(const TokenBatch* sources, size_t batch, const DecodeOptions& options,
                 const TokenBatch* prefixes, size_t max_length, DecodeOutput* out);

@@ -163,6 +163,7 @@ class Translator {
   Translator() = default;
   Status to_ids(const Vocabulary& vocab, int32_t unk_id, const char* side, const std::vector<std::string>& tokens,
                 std::vector<int32_t>* ids) const;
+  std::vector<std::string> hypothesis_tokens(const Hypothesis& h, size_t prefix_length, bool own_end_tokens) const;
 
   std::unique_ptr<Model> owned_model_;  // open() only; destroyed last
   std::unique_ptr<StepModel> step_model_;

@@ -79,8 +79,7 @@ Status DecodingEngine::check_control_ids(const DecodeControls& o) const {
   return Status::success();
 }
 
-Status DecodingEngine::check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length,
-                                      const DecodeOptions& o) const {
+Status DecodingEngine::check_prefixes(const TokenBatch* prefixes, size_t batch, size_t max_length) const {
   if (!prefixes) return Status::success();
   if (prefixes->size != batch) {
     return invalid_argument("target prefixes: " + std::to_string(prefixes->size) + " given for " +
@@ -98,11 +97,8 @@ Status DecodingEngine::check_prefixes(const TokenBatch* prefixes, size_t batch, 
         return invalid_argument("target prefix " + std::to_string(i) + ": token id " + std::to_string(p[t]) +
                                 " is outside the vocabulary (size " + std::to_string(vocab) + ")");
       }
-      // Forced tokens never end a hypothesis; the model's own end token in a prefix is refused
-      // as before (with end tokens of the caller's, EOS is an ordinary token and so are they).
-      if (o.controls.num_end_ids == 0 && p[t] == model_->eos_id()) {
-        return invalid_argument("target prefix " + std::to_string(i) + " contains the end token");
-      }
+      // Forced tokens never end a hypothesis, the end token included: a chat prompt closes each
+      // turn with it, and only a generated end token stops (as transformers and CTranslate2 do).
     }
   }
   return Status::success();
@@ -125,7 +121,7 @@ Status DecodingEngine::decode(const TokenBatch* sources, size_t batch, const Dec
                             std::to_string(s.max_n_best));
   }
   const size_t max_length = o.max_length == 0 ? l.max_target_len : o.max_length;
-  HEED_RETURN_IF_ERROR(check_prefixes(prefixes, batch, max_length, o));
+  HEED_RETURN_IF_ERROR(check_prefixes(prefixes, batch, max_length));
   HEED_RETURN_IF_ERROR(check_control_ids(o.controls));
   if (o.use_vmap && !model_->has_vocab_map()) {
     return invalid_argument("use_vmap: the model has no vocabulary map (convert it with heed convert --vmap FILE)");

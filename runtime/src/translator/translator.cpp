@@ -229,6 +229,17 @@ std::vector<std::string> Translator::target_tokens(const int32_t* ids, size_t n,
   return tokens;
 }
 
+// A hypothesis's tokens as CTranslate2 shows them: its forced prefix as given (an end token there
+// included), then up to its end; with end tokens of the caller's, the model's EOS is an ordinary
+// token.
+std::vector<std::string> Translator::hypothesis_tokens(const Hypothesis& h, size_t prefix_length,
+                                                       bool own_end_tokens) const {
+  const size_t forced = std::min(prefix_length, h.length);
+  std::vector<std::string> tokens = target_tokens(h.ids, forced, true);
+  for (std::string& t : target_tokens(h.ids + forced, h.length - forced, own_end_tokens)) tokens.push_back(std::move(t));
+  return tokens;
+}
+
 Status Translator::translate_tokens(const std::vector<std::vector<std::string>>& sources, const DecodeOptions& options,
                                     const std::vector<std::vector<std::string>>* prefixes,
                                     std::vector<std::vector<TranslationHypothesis>>* out) {
@@ -267,8 +278,7 @@ Status Translator::translate_tokens(const std::vector<std::vector<std::string>>&
         const Hypothesis& h = result.at(n - begin, k);
         TranslationHypothesis t;
         t.ids.assign(h.ids, h.ids + h.length);
-        // With end tokens of its own, the model's EOS is an ordinary token (CTranslate2 shows it).
-        t.tokens = target_tokens(h.ids, h.length, options.controls.num_end_ids > 0);
+        t.tokens = hypothesis_tokens(h, prefixes ? pv.length(n - begin) : 0, options.controls.num_end_ids > 0);
         t.token_log_probs.assign(h.token_log_probs, h.token_log_probs + h.num_log_probs);
         t.score = h.score;
         t.log_prob = h.log_prob;

@@ -101,7 +101,7 @@ inline RefHypothesis ref_greedy(uint64_t key, size_t vocab, const RefRules& rule
         if (lp[v] > lp[static_cast<size_t>(token)]) token = static_cast<int32_t>(v);
     }
     h.token_log_probs.push_back(lp[static_cast<size_t>(token)]);
-    if (token == kToyEos) {
+    if (token == kToyEos && t >= rules.prefix.size()) {  // a forced end token does not end it
       h.with_eos = true;
       break;
     }
@@ -151,7 +151,7 @@ inline std::vector<RefHypothesis> ref_beam_search(uint64_t key, size_t vocab, co
     auto extend = [&](size_t row, int32_t token, double cum) {
       Alive next = alive[row];
       next.h.token_log_probs.push_back(dists[row][static_cast<size_t>(token)]);
-      if (token == kToyEos) {
+      if (token == kToyEos && t >= prefix_len) {  // a forced end token does not end it
         next.h.with_eos = true;
       } else {
         next.h.ids.push_back(token);
