@@ -1,5 +1,7 @@
 #include "formats.h"
 
+#include "format_hint.h"
+
 #include "argos/reader.h"
 #include "ct2/reader.h"
 #include "hf_bert/reader.h"
@@ -55,7 +57,7 @@ Status detect_format(const std::string& path, const SourceFormat** out) {
     if (f.detect(path)) *out = &f;
   }
   if (*out != nullptr) return Status::success();
-  return invalid_argument("cannot tell the format of '" + path + "' (no model.bin, not a zip file); pass --from (" +
+  return invalid_argument("cannot tell the format: " + undetected_format_hint(path) + "; --from names a format (" +
                           format_names() + ")");
 }
 

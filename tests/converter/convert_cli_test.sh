@@ -148,6 +148,27 @@ grep -q "needs a translation model" "$dir/err" || fail "--vmap on a language mod
 [ -e "$dir/novmap.heed" ] && fail "a refused --vmap wrote a file"
 rm -f "$dir/vmap.txt"
 
+# Auto-detection that fails says what it found and what heed reads instead (one line, exit 1).
+detect_error() {  # $1 = what, $2 = path, $3 = text the message must hold
+  run "$2" -o "$dir/undetected.heed"
+  [ $code -eq 1 ] || fail "$1: exit $code"; one_error_line "$1"
+  grep -q "cannot tell the format: .*$3.*--from names a format (ct2, " "$dir/err" || fail "$1: $(cat "$dir/err")"
+  [ -e "$dir/undetected.heed" ] && fail "$1: a file was written"
+}
+hf=$dir/hf && mkdir -p "$hf"
+detect_error "a missing path" "$dir/nowhere" "'$dir/nowhere' does not exist"
+detect_error "an empty folder" "$dir/empty" "without model.bin (CTranslate2) or config.json (Hugging Face)"
+printf '{"model_type": "mpnet"}' >"$hf/config.json"
+detect_error "an unsupported model_type" "$hf" "model_type 'mpnet', which heed does not convert (it converts bert, gpt2, llama, marian)"
+printf '{"model_type": "bert"}' >"$hf/config.json" && printf '{}' >"$hf/tokenizer.json"
+detect_error "a tokenizer.json-only BERT" "$hf" "bert folder (hf-bert) without vocab.txt (it has only tokenizer.json"
+printf '{"model_type": "llama"}' >"$hf/config.json" && : >"$hf/pytorch_model.bin"
+detect_error "a Llama without safetensors" "$hf" "llama folder (hf-llama) without model.safetensors (it has pytorch_model.bin"
+printf '{"hidden_size": 8}' >"$hf/config.json"
+detect_error "a config.json without model_type" "$hf" "names no model_type"
+detect_error "a plain file" "$dir/plain" "is a file but neither an Argos package (zip) nor a llama2.c checkpoint"
+rm -rf "$hf"
+
 leftovers=$(ls -A "$dir" | grep -v -e '\.heed$' -e '^out$' -e '^err$' -e '^empty$' -e '^plain$' -e '^ro$')
 [ -z "$leftovers" ] && true || fail "temporary files left behind: $leftovers"
 
