@@ -18,7 +18,7 @@ struct HfFamily {
   const char* files[2];
 };
 constexpr HfFamily kHfFamilies[] = {
-    {"bert", "hf-bert", {"vocab.txt", "model.safetensors"}},
+    {"bert", "hf-bert", {"vocab.txt or tokenizer.json", nullptr}},  // either one: named together
     {"gpt2", "hf-gpt2", {"model.safetensors", nullptr}},
     {"llama", "hf-llama", {"model.safetensors", nullptr}},
     {"marian", "hf-marian", {"source.spm", "vocab.json"}},
@@ -39,8 +39,6 @@ std::string missing_file_hint(const std::string& dir, const HfFamily& family) {
                        ") without " + file;
     if (std::string(file) == "model.safetensors" && is_file(dir + "/pytorch_model.bin")) {
       hint += " (it has pytorch_model.bin: heed reads safetensors; save the model with safe_serialization)";
-    } else if (std::string(file) == "vocab.txt" && is_file(dir + "/tokenizer.json")) {
-      hint += " (it has only tokenizer.json, which heed does not read yet)";
     }
     return hint;
   }

@@ -30,7 +30,7 @@ constexpr const char* kFileNames[] = {
     "config.json",           "model.safetensors",      "vocab.txt",         "tokenizer_config.json",
     "vocab.json",            "merges.txt",             "tokenizer.model",   "generation_config.json",
     "source.spm",            "target.spm",             "target_vocab.json", "special_tokens_map.json",
-    "1_Pooling/config.json", "model.safetensors.index.json"};
+    "1_Pooling/config.json", "model.safetensors.index.json", "tokenizer.json"};
 constexpr size_t kNumFileNames = sizeof kFileNames / sizeof kFileNames[0];
 
 constexpr const char* kFormats[] = {"hf-bert", "hf-gpt2", "hf-llama", "hf-marian"};

@@ -540,7 +540,7 @@ def argos_seeds(out):
 HF_FILE_NAMES = ["config.json", "model.safetensors", "vocab.txt", "tokenizer_config.json", "vocab.json",
                  "merges.txt", "tokenizer.model", "generation_config.json", "source.spm", "target.spm",
                  "target_vocab.json", "special_tokens_map.json", "1_Pooling/config.json",
-                 "model.safetensors.index.json"]
+                 "model.safetensors.index.json", "tokenizer.json"]
 # The widths config.json gives (never the vocabulary or head counts): divided by HF_SHRINK.
 HF_WIDTH_KEYS = ("hidden_size", "intermediate_size", "max_position_embeddings", "n_embd", "n_inner",
                  "n_positions", "n_ctx", "d_model", "encoder_ffn_dim", "decoder_ffn_dim")

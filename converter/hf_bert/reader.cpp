@@ -1,7 +1,8 @@
 #include "hf_bert/reader.h"
 
-#include <sstream>
+#include <optional>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -10,6 +11,7 @@
 #include "safetensors.h"
 #include "tensor_mapper.h"
 #include "source_files.h"
+#include "tokenizer_json.h"
 
 #ifndef HEED_VERSION
 #define HEED_VERSION "unknown"
@@ -224,7 +226,7 @@ Status read_sentence_transformers(const std::string& dir, NeutralModel* model) {
 }  // namespace
 
 bool looks_like_model(const std::string& dir) {
-  if (!is_file(dir + "/config.json") || !is_file(dir + "/vocab.txt")) return false;
+  if (!is_file(dir + "/config.json") || !(is_file(dir + "/vocab.txt") || is_file(dir + "/tokenizer.json"))) return false;
   nlohmann::json j;
   if (!read_json(dir + "/config.json", &j)) return false;
   return get_string(j, "model_type", "") == "bert";
@@ -336,8 +338,25 @@ void set_config(const BertConfig& c, NeutralModel* model) {
 // BertTokenizer's settings as heed reads them: vocab.txt, the special tokens and casing rules.
 struct BertTokenizerSettings {
   bool lowercase = true;  // BertTokenizer's default
+  std::optional<bool> strip_accents;  // unset: as lowercase
   std::string never_split;
 };
+
+// vocab.txt, or tokenizer.json alone (its BertNormalizer then gives the casing rules, as the
+// fast tokenizer that reads it applies them).
+Status read_wordpiece_vocab(const std::string& dir, uint32_t vocab_size, std::vector<std::string>* vocab,
+                            BertTokenizerSettings* settings) {
+  if (is_file(dir + "/vocab.txt") || !is_file(dir + "/tokenizer.json")) return read_vocab(dir + "/vocab.txt", vocab_size, vocab);
+  TokenizerJson t;
+  HEED_RETURN_IF_ERROR(read_tokenizer_json(dir + "/tokenizer.json", vocab_size, &t));
+  if (t.kind != TokenizerJson::Kind::kWordPiece) {
+    return unsupported_model(dir + "/tokenizer.json: a BPE tokenizer; heed reads BERT-family models with WordPiece");
+  }
+  settings->lowercase = t.lowercase;
+  settings->strip_accents = t.strip_accents;
+  *vocab = std::move(t.tokens);
+  return Status::success();
+}
 
 // The special tokens BertTokenizer keeps whole when the text contains them.
 std::string never_split_tokens(const nlohmann::json& tc, const std::vector<std::string>& vocab) {
@@ -357,17 +376,21 @@ std::string never_split_tokens(const nlohmann::json& tc, const std::vector<std::
 Status read_tokenizer(const std::string& dir, const BertConfig& c, const nlohmann::json& tc, fb::TokenizerT* tok,
                       BertTokenizerSettings* settings) {
   if (tc.contains("do_lower_case") && tc["do_lower_case"].is_boolean()) settings->lowercase = tc["do_lower_case"].get<bool>();
+  if (tc.contains("strip_accents") && tc["strip_accents"].is_boolean()) settings->strip_accents = tc["strip_accents"].get<bool>();
   if (tc.contains("tokenize_chinese_chars") && tc["tokenize_chinese_chars"].is_boolean() &&
       !tc["tokenize_chinese_chars"].get<bool>()) {
     return unsupported_model(dir + "/tokenizer_config.json: tokenize_chinese_chars false is not supported");
   }
   std::vector<std::string> vocab;
-  HEED_RETURN_IF_ERROR(read_vocab(dir + "/vocab.txt", c.vocab_size, &vocab));
+  HEED_RETURN_IF_ERROR(read_wordpiece_vocab(dir, c.vocab_size, &vocab, settings));
   tok->kind = fb::TokenizerKind::WordPiece;
   const auto special = [&](const char* key, const char* fallback, int32_t* id) -> Status {
     const std::string token = get_string(tc, key, fallback);
     *id = find_token(vocab, token);
-    if (*id < 0) return invalid_file(dir + "/vocab.txt: the special token '" + token + "' (" + key + ") is missing");
+    if (*id < 0) {
+      const char* file = is_file(dir + "/vocab.txt") ? "/vocab.txt" : "/tokenizer.json";
+      return invalid_file(dir + file + ": the special token '" + token + "' (" + key + ") is missing");
+    }
     return Status::success();
   };
   HEED_RETURN_IF_ERROR(special("unk_token", "[UNK]", &tok->unk_id));
@@ -409,9 +432,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
 
   model.set_producer("hf-bert", base_name(dir));
   model.metadata.emplace_back("tokenizer.do_lower_case", settings.lowercase ? "true" : "false");
-  if (tc.contains("strip_accents") && tc["strip_accents"].is_boolean()) {
-    model.metadata.emplace_back("tokenizer.strip_accents", tc["strip_accents"].get<bool>() ? "true" : "false");
-  }
+  if (settings.strip_accents) model.metadata.emplace_back("tokenizer.strip_accents", *settings.strip_accents ? "true" : "false");
   if (!settings.never_split.empty()) model.metadata.emplace_back("tokenizer.never_split", settings.never_split);
   if (c.head == fb::EncoderHead::MaskedLM) {
     const std::string mask = get_string(tc, "mask_token", "[MASK]");

@@ -16,6 +16,7 @@
 #include "tensor_mapper.h"
 #include "sentencepiece_model.h"
 #include "source_files.h"
+#include "tokenizer_json.h"
 
 #ifndef HEED_VERSION
 #define HEED_VERSION "unknown"
@@ -114,6 +115,24 @@ Status read_merges(const std::string& path, std::vector<std::string>* out) {
     out->push_back(line);
   }
   return Status::success();
+}
+
+// vocab.json + merges.txt, or tokenizer.json alone (as newer checkpoints are published).
+Status read_gpt2_tokenizer(const std::string& dir, uint32_t vocab_size, fb::TokenizerT* tok) {
+  if (!is_file(dir + "/vocab.json") && is_file(dir + "/tokenizer.json")) {
+    TokenizerJson t;
+    HEED_RETURN_IF_ERROR(read_tokenizer_json(dir + "/tokenizer.json", vocab_size, &t));
+    if (t.kind != TokenizerJson::Kind::kByteLevelBpe) {
+      return unsupported_model(dir + "/tokenizer.json: a WordPiece tokenizer; GPT-2 models use byte-level BPE");
+    }
+    tok->target_vocabulary->tokens = std::move(t.tokens);
+    tok->merges = std::move(t.merges);
+    return Status::success();
+  }
+  HEED_RETURN_IF_ERROR(read_vocab_json(dir + "/vocab.json", vocab_size,
+                                       "config.json's vocab_size is " + std::to_string(vocab_size),
+                                       &tok->target_vocabulary->tokens));
+  return read_merges(dir + "/merges.txt", &tok->merges);
 }
 
 Status map_gpt2(TensorMapper& m, const SafetensorsFile& file, const CausalLmConfig& c) {
@@ -277,10 +296,7 @@ Status read_gpt2(const std::string& dir, NeutralModel* out) {
   fb::TokenizerT& tok = model.tokenizer;
   tok.kind = fb::TokenizerKind::ByteLevelBPE;
   tok.target_vocabulary = std::make_unique<fb::VocabularyT>();
-  HEED_RETURN_IF_ERROR(read_vocab_json(dir + "/vocab.json", c.vocab_size,
-                                       "config.json's vocab_size is " + std::to_string(c.vocab_size),
-                                       &tok.target_vocabulary->tokens));
-  HEED_RETURN_IF_ERROR(read_merges(dir + "/merges.txt", &tok.merges));
+  HEED_RETURN_IF_ERROR(read_gpt2_tokenizer(dir, c.vocab_size, &tok));
   tok.bos_id = -1;  // GPT-2's tokenizer adds no start token: generation starts from the prompt
   tok.eos_id = c.eos_token_id;
   tok.unk_id = -1;

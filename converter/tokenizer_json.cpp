@@ -1,0 +1,144 @@
+#include "tokenizer_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include "json_fields.h"
+
+namespace heed::convert {
+namespace {
+
+using nlohmann::json;
+
+// "<path>: <what> is <value>, ...": the refusal of a component heed does not run.
+Status refuse(const std::string& path, const std::string& what, const json& value, const std::string& supported) {
+  return unsupported_model(path + ": " + what + " is " + value.dump() + "; heed reads " + supported);
+}
+
+// A field that must hold `want` (or be absent or null when `absent_ok`).
+Status expect(const std::string& path, const json& object, const char* key, const json& want, bool absent_ok,
+              const std::string& supported) {
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) {
+    if (absent_ok) return Status::success();
+    return invalid_file(path + ": missing '" + std::string(key) + "'");
+  }
+  if (*it != want) return refuse(path, std::string(key), *it, supported);
+  return Status::success();
+}
+
+// The model's vocabulary and the added tokens, by id, filling exactly 0..vocab_size-1.
+Status read_tokens(const std::string& path, const json& root, uint32_t vocab_size, std::vector<std::string>* out) {
+  std::vector<std::string> tokens(vocab_size);
+  std::vector<bool> seen(vocab_size, false);
+  const auto place = [&](const std::string& token, const json& id) -> Status {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= static_cast<int64_t>(vocab_size)) {
+      return invalid_file(path + ": token '" + token + "' has id " + id.dump() + ", outside 0.." +
+                          std::to_string(vocab_size - 1) + " (config.json's vocab_size is " + std::to_string(vocab_size) + ")");
+    }
+    const size_t i = static_cast<size_t>(id.get<int64_t>());
+    if (seen[i] && tokens[i] != token) return invalid_file(path + ": id " + std::to_string(i) + " is given to two tokens");
+    seen[i] = true;
+    tokens[i] = token;
+    return Status::success();
+  };
+  const json& vocab = root["model"]["vocab"];
+  if (!vocab.is_object()) return invalid_file(path + ": model.vocab is not an object of token -> id");
+  for (auto it = vocab.begin(); it != vocab.end(); ++it) HEED_RETURN_IF_ERROR(place(it.key(), it.value()));
+  const auto added = root.find("added_tokens");
+  if (added != root.end() && added->is_array()) {
+    for (const json& a : *added) {
+      if (!a.is_object() || !a.contains("content") || !a["content"].is_string() || !a.contains("id")) {
+        return invalid_file(path + ": an added token without 'content' and 'id'");
+      }
+      HEED_RETURN_IF_ERROR(place(a["content"].get<std::string>(), a["id"]));
+    }
+  }
+  for (size_t i = 0; i < vocab_size; ++i) {
+    if (!seen[i]) return invalid_file(path + ": no token has id " + std::to_string(i) + " (config.json's vocab_size is " +
+                                      std::to_string(vocab_size) + ")");
+  }
+  *out = std::move(tokens);
+  return Status::success();
+}
+
+// model.merges: "a b" strings (tokenizers before 0.20) or ["a", "b"] pairs (after).
+Status read_merges(const std::string& path, const json& model, std::vector<std::string>* out) {
+  const auto merges = model.find("merges");
+  if (merges == model.end() || !merges->is_array()) return invalid_file(path + ": model.merges is not a list");
+  out->clear();
+  for (const json& m : *merges) {
+    if (m.is_string()) {
+      const std::string s = m.get<std::string>();
+      const size_t space = s.find(' ');
+      if (space == std::string::npos || space == 0 || space + 1 == s.size() || s.find(' ', space + 1) != std::string::npos) {
+        return invalid_file(path + ": merge '" + s + "' is not two symbols separated by one space");
+      }
+      out->push_back(s);
+    } else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string()) {
+      out->push_back(m[0].get<std::string>() + " " + m[1].get<std::string>());
+    } else {
+      return invalid_file(path + ": a merge is neither \"a b\" nor [\"a\", \"b\"]");
+    }
+  }
+  return Status::success();
+}
+
+constexpr const char* kByteLevel = "GPT-2's byte-level BPE (pre_tokenizer ByteLevel, add_prefix_space false, use_regex true)";
+
+Status read_byte_level_bpe(const std::string& path, const json& root, TokenizerJson* out) {
+  const json& model = root["model"];
+  for (const char* key : {"dropout", "unk_token"}) HEED_RETURN_IF_ERROR(expect(path, model, key, json(), true, kByteLevel));
+  for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (model.contains(key) && !model[key].is_null() && model[key] != "") return refuse(path, std::string("model.") + key, model[key], kByteLevel);
+  }
+  for (const char* key : {"fuse_unk", "byte_fallback", "ignore_merges"}) {
+    HEED_RETURN_IF_ERROR(expect(path, model, key, false, true, kByteLevel));
+  }
+  if (root.contains("normalizer") && !root["normalizer"].is_null()) return refuse(path, "normalizer", root["normalizer"], kByteLevel);
+  const json& pre = root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json();
+  if (!pre.is_object() || pre.value("type", "") != "ByteLevel") return refuse(path, "pre_tokenizer", pre, kByteLevel);
+  HEED_RETURN_IF_ERROR(expect(path, pre, "add_prefix_space", false, false, kByteLevel));
+  HEED_RETURN_IF_ERROR(expect(path, pre, "use_regex", true, true, kByteLevel));
+  out->kind = TokenizerJson::Kind::kByteLevelBpe;
+  return read_merges(path, model, &out->merges);
+}
+
+constexpr const char* kWordPiece = "BERT's WordPiece (BertNormalizer with clean_text and handle_chinese_chars, "
+                                   "BertPreTokenizer, continuing_subword_prefix ##, max_input_chars_per_word 100)";
+
+Status read_wordpiece(const std::string& path, const json& root, TokenizerJson* out) {
+  const json& model = root["model"];
+  HEED_RETURN_IF_ERROR(expect(path, model, "continuing_subword_prefix", "##", true, kWordPiece));
+  HEED_RETURN_IF_ERROR(expect(path, model, "max_input_chars_per_word", 100, true, kWordPiece));
+  const json& norm = root.contains("normalizer") ? root["normalizer"] : json();
+  if (!norm.is_object() || norm.value("type", "") != "BertNormalizer") return refuse(path, "normalizer", norm, kWordPiece);
+  for (const char* key : {"clean_text", "handle_chinese_chars"}) HEED_RETURN_IF_ERROR(expect(path, norm, key, true, true, kWordPiece));
+  const json& pre = root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json();
+  if (!pre.is_object() || pre.value("type", "") != "BertPreTokenizer") return refuse(path, "pre_tokenizer", pre, kWordPiece);
+  out->kind = TokenizerJson::Kind::kWordPiece;
+  out->lowercase = norm.value("lowercase", true);
+  if (norm.contains("strip_accents") && norm["strip_accents"].is_boolean()) out->strip_accents = norm["strip_accents"].get<bool>();
+  return Status::success();
+}
+
+}  // namespace
+
+Status read_tokenizer_json(const std::string& path, uint32_t vocab_size, TokenizerJson* out) {
+  json root;
+  HEED_RETURN_IF_ERROR(read_json(path, &root));
+  if (!root.contains("model") || !root["model"].is_object()) return invalid_file(path + ": no 'model' object");
+  const json type = root["model"].value("type", json());
+  TokenizerJson t;
+  if (type == "BPE") {
+    HEED_RETURN_IF_ERROR(read_byte_level_bpe(path, root, &t));
+  } else if (type == "WordPiece") {
+    HEED_RETURN_IF_ERROR(read_wordpiece(path, root, &t));
+  } else {
+    return refuse(path, "model.type", type, std::string(kByteLevel) + " or " + kWordPiece);
+  }
+  HEED_RETURN_IF_ERROR(read_tokens(path, root, vocab_size, &t.tokens));
+  *out = std::move(t);
+  return Status::success();
+}
+
+}  // namespace heed::convert

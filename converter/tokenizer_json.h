@@ -1,0 +1,29 @@
+// Hugging Face tokenizer.json (the `tokenizers` library's format), read for the tokenizers heed's
+// runtime runs: BPE with GPT-2's byte-level pre-tokenization and WordPiece with BERT's normalizer
+// and pre-tokenizer. Every component the file names is checked against those; anything else (a
+// Unigram model, Llama 3's split pattern, a normalizer heed does not apply) is refused with the
+// component and its value, so a model never converts into one that tokenizes differently.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heed/status.h"
+
+namespace heed::convert {
+
+struct TokenizerJson {
+  enum class Kind { kByteLevelBpe, kWordPiece } kind = Kind::kByteLevelBpe;
+  std::vector<std::string> tokens;  // by id: the model's vocabulary and the added tokens
+  std::vector<std::string> merges;  // BPE: "a b", best first
+  // WordPiece: BertNormalizer's settings (strip_accents unset: as lowercase, BERT's rule).
+  bool lowercase = false;
+  std::optional<bool> strip_accents;
+};
+
+// Reads `path`; `vocab_size` (config.json's) is the number of ids the tokens must fill.
+Status read_tokenizer_json(const std::string& path, uint32_t vocab_size, TokenizerJson* out);
+
+}  // namespace heed::convert
