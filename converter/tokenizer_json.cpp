@@ -27,7 +27,8 @@ Status expect(const std::string& path, const json& object, const char* key, cons
 }
 
 // The model's vocabulary and the added tokens, by id, filling exactly 0..vocab_size-1.
-Status read_tokens(const std::string& path, const json& root, uint32_t vocab_size, std::vector<std::string>* out) {
+Status read_tokens(const std::string& path, const json& root, uint32_t vocab_size, std::vector<std::string>* out,
+                   std::vector<int32_t>* added_ids) {
   std::vector<std::string> tokens(vocab_size);
   std::vector<bool> seen(vocab_size, false);
   const auto place = [&](const std::string& token, const json& id) -> Status {
@@ -51,6 +52,7 @@ Status read_tokens(const std::string& path, const json& root, uint32_t vocab_siz
         return invalid_file(path + ": an added token without 'content' and 'id'");
       }
       HEED_RETURN_IF_ERROR(place(a["content"].get<std::string>(), a["id"]));
+      added_ids->push_back(a["id"].get<int32_t>());
     }
   }
   for (size_t i = 0; i < vocab_size; ++i) {
@@ -83,7 +85,47 @@ Status read_merges(const std::string& path, const json& model, std::vector<std::
   return Status::success();
 }
 
-constexpr const char* kByteLevel = "GPT-2's byte-level BPE (pre_tokenizer ByteLevel, add_prefix_space false, use_regex true)";
+// The post-processor of a BPE tokenizer: none, ByteLevel (offsets only), or a TemplateProcessing
+// that puts one special token before the text (Llama 3's <|begin_of_text|>): its id is the start
+// token. Anything else would add tokens heed does not add.
+Status read_bpe_post_processor(const std::string& path, const json& root, TokenizerJson* out) {
+  const json post = root.value("post_processor", json());
+  if (post.is_null() || (post.is_object() && post.value("type", "") == "ByteLevel")) return Status::success();
+  constexpr const char* kSupported = "no post-processor, ByteLevel, or a TemplateProcessing of one special token before the text";
+  if (!post.is_object() || post.value("type", "") != "TemplateProcessing") return refuse(path, "post_processor", post, kSupported);
+  const json single = post.value("single", json());
+  if (!single.is_array() || single.size() != 2 || !single[0].contains("SpecialToken") || !single[1].contains("Sequence")) {
+    return refuse(path, "post_processor.single", single, kSupported);
+  }
+  const json name = single[0]["SpecialToken"].value("id", json());
+  const json ids = post.value("special_tokens", json()).value(name.is_string() ? name.get<std::string>() : "", json()).value("ids", json());
+  if (!ids.is_array() || ids.size() != 1 || !ids[0].is_number_integer() || ids[0].get<int64_t>() < 0) {
+    return invalid_file(path + ": post_processor.special_tokens has no single id for " + name.dump());
+  }
+  out->start_id = ids[0].get<int32_t>();
+  return Status::success();
+}
+
+constexpr const char* kByteLevel =
+    "GPT-2's byte-level BPE (pre_tokenizer ByteLevel with add_prefix_space false and use_regex true, alone or after "
+    "Digits with individual_digits true)";
+
+// ByteLevel alone, or Sequence [Digits (individual_digits), ByteLevel] as SmolLM's tokenizers have it.
+Status read_byte_level_pre_tokenizer(const std::string& path, const json& pre, TokenizerJson* out) {
+  json byte_level = pre;
+  if (pre.is_object() && pre.value("type", "") == "Sequence") {
+    const json steps = pre.value("pretokenizers", json());
+    if (!steps.is_array() || steps.size() != 2 || !steps[0].is_object() || steps[0].value("type", "") != "Digits" ||
+        steps[0].value("individual_digits", false) != true) {
+      return refuse(path, "pre_tokenizer", pre, kByteLevel);
+    }
+    out->split_digits = true;
+    byte_level = steps[1];
+  }
+  if (!byte_level.is_object() || byte_level.value("type", "") != "ByteLevel") return refuse(path, "pre_tokenizer", pre, kByteLevel);
+  HEED_RETURN_IF_ERROR(expect(path, byte_level, "add_prefix_space", false, false, kByteLevel));
+  return expect(path, byte_level, "use_regex", true, true, kByteLevel);
+}
 
 Status read_byte_level_bpe(const std::string& path, const json& root, TokenizerJson* out) {
   const json& model = root["model"];
@@ -95,11 +137,9 @@ Status read_byte_level_bpe(const std::string& path, const json& root, TokenizerJ
     HEED_RETURN_IF_ERROR(expect(path, model, key, false, true, kByteLevel));
   }
   if (root.contains("normalizer") && !root["normalizer"].is_null()) return refuse(path, "normalizer", root["normalizer"], kByteLevel);
-  const json& pre = root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json();
-  if (!pre.is_object() || pre.value("type", "") != "ByteLevel") return refuse(path, "pre_tokenizer", pre, kByteLevel);
-  HEED_RETURN_IF_ERROR(expect(path, pre, "add_prefix_space", false, false, kByteLevel));
-  HEED_RETURN_IF_ERROR(expect(path, pre, "use_regex", true, true, kByteLevel));
+  HEED_RETURN_IF_ERROR(read_byte_level_pre_tokenizer(path, root.value("pre_tokenizer", json()), out));
   out->kind = TokenizerJson::Kind::kByteLevelBpe;
+  HEED_RETURN_IF_ERROR(read_bpe_post_processor(path, root, out));
   return read_merges(path, model, &out->merges);
 }
 
@@ -136,7 +176,8 @@ Status read_tokenizer_json(const std::string& path, uint32_t vocab_size, Tokeniz
   } else {
     return refuse(path, "model.type", type, std::string(kByteLevel) + " or " + kWordPiece);
   }
-  HEED_RETURN_IF_ERROR(read_tokens(path, root, vocab_size, &t.tokens));
+  HEED_RETURN_IF_ERROR(read_tokens(path, root, vocab_size, &t.tokens, &t.added_ids));
+  if (t.start_id >= static_cast<int32_t>(vocab_size)) return invalid_file(path + ": the post-processor's start token is outside the vocabulary");
   *out = std::move(t);
   return Status::success();
 }

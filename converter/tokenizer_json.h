@@ -18,6 +18,9 @@ struct TokenizerJson {
   enum class Kind { kByteLevelBpe, kWordPiece } kind = Kind::kByteLevelBpe;
   std::vector<std::string> tokens;  // by id: the model's vocabulary and the added tokens
   std::vector<std::string> merges;  // BPE: "a b", best first
+  bool split_digits = false;        // BPE: a Digits pre-tokenizer (individual digits) before ByteLevel
+  std::vector<int32_t> added_ids;   // the added tokens: pieces of their own wherever the text has them
+  int32_t start_id = -1;            // the token the post-processor puts first (TemplateProcessing), or -1
   // WordPiece: BertNormalizer's settings (strip_accents unset: as lowercase, BERT's rule).
   bool lowercase = false;
   std::optional<bool> strip_accents;

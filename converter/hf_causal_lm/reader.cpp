@@ -117,17 +117,30 @@ Status read_merges(const std::string& path, std::vector<std::string>* out) {
   return Status::success();
 }
 
+// A byte-level BPE tokenizer.json (GPT-2, SmolLM): vocabulary, merges, the added tokens as pieces
+// of their own, the digit split; *start_id: the token its post-processor puts first, or -1.
+Status read_byte_level_tokenizer_json(const std::string& dir, uint32_t vocab_size, fb::TokenizerT* tok,
+                                      int32_t* start_id) {
+  TokenizerJson t;
+  HEED_RETURN_IF_ERROR(read_tokenizer_json(dir + "/tokenizer.json", vocab_size, &t));
+  if (t.kind != TokenizerJson::Kind::kByteLevelBpe) {
+    return unsupported_model(dir + "/tokenizer.json: a WordPiece tokenizer; heed runs decoder-only models with byte-level BPE");
+  }
+  tok->kind = fb::TokenizerKind::ByteLevelBPE;
+  tok->target_vocabulary = std::make_unique<fb::VocabularyT>();
+  tok->target_vocabulary->tokens = std::move(t.tokens);
+  tok->merges = std::move(t.merges);
+  tok->special_ids = std::move(t.added_ids);
+  tok->split_digits = t.split_digits;
+  *start_id = t.start_id;
+  return Status::success();
+}
+
 // vocab.json + merges.txt, or tokenizer.json alone (as newer checkpoints are published).
 Status read_gpt2_tokenizer(const std::string& dir, uint32_t vocab_size, fb::TokenizerT* tok) {
   if (!is_file(dir + "/vocab.json") && is_file(dir + "/tokenizer.json")) {
-    TokenizerJson t;
-    HEED_RETURN_IF_ERROR(read_tokenizer_json(dir + "/tokenizer.json", vocab_size, &t));
-    if (t.kind != TokenizerJson::Kind::kByteLevelBpe) {
-      return unsupported_model(dir + "/tokenizer.json: a WordPiece tokenizer; GPT-2 models use byte-level BPE");
-    }
-    tok->target_vocabulary->tokens = std::move(t.tokens);
-    tok->merges = std::move(t.merges);
-    return Status::success();
+    int32_t start_id = -1;
+    return read_byte_level_tokenizer_json(dir, vocab_size, tok, &start_id);
   }
   HEED_RETURN_IF_ERROR(read_vocab_json(dir + "/vocab.json", vocab_size,
                                        "config.json's vocab_size is " + std::to_string(vocab_size),
@@ -308,19 +321,26 @@ Status read_gpt2(const std::string& dir, NeutralModel* out) {
 Status read_llama(const std::string& dir, NeutralModel* out) {
   CausalLmConfig c;
   HEED_RETURN_IF_ERROR(read_config(dir, Family::kLlama, &c));
-  if (c.bos_token_id < 0) return invalid_file(dir + "/config.json: missing 'bos_token_id' (Llama starts from it)");
+  if (c.bos_token_id < 0 && is_file(dir + "/tokenizer.model")) {
+    return invalid_file(dir + "/config.json: missing 'bos_token_id' (Llama starts from it)");
+  }
   const std::string spm = dir + "/tokenizer.model";
-  if (!is_file(spm)) {
-    return unsupported_model(dir + ": no tokenizer.model (heed embeds Llama's SentencePiece model; tokenizer.json-only "
-                             "checkpoints such as Llama 3 are not supported)");
+  if (!is_file(spm) && !is_file(dir + "/tokenizer.json")) {
+    return unsupported_model(dir + ": no tokenizer.model (Llama's SentencePiece model) or tokenizer.json");
   }
   NeutralModel model;
   HEED_RETURN_IF_ERROR(read_weights(dir, c, map_llama, "a Llama model heed understands", &model));
 
   fb::TokenizerT& tok = model.tokenizer;
-  tok.kind = fb::TokenizerKind::SentencePiece;
-  HEED_RETURN_IF_ERROR(read_sentencepiece(spm, c.vocab_size, &tok));
   tok.bos_id = c.bos_token_id;
+  if (is_file(spm)) {
+    tok.kind = fb::TokenizerKind::SentencePiece;
+    HEED_RETURN_IF_ERROR(read_sentencepiece(spm, c.vocab_size, &tok));
+  } else {
+    // A byte-level BPE tokenizer.json (SmolLM, Llama 3): the start token is the one its
+    // post-processor adds, none when it adds none (generation then starts from the prompt).
+    HEED_RETURN_IF_ERROR(read_byte_level_tokenizer_json(dir, c.vocab_size, &tok, &tok.bos_id));
+  }
   tok.eos_id = c.eos_token_id;
   set_producer(dir, c, "hf-llama", &model);
   *out = std::move(model);

@@ -70,15 +70,53 @@ def test_bert_wordpiece_from_tokenizer_json(tmp_path, run, lowercase):
         assert heed_ids(run, model, text) == tok.encode(text.replace("\n", " "), add_special_tokens=False).ids, text
 
 
+CHAT_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+
+
+def smollm_style_tokenizer(shared, vocab_size):
+    """A byte-level BPE trained by the tokenizers library on botchan.txt the way SmolLM's is built:
+    Digits (individual) then ByteLevel, chat special tokens first, exactly vocab_size entries."""
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    tok.decoder = decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=CHAT_TOKENS,
+                                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train([os.path.join(shared, "data/sentencepiece/botchan.txt")], trainer)
+    assert tok.get_vocab_size() == vocab_size
+    return tok
+
+
+def test_llama_with_a_smollm_style_tokenizer_json(tmp_path, run, shared):
+    """tests/fixtures/hf-llama's weights with a tokenizer.json instead of tokenizer.model: ids as the
+    library's (digits one by one, chat tokens whole), no start token added (the tokenizer adds none),
+    and the same continuation as the SentencePiece conversion of the same weights for the same ids."""
+    fixture = os.path.join(FIXTURES, "hf-llama")
+    tok = smollm_style_tokenizer(shared, 400)
+    folder = only_tokenizer_json(tmp_path, fixture, tok, ["tokenizer.model"])
+    model, reference = str(tmp_path / "llama-json.heed"), str(tmp_path / "llama-spm.heed")
+    run("convert", str(folder), "-o", model, "--quantize", "float32")
+    run("convert", fixture, "-o", reference, "--quantize", "float32")
+    chat = "<|im_start|>user\nWhat is 12 + 305?<|im_end|>\n<|im_start|>assistant\n"
+    for text in CORPUS + [chat.replace("\n", " ")]:
+        assert heed_ids(run, model, text) == tok.encode(text.replace("\n", " ")).ids, text
+    # The SentencePiece conversion starts from <s> (id 1) itself; this one starts from the prompt.
+    ids = "1 45 200 17 3 399"
+    same_ids = run("generate", "-m", model, "--prompt-ids", ids, "--max-len", "12", "--ids")
+    assert same_ids == run("generate", "-m", reference, "--prompt-ids", ids.split(" ", 1)[1], "--max-len", "12", "--ids")
+
+
 def test_tokenizer_json_heed_cannot_run_is_refused(tmp_path, heed_cli):
     import subprocess
     fixture = os.path.join(FIXTURES, "hf-gpt2")
     bpe = models.BPE.from_file(os.path.join(fixture, "vocab.json"), os.path.join(fixture, "merges.txt"))
     tok = tokenizers.Tokenizer(bpe)
-    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True),
-                                                 pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    # Llama 3's kind: a Split by its own pattern before a ByteLevel without the GPT-2 regex.
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(tokenizers.Regex(r"\p{N}{1,3}| ?\p{L}+|\s+"), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     folder = only_tokenizer_json(tmp_path, fixture, tok, ["vocab.json", "merges.txt"])
     p = subprocess.run([heed_cli, "convert", str(folder), "-o", str(tmp_path / "x.heed")], capture_output=True, text=True)
     assert p.returncode == 1
-    assert "tokenizer.json: pre_tokenizer is {" in p.stderr and '"type":"Sequence"' in p.stderr, p.stderr
+    assert "tokenizer.json: pre_tokenizer is {" in p.stderr and '"type":"Split"' in p.stderr, p.stderr
     assert not os.path.exists(tmp_path / "x.heed")

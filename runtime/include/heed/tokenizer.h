@@ -46,6 +46,9 @@ struct TokenizerOptions {
   // SentencePiece only: a leading ">>xx<<" (OPUS-MT's target-language tag) is kept as one piece and
   // every ">>...<<" is removed from the text before SentencePiece sees it (MarianTokenizer's rule).
   bool language_code_prefix = false;
+  // Byte-level BPE only: every digit is a word of its own before GPT-2's split (tokenizer.json's
+  // Digits pre-tokenizer with individual_digits, as SmolLM's tokenizers have it).
+  bool split_digits = false;
 };
 
 class Tokenizer {

@@ -106,6 +106,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
       if (std::find(specials_.begin(), specials_.end(), token(id)) == specials_.end()) specials_.push_back(token(id));
     }
     special_tokens_ = SpecialTokens(specials_);
+    split_digits_ = options.split_digits;
   }
 
   Status add_merges(const std::vector<std::string>& merges) {
@@ -130,12 +131,33 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
       // The first occurrence wins; at the same place, the longest special.
       const SpecialTokens::Match m = special_tokens_.find(text, pos);
       const std::string_view plain = text.substr(pos, m.at == std::string_view::npos ? std::string_view::npos : m.at - pos);
-      for (std::string_view word : gpt2_pretokenize(plain)) bpe(bytes_to_symbols(word), pieces);
+      for (std::string_view segment : digit_segments(plain)) {
+        for (std::string_view word : gpt2_pretokenize(segment)) bpe(bytes_to_symbols(word), pieces);
+      }
       if (m.at == std::string_view::npos) break;
       pieces->push_back(specials_[m.index]);
       pos = m.at + m.length;
     }
     return Status::success();
+  }
+
+  // With split_digits, the text between the digits and each digit alone (the Digits
+  // pre-tokenizer: Unicode numbers, as Rust's char::is_numeric); otherwise the text whole.
+  std::vector<std::string_view> digit_segments(std::string_view text) const {
+    if (!split_digits_) return {text};
+    std::vector<std::string_view> segments;
+    size_t start = 0;
+    for (size_t i = 0; i < text.size();) {
+      const Char c = char_at(text, i);
+      if (c.cls == CharClass::kNumber) {
+        if (i > start) segments.push_back(text.substr(start, i - start));
+        segments.push_back(text.substr(i, c.length));
+        start = i + c.length;
+      }
+      i += c.length;
+    }
+    if (start < text.size() || segments.empty()) segments.push_back(text.substr(start));
+    return segments;
   }
 
   Status decode_pieces(const std::vector<std::string>& pieces, std::string* text) const override {
@@ -222,6 +244,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
   std::unordered_map<std::string, int> ranks_;
   std::vector<std::string> specials_;  // the special ids' tokens, as the text may contain them
   SpecialTokens special_tokens_;       // specials_, found in one scan of the text
+  bool split_digits_ = false;
 };
 
 }  // namespace

@@ -156,7 +156,14 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
     const int32_t mapped = side_id(id);
     if (mapped >= 0) options.special_ids.push_back(mapped);
   }
+  if (tok->special_ids()) {
+    for (int32_t id : *tok->special_ids()) {
+      const int32_t mapped = side_id(id);
+      if (mapped >= 0) options.special_ids.push_back(mapped);
+    }
+  }
   options.language_code_prefix = metadata_true(index, "tokenizer.language_code_prefix");
+  options.split_digits = tok->split_digits();
 
   switch (tok->kind()) {
     case fb::TokenizerKind::Whitespace:
