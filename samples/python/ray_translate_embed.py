@@ -20,11 +20,12 @@ import ray
 import heed
 
 
-def resident_kib():
-    """This process's resident memory (VmRSS) in KiB, read from /proc (Linux)."""
+def resident_kib(field="VmRSS"):
+    """This process's resident memory in KiB, read from /proc (Linux): VmRSS all of it, RssAnon
+    the part no other process shares (the mapped model file's pages are shared)."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -34,9 +35,10 @@ class TranslateAndEmbed:
     happens once here, not once per batch."""
 
     def __init__(self, translation_model, embedding_model, report_memory=False):
-        self.rss_before_open_kib = resident_kib()
-        self.translator = heed.Translator(translation_model)
-        self.embedder = heed.Embedder(embedding_model)
+        self.rss_before_open_kib, self.anon_before_open_kib = resident_kib(), resident_kib("RssAnon")
+        # One thread each: the worker has one CPU, and more workers (not threads) use more cores.
+        self.translator = heed.Translator(translation_model, intra_threads=1)
+        self.embedder = heed.Embedder(embedding_model, intra_threads=1)
         self.rss_after_open_kib = resident_kib()
         self.report_memory = report_memory
 
@@ -47,7 +49,10 @@ class TranslateAndEmbed:
         if self.report_memory:
             batch["worker_pid"] = np.full(len(texts), os.getpid())
             batch["rss_before_open_kib"] = np.full(len(texts), self.rss_before_open_kib)
+            batch["anon_before_open_kib"] = np.full(len(texts), self.anon_before_open_kib)
             batch["rss_after_open_kib"] = np.full(len(texts), self.rss_after_open_kib)
+            batch["rss_after_batch_kib"] = np.full(len(texts), resident_kib())
+            batch["anon_after_batch_kib"] = np.full(len(texts), resident_kib("RssAnon"))
         return batch
 
 
@@ -68,10 +73,15 @@ def run(lines, args):
 
 
 def report_memory(rows):
-    workers = {int(row["worker_pid"]): (int(row["rss_before_open_kib"]), int(row["rss_after_open_kib"])) for row in rows}
-    for pid, (before, after) in sorted(workers.items()):
-        print("worker %d: VmRSS %.1f MiB before opening the models, %.1f MiB after" % (pid, before / 1024, after / 1024),
-              file=sys.stderr)
+    workers = {}
+    for row in rows:
+        pid = int(row["worker_pid"])
+        seen = workers.get(pid, (0, 0, 0, 0, 0))
+        workers[pid] = (int(row["rss_before_open_kib"]), int(row["anon_before_open_kib"]), int(row["rss_after_open_kib"]),
+                        max(seen[3], int(row["rss_after_batch_kib"])), max(seen[4], int(row["anon_after_batch_kib"])))
+    for pid, kib in sorted(workers.items()):
+        print("worker %d: VmRSS %.1f MiB (RssAnon %.1f) before opening the models, %.1f after, %.1f (RssAnon %.1f) after "
+              "its largest batch" % ((pid,) + tuple(k / 1024 for k in kib)), file=sys.stderr)
 
 
 def parse_arguments():

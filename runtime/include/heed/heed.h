@@ -11,6 +11,8 @@
  *   shared, read-only, by translators and embedders on several threads, and they may be created
  *   from it on several threads at once (tests/runtime/c_api/test_c_api_threads.cpp runs this
  *   under ThreadSanitizer).
+ * - A callback (token, hypothesis) may call other handles, but a call on the translator or
+ *   generator that is running the callback returns HEED_BUSY (tests/runtime/c_api/reentry_c.c).
  * - A translator plans its session memory once, when it is created; translating allocates only for
  *   the text layer (tokenizing and detokenizing), never inside the model session.
  */
@@ -24,7 +26,7 @@
 extern "C" {
 #endif
 
-/* Mirrors heed::StatusCode (the values are the same), plus HEED_BUFFER_TOO_SMALL. */
+/* Mirrors heed::StatusCode (the values are the same), plus HEED_BUFFER_TOO_SMALL and HEED_BUSY. */
 typedef enum heed_status {
   HEED_OK = 0,
   HEED_INVALID_ARGUMENT = 1,     /* unusable arguments (null pointers, sizes, ids) */
@@ -37,7 +39,9 @@ typedef enum heed_status {
   HEED_INTERNAL = 8,
   HEED_CANCELLED = 9,            /* decoding stopped: the caller cancelled it (C++ DecodeOptions::cancel) */
   HEED_DEADLINE_EXCEEDED = 10,   /* decoding stopped: the caller's deadline passed */
-  HEED_BUFFER_TOO_SMALL = 100    /* an output buffer is too small; the needed size is reported */
+  HEED_BUFFER_TOO_SMALL = 100,   /* an output buffer is too small; the needed size is reported */
+  HEED_BUSY = 101                /* a translator or generator called while a call on it is running: from
+                                  * a callback of that call (re-entry), or from another thread */
 } heed_status;
 
 typedef struct heed_model heed_model;

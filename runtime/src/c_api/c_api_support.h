@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -42,6 +43,7 @@ struct heed_translator {
   std::unique_ptr<heed::tokenizer::TokenPieces> pieces;  // target tokens' streamed text (heed_translate_stream)
   std::string last_error;
   std::string text;  // the last translation, reused between calls
+  std::atomic<bool> busy{false};  // a call is running (exclusive_call)
 };
 
 namespace heed::c_api {
@@ -121,6 +123,23 @@ heed_status guarded(std::string* last_error, Body body) noexcept {
     }
     return HEED_INTERNAL;
   }
+}
+
+// Runs `body` as guarded() does, unless another call on `handle` (a heed_translator or
+// heed_generator) is running: then HEED_BUSY. A callback that calls the object that called it
+// would otherwise reuse the session and buffers the running call is in the middle of; a call from
+// another thread at the same time (which heed.h forbids) is refused the same way.
+template <typename Handle, typename Body>
+heed_status exclusive_call(Handle* handle, const char* what, Body body) noexcept {
+  if (handle->busy.exchange(true)) {
+    return guarded(&handle->last_error, [&]() -> heed_status {
+      return fail(HEED_BUSY, (std::string(what) + ": another call on this object is running (a callback cannot "
+                              "call the object that called it; use a second one)").c_str(), &handle->last_error);
+    });
+  }
+  const heed_status s = guarded(&handle->last_error, body);
+  handle->busy.store(false);
+  return s;
 }
 
 // A call on a model handle: its message goes to a local string and, when the call fails, to the

@@ -147,6 +147,7 @@ const char* heed_version(void) { return HEED_VERSION; }
 
 const char* heed_status_name(heed_status status) {
   if (status == HEED_BUFFER_TOO_SMALL) return "buffer too small";
+  if (status == HEED_BUSY) return "busy";
   if (status < HEED_OK || status > HEED_DEADLINE_EXCEEDED) return "unknown status";
   return heed::status_code_name(static_cast<heed::StatusCode>(status));
 }
@@ -314,7 +315,7 @@ heed_status heed_translate_text(heed_translator* translator, const char* text, s
                                 size_t out_capacity, size_t* out_length) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_text", [&]() -> heed_status {
     err->clear();
     heed::DecodeOptions options;
     const heed_status s = checked_decode_options(*translator->translator, beam, &options, err);
@@ -328,7 +329,7 @@ heed_status heed_translate_text_with_options(heed_translator* translator, const 
                                              size_t* out_length) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_text_with_options", [&]() -> heed_status {
     err->clear();
     heed::c_api::DecodeRequest request;
     const heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
@@ -342,7 +343,7 @@ heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, 
                                size_t beam, int32_t* out_ids, size_t out_capacity, size_t* out_offsets) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_ids", [&]() -> heed_status {
     err->clear();
     heed::DecodeOptions options;
     const heed_status s = checked_decode_options(*translator->translator, beam, &options, err);
@@ -356,7 +357,7 @@ heed_status heed_translate_ids_with_options(heed_translator* translator, const i
                                             size_t out_capacity, size_t* out_offsets) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_ids_with_options", [&]() -> heed_status {
     err->clear();
     heed::c_api::DecodeRequest request;
     const heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);

@@ -1,6 +1,7 @@
 // The C API's generation (heed/heed.h) over heed::Generator: options with their size first, the
 // decoding controls and stop strings, and a streaming callback that can stop the generation.
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -16,12 +17,12 @@ struct heed_generator {
   std::unique_ptr<heed::Generator> generator;
   std::string last_error;
   std::string text;  // the last continuation, reused between calls
+  std::atomic<bool> busy{false};  // a call is running (exclusive_call)
 };
 
 namespace {
 
 using heed::c_api::fail;
-using heed::c_api::guarded;
 using heed::c_api::model_call;
 using heed::c_api::record;
 
@@ -153,7 +154,7 @@ heed_status heed_generate_text(heed_generator* generator, const char* prompt, co
                                size_t* out_length) {
   if (!generator) return HEED_INVALID_ARGUMENT;
   std::string* err = &generator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(generator, "heed_generate_text", [&]() -> heed_status {
     err->clear();
     if (!prompt || !out_length || (!out && out_capacity > 0)) {
       return fail(HEED_INVALID_ARGUMENT, "heed_generate_text: a required pointer is null", err);
@@ -176,7 +177,7 @@ heed_status heed_generate_ids(heed_generator* generator, const int32_t* prompt, 
                               int32_t* out_ids, size_t out_capacity, size_t* out_length) {
   if (!generator) return HEED_INVALID_ARGUMENT;
   std::string* err = &generator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(generator, "heed_generate_ids", [&]() -> heed_status {
     err->clear();
     if ((!prompt && prompt_length > 0) || !out_length || (!out_ids && out_capacity > 0)) {
       return fail(HEED_INVALID_ARGUMENT, "heed_generate_ids: a required pointer is null", err);

@@ -11,7 +11,6 @@
 namespace {
 
 using heed::c_api::fail;
-using heed::c_api::guarded;
 using heed::c_api::record;
 
 // What the engine's on_token hook needs to call the caller's callback.
@@ -43,7 +42,7 @@ heed_status heed_translate_stream(heed_translator* translator, const char* text,
                                   size_t* out_length) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_stream", [&]() -> heed_status {
     err->clear();
     if (!text || !on_token || !out_length || (!out && out_capacity > 0)) {
       return fail(HEED_INVALID_ARGUMENT, "heed_translate_stream: a required pointer is null", err);
