@@ -131,6 +131,11 @@ heed_status heed_translator_create(heed_model* model, const heed_translator_opti
                                    heed_translator** out_translator);
 /* The message of the last failed call on this translator ("" if none). Valid until the next call. */
 const char* heed_translator_last_error(const heed_translator* translator);
+/* Stops the call running on `translator`, from another thread or from that call's callback: it
+ * returns HEED_CANCELLED (its outputs are then unset) at its next decoder step. Each call starts
+ * uncancelled, so a cancel with no call running does nothing. The one function that may be called
+ * on a translator another thread is using. */
+heed_status heed_translator_cancel(heed_translator* translator);
 /* NULL is accepted. */
 void heed_translator_free(heed_translator* translator);
 
@@ -192,6 +197,9 @@ typedef struct heed_decode_options {
   /* nonzero: CTranslate2's use_vmap, each batch decodes over its vocabulary shortlist (a model
    * converted with `heed convert --vmap`; HEED_INVALID_ARGUMENT for a model without a map). */
   int use_vmap;
+  /* Nonzero: the call stops with HEED_DEADLINE_EXCEEDED once it has run this many milliseconds
+   * (looked at before each batch and each decoder step). 0: no limit. */
+  uint64_t timeout_ms;
 } heed_decode_options;
 
 void heed_decode_options_init(heed_decode_options* options);
@@ -263,6 +271,8 @@ void heed_generator_options_init(heed_generator_options* options);
 heed_status heed_generator_create(heed_model* model, const heed_generator_options* options,
                                   heed_generator** out_generator);
 const char* heed_generator_last_error(const heed_generator* generator);
+/* As heed_translator_cancel: the running generation returns HEED_CANCELLED. */
+heed_status heed_generator_cancel(heed_generator* generator);
 void heed_generator_free(heed_generator* generator);
 
 /* Decoding of one generation. Call heed_generate_options_init first: struct_size, 256 new tokens,
@@ -285,6 +295,7 @@ typedef struct heed_generate_options {
   const char* const* stop;      /* text-level stop strings (heed_generate_text only): the text
                                  * stops before the first one that appears */
   size_t num_stop;
+  uint64_t timeout_ms;          /* nonzero: HEED_DEADLINE_EXCEEDED after this many milliseconds */
 } heed_generate_options;
 
 void heed_generate_options_init(heed_generate_options* options);

@@ -33,7 +33,7 @@ heed_status sentence(heed_translator* translator, const char* text, const char* 
 heed_status translate_sentence(heed_translator* translator, const char* text, const heed_decode_options* options,
                                std::vector<heed::TranslationHypothesis>* out, std::string* err) {
   heed::c_api::DecodeRequest request;
-  heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
+  heed_status s = heed::c_api::make_request(translator, options, &request, err);
   if (s != HEED_OK) return s;
   std::vector<std::vector<std::string>> sources;
   s = sentence(translator, text, "the text", &sources, err);

@@ -51,7 +51,7 @@ heed_status heed_translate_stream(heed_translator* translator, const char* text,
     heed_decode_options_init(&greedy);
     greedy.beam_size = 1;
     heed::c_api::DecodeRequest request;
-    heed_status s = heed::c_api::make_request(*translator->translator, options ? options : &greedy, &request, err);
+    heed_status s = heed::c_api::make_request(translator, options ? options : &greedy, &request, err);
     if (s != HEED_OK) return s;
     if (request.options.beam_size != 1) {
       return fail(HEED_INVALID_ARGUMENT, "heed_translate_stream: streaming needs beam_size 1 (greedy or sampling)", err);

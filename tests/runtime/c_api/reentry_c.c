@@ -1,8 +1,12 @@
-/* Re-entry from C99: a callback that calls the translator or generator whose call is running gets
- * HEED_BUSY with a message (not a deadlock, not a reuse of the running call's session), the
- * running call still gives what it gives without the inner call, and a second object may be used
- * from the callback. usage: reentry_c ARABIC_NAMES.heed (aren, float32) STORIES.heed */
+/* Re-entry and stopping from C99: a callback that calls the translator or generator whose call is
+ * running gets HEED_BUSY with a message (not a deadlock, not a reuse of the running call's
+ * session), the running call still gives what it gives without the inner call, and a second
+ * object may be used from the callback. heed_translator_cancel / heed_generator_cancel from a
+ * callback stop the call with HEED_CANCELLED, timeout_ms with HEED_DEADLINE_EXCEEDED (a callback
+ * that spins past it), and the next call is unaffected.
+ * usage: reentry_c ARABIC_NAMES.heed (aren, float32) STORIES.heed */
 #include <stddef.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +72,55 @@ static int generate_again(void* user, int32_t id, const char* text, size_t text_
   return 0;
 }
 
+/* Stopping: cancel at the second token, or spin 20 ms of CPU time (past a 5 ms timeout). */
+typedef struct {
+  heed_translator* translator;
+  heed_generator* generator;
+  int tokens;
+} Stopper;
+
+static int cancel_at_second(void* user, int32_t id, const char* text, size_t text_length) {
+  Stopper* st = (Stopper*)user;
+  if (++st->tokens == 2) {
+    if (st->translator) heed_translator_cancel(st->translator);
+    if (st->generator) heed_generator_cancel(st->generator);
+  }
+  (void)id, (void)text, (void)text_length;
+  return 0;
+}
+
+static int spin(void* user, int32_t id, const char* text, size_t text_length) {
+  const clock_t start = clock();
+  ((Stopper*)user)->tokens++;
+  while ((double)(clock() - start) < 0.02 * CLOCKS_PER_SEC) {
+  }
+  (void)id, (void)text, (void)text_length;
+  return 0;
+}
+
+static void check_translator_stops(heed_translator* t, const char* alone) {
+  char out[256];
+  size_t length = 0;
+  Stopper st = {t, NULL, 0};
+  heed_decode_options o;
+  heed_decode_options_init(&o);
+  o.beam_size = 1;
+  EXPECT(o.timeout_ms == 0, "no timeout by default");
+  EXPECT(heed_translate_stream(t, kSource, &o, cancel_at_second, &st, out, sizeof out, &length) == HEED_CANCELLED &&
+             st.tokens == 2, "cancelled at the second token (%d tokens)", st.tokens);
+  EXPECT(heed_translate_text(t, kSource, 1, out, sizeof out, &length) == HEED_OK && strcmp(out, alone) == 0,
+         "a call after a cancel starts uncancelled");
+  EXPECT(heed_translator_cancel(t) == HEED_OK && heed_translator_cancel(NULL) == HEED_INVALID_ARGUMENT, "cancel");
+  EXPECT(heed_translate_text(t, kSource, 1, out, sizeof out, &length) == HEED_OK, "a cancel between calls is dropped");
+  o.timeout_ms = 5;
+  st.tokens = 0;
+  EXPECT(heed_translate_stream(t, kSource, &o, spin, &st, out, sizeof out, &length) == HEED_DEADLINE_EXCEEDED &&
+             st.tokens == 1, "deadline after the first token (%d tokens)", st.tokens);
+  o.timeout_ms = 60000;
+  EXPECT(heed_translate_text_with_options(t, kSource, &o, out, sizeof out, &length) == HEED_OK &&
+             strcmp(out, alone) == 0, "a timeout not reached changes nothing");
+}
+
 static void check_translator(heed_translator* t, heed_translator* other) {
   char alone[256], streamed[256];
   size_t length = 0;
@@ -95,6 +148,7 @@ static void check_translator(heed_translator* t, heed_translator* other) {
   EXPECT(r.calls == 2 && r.busy == 2, "hypotheses' callback re-entering is HEED_BUSY (%d of %d)", r.busy, r.calls);
   EXPECT(heed_translate_text(t, kSource, 1, streamed, sizeof streamed, &length) == HEED_OK &&
              strcmp(alone, streamed) == 0, "the translator serves again after the callbacks");
+  check_translator_stops(t, alone);
 }
 
 static void check_generator(heed_generator* g) {
@@ -112,6 +166,17 @@ static void check_generator(heed_generator* g) {
   EXPECT(r.calls > 1 && r.busy == r.calls, "every generator re-entry is HEED_BUSY (%d of %d)", r.busy, r.calls);
   EXPECT(strstr(r.message, "heed_generate_text: another call") != NULL, "generator message: %s", r.message);
   EXPECT(strcmp(alone, streamed) == 0, "generation '%s' alone '%s'", streamed, alone);
+
+  Stopper st = {NULL, g, 0};
+  EXPECT(heed_generate_text(g, "Once", &o, cancel_at_second, &st, streamed, sizeof streamed, &length) ==
+             HEED_CANCELLED && st.tokens == 2, "generation cancelled at the second token (%d)", st.tokens);
+  o.timeout_ms = 5;
+  st.tokens = 0;
+  EXPECT(heed_generate_text(g, "Once", &o, spin, &st, streamed, sizeof streamed, &length) == HEED_DEADLINE_EXCEEDED &&
+             st.tokens == 1, "generation deadline after the first token (%d)", st.tokens);
+  o.timeout_ms = 0;
+  EXPECT(heed_generate_text(g, "Once", &o, NULL, NULL, streamed, sizeof streamed, &length) == HEED_OK &&
+             strcmp(alone, streamed) == 0, "the generator serves again");
 }
 
 int main(int argc, char** argv) {
