@@ -129,7 +129,8 @@ def compute_type(value):
 
 class CallLock:
     """Serializes the calls on one model object. A call made from inside another call on the same
-    object (a callback calling its own translator) raises RuntimeError instead of deadlocking."""
+    object (a callback calling its own translator, a loop over generate_tokens calling its own
+    generator) raises RuntimeError instead of deadlocking."""
 
     def __init__(self, owner):
         self._lock = threading.Lock()
@@ -137,14 +138,25 @@ class CallLock:
         self._owner = owner
 
     def __enter__(self):
-        if self._holder == threading.get_ident():
-            raise RuntimeError("this %s is busy with the call that made this one (a callback cannot call the object "
-                               "that called it; create another %s for that)" % (self._owner, self._owner))
-        self._lock.acquire()
-        self._holder = threading.get_ident()
+        self.acquire_for(threading.get_ident())
         return self
 
     def __exit__(self, *exc):
+        self.release()
+        return False
+
+    def acquire_for(self, thread_id):
+        """Takes the lock for a call whose results go to the thread `thread_id` (the caller, or the
+        consumer of a stream computed on another thread): until release(), that thread's calls on
+        the object raise, since they would wait for the call they are part of."""
+        if self._holder == thread_id:
+            raise RuntimeError("this %s is busy with the call that made this one (a callback cannot call the object "
+                               "that called it, nor a loop over generate_tokens the generator streaming it; create "
+                               "another %s for that)" % (self._owner, self._owner))
+        self._lock.acquire()
+        self._holder = thread_id
+
+    def release(self):
+        """Ends the call: may run on another thread than acquire_for (a stream's worker)."""
         self._holder = None
         self._lock.release()
-        return False

@@ -155,26 +155,33 @@ class Generator(ModelObject):
             yield from self._stream(tokens, args, batch_id, with_log_prob, _end_step)
 
     def _stream(self, tokens, args, batch_id, with_log_prob, end_step):
-        """One prompt's steps, generated on another thread."""
-        items = queue.Queue()
+        """One prompt's steps, generated on another thread. The lock is held for the consumer's
+        thread until the generation ends, so a call on this generator from inside the loop raises
+        instead of waiting for the loop; the worker stays at most one step ahead of the consumer."""
+        items = queue.Queue(maxsize=1)
         stop = threading.Event()
-        with self._lock:
+        self._lock.acquire_for(threading.get_ident())
+        try:
             session = self._session(1)
             ids = self._prompt(session, tokens)
+        except BaseException:
+            self._lock.release()
+            raise
 
         def on_token(token_id, text, log_prob):
-            items.put(("token", (token_id, log_prob)))
-            return not stop.is_set()
+            return _offer(items, stop, ("token", (token_id, log_prob)))
 
         def run():
             try:
-                with self._lock:
+                try:
                     _, _, end_id, end_log_prob = session.generate(ids, args, on_token)
-                if end_step and end_id >= 0 and not stop.is_set():  # the end token is a step too
-                    items.put(("token", (end_id, end_log_prob)))
-                items.put(("end", None))
+                finally:
+                    self._lock.release()
+                if end_step and end_id >= 0:  # the end token is a step too
+                    _offer(items, stop, ("token", (end_id, end_log_prob)))
+                _offer(items, stop, ("end", None))
             except BaseException as e:  # raised in the caller's thread
-                items.put(("error", e))
+                _offer(items, stop, ("error", e))
 
         worker = threading.Thread(target=run, daemon=True)
         worker.start()
@@ -255,3 +262,15 @@ class Generator(ModelObject):
         """Scores an iterable of token lists in groups; yields one ScoringResult per sequence, in order."""
         yield from _batching.iterate(lambda b: self.score_batch(b, batch_type=batch_type, **kwargs), max_batch_size,
                                      tokens)
+
+
+def _offer(items, stop, item):
+    """Puts `item` for the consumer unless it stopped listening (closed the iterator): False then.
+    The wait is short so that a consumer that stops while the queue is full is noticed."""
+    while not stop.is_set():
+        try:
+            items.put(item, timeout=0.05)
+            return True
+        except queue.Full:
+            pass
+    return False

@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "heed/generator.h"
 #include "model_handle.h"
+#include "sampling_args.h"
 
 namespace nb = nanobind;
 
@@ -21,14 +22,8 @@ namespace {
 
 using Ids = std::vector<int32_t>;
 
-struct GenerateArgs {
+struct GenerateArgs : SamplingArgs {
   size_t max_length = 512;
-  float sampling_temperature = 1, sampling_topp = 1, repetition_penalty = 1;
-  size_t sampling_topk = 1, no_repeat_ngram_size = 0;
-  uint64_t seed = 0;
-  bool disable_unk = false;
-  std::vector<std::vector<std::string>> suppress_sequences;
-  std::vector<std::string> end_token;
 };
 
 // The streaming callback's state: the Python callable, the generator (for the token's log-prob)
@@ -183,18 +178,8 @@ class PyGenerator {
 }  // namespace
 
 void bind_generator(nb::module_& m) {
-  nb::class_<GenerateArgs>(m, "GenerateArgs")
-      .def(nb::init<>())
-      .def_rw("max_length", &GenerateArgs::max_length)
-      .def_rw("sampling_temperature", &GenerateArgs::sampling_temperature)
-      .def_rw("sampling_topk", &GenerateArgs::sampling_topk)
-      .def_rw("sampling_topp", &GenerateArgs::sampling_topp)
-      .def_rw("repetition_penalty", &GenerateArgs::repetition_penalty)
-      .def_rw("no_repeat_ngram_size", &GenerateArgs::no_repeat_ngram_size)
-      .def_rw("seed", &GenerateArgs::seed)
-      .def_rw("disable_unk", &GenerateArgs::disable_unk)
-      .def_rw("suppress_sequences", &GenerateArgs::suppress_sequences)
-      .def_rw("end_token", &GenerateArgs::end_token);
+  nb::class_<GenerateArgs> generate_args(m, "GenerateArgs");
+  bind_sampling_args(generate_args).def(nb::init<>()).def_rw("max_length", &GenerateArgs::max_length);
   nb::class_<PyGenerator>(m, "Generator")
       .def(nb::init<const ModelHandle&, size_t, uint32_t, size_t, size_t>(), nb::arg("model"), nb::arg("threads"),
            nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("max_context"))

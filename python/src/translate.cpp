@@ -17,6 +17,7 @@
 #include "heed/text_translator.h"
 #include "heed/translator.h"
 #include "model_handle.h"
+#include "sampling_args.h"
 
 namespace nb = nanobind;
 
@@ -29,15 +30,10 @@ using Tokens = std::vector<std::string>;
 using PyHypothesis = std::tuple<Tokens, float, std::vector<float>, std::vector<std::vector<float>>>;
 
 // The decoding arguments of translate_batch, checked in Python already (ranges and types).
-struct TranslateArgs {
+struct TranslateArgs : SamplingArgs {
   size_t beam_size = 2, num_hypotheses = 1, max_decoding_length = 256, min_decoding_length = 1;
-  float patience = 1, length_penalty = 1, repetition_penalty = 1;
-  size_t no_repeat_ngram_size = 0, sampling_topk = 1;
-  float sampling_topp = 1, sampling_temperature = 1;
-  uint64_t seed = 0;
-  bool disable_unk = false, return_alternatives = false, return_attention = false, use_vmap = false;
-  std::vector<Tokens> suppress_sequences;
-  Tokens end_token;
+  float patience = 1, length_penalty = 1;
+  bool return_alternatives = false, return_attention = false, use_vmap = false;
 };
 
 // The decoding options of `a`, with the ids its controls point to (kept in `ids`).
@@ -211,7 +207,8 @@ class PyTranslator {
 }  // namespace
 
 void bind_translator(nb::module_& m) {
-  nb::class_<TranslateArgs>(m, "TranslateArgs")
+  nb::class_<TranslateArgs> translate_args(m, "TranslateArgs");
+  bind_sampling_args(translate_args)
       .def(nb::init<>())
       .def_rw("beam_size", &TranslateArgs::beam_size)
       .def_rw("num_hypotheses", &TranslateArgs::num_hypotheses)
@@ -219,18 +216,9 @@ void bind_translator(nb::module_& m) {
       .def_rw("min_decoding_length", &TranslateArgs::min_decoding_length)
       .def_rw("patience", &TranslateArgs::patience)
       .def_rw("length_penalty", &TranslateArgs::length_penalty)
-      .def_rw("repetition_penalty", &TranslateArgs::repetition_penalty)
-      .def_rw("no_repeat_ngram_size", &TranslateArgs::no_repeat_ngram_size)
-      .def_rw("sampling_topk", &TranslateArgs::sampling_topk)
-      .def_rw("sampling_topp", &TranslateArgs::sampling_topp)
-      .def_rw("sampling_temperature", &TranslateArgs::sampling_temperature)
-      .def_rw("seed", &TranslateArgs::seed)
-      .def_rw("disable_unk", &TranslateArgs::disable_unk)
       .def_rw("return_alternatives", &TranslateArgs::return_alternatives)
       .def_rw("return_attention", &TranslateArgs::return_attention)
-      .def_rw("use_vmap", &TranslateArgs::use_vmap)
-      .def_rw("suppress_sequences", &TranslateArgs::suppress_sequences)
-      .def_rw("end_token", &TranslateArgs::end_token);
+      .def_rw("use_vmap", &TranslateArgs::use_vmap);
   nb::class_<PyTranslator>(m, "Translator")
       .def(nb::init<const ModelHandle&, size_t, uint32_t, size_t, size_t, size_t, size_t, bool>(), nb::arg("model"),
            nb::arg("threads"), nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("max_beam"), nb::arg("max_source"),

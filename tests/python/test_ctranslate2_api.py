@@ -42,6 +42,18 @@ def test_empty_sources_translate_and_score_as_ctranslate2(both):
         assert got == want
 
 
+def test_return_alternatives_as_ctranslate2_with_a_greedy_continuation(both):
+    ct2, ours = both
+    for kwargs in ({}, dict(num_hypotheses=3), dict(num_hypotheses=2, target_prefix=[["a"], [], ["m"], ["a", "b"]])):
+        kwargs.update(beam_size=1, return_alternatives=True, return_scores=True)
+        assert outputs(ours.translate_batch(SOURCES, **kwargs)) == outputs(ct2.translate_batch(SOURCES, **kwargs))
+    # CTranslate2 continues each alternative with the call's beam search (beam 2 by default): heed
+    # continues greedily only, and says so rather than give other hypotheses.
+    assert ct2.translate_batch(SOURCES, return_alternatives=True, num_hypotheses=3)
+    with pytest.raises(ValueError, match="beam size must be 1"):
+        ours.translate_batch(SOURCES, return_alternatives=True, num_hypotheses=3)
+
+
 def test_replace_unknowns_as_argos_translate_calls_it(both):
     ct2, ours = both
     # A target prefix forces the unknown token; replace_unknowns puts the source token it attends to.

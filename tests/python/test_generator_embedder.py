@@ -59,6 +59,26 @@ def test_generate_tokens_equals_ctranslate2(shared):
     assert all(s.log_prob is None for s in ours.generate_tokens(prompts[0], max_length=2))
 
 
+def test_a_loop_over_generate_tokens_cannot_call_its_generator(stories):
+    generator = heed.Generator(stories)
+    start = ["\n<s>\n"]
+    want = [s.token_id for s in generator.generate_tokens(start, max_length=40)]
+    got, errors = [], []
+    for step in generator.generate_tokens(start, max_length=40):
+        got.append(step.token_id)
+        if step.step == 0:  # the generation is still running: the worker waits one step ahead
+            for call in (lambda: generator.generate_batch([start], max_length=2),
+                         lambda: next(generator.generate_tokens(start, max_length=2))):
+                with pytest.raises(RuntimeError, match="nor a loop over generate_tokens") as e:
+                    call()
+                errors.append(e)
+    assert len(errors) == 2 and got == want and len(want) > 4
+    steps = generator.generate_tokens(start, max_length=40)
+    next(steps)
+    steps.close()  # stops the worker, which gives the lock back
+    assert [s.token_id for s in generator.generate_tokens(start, max_length=40)] == want
+
+
 def test_generator_bad_arguments(stories):
     generator = heed.Generator(stories)
     with pytest.raises(ValueError, match="beam_size"):

@@ -11,6 +11,8 @@
  *   shared, read-only, by translators and embedders on several threads, and they may be created
  *   from it on several threads at once (tests/runtime/c_api/test_c_api_threads.cpp runs this
  *   under ThreadSanitizer).
+ * - A callback (token, hypothesis) may call other handles, but a call on the translator or
+ *   generator that is running the callback returns HEED_BUSY (tests/runtime/c_api/reentry_c.c).
  * - A translator plans its session memory once, when it is created; translating allocates only for
  *   the text layer (tokenizing and detokenizing), never inside the model session.
  */
@@ -24,7 +26,7 @@
 extern "C" {
 #endif
 
-/* Mirrors heed::StatusCode (the values are the same), plus HEED_BUFFER_TOO_SMALL. */
+/* Mirrors heed::StatusCode (the values are the same), plus HEED_BUFFER_TOO_SMALL and HEED_BUSY. */
 typedef enum heed_status {
   HEED_OK = 0,
   HEED_INVALID_ARGUMENT = 1,     /* unusable arguments (null pointers, sizes, ids) */
@@ -37,7 +39,9 @@ typedef enum heed_status {
   HEED_INTERNAL = 8,
   HEED_CANCELLED = 9,            /* decoding stopped: the caller cancelled it (C++ DecodeOptions::cancel) */
   HEED_DEADLINE_EXCEEDED = 10,   /* decoding stopped: the caller's deadline passed */
-  HEED_BUFFER_TOO_SMALL = 100    /* an output buffer is too small; the needed size is reported */
+  HEED_BUFFER_TOO_SMALL = 100,   /* an output buffer is too small; the needed size is reported */
+  HEED_BUSY = 101                /* a translator or generator called while a call on it is running: from
+                                  * a callback of that call (re-entry), or from another thread */
 } heed_status;
 
 typedef struct heed_model heed_model;
@@ -127,6 +131,11 @@ heed_status heed_translator_create(heed_model* model, const heed_translator_opti
                                    heed_translator** out_translator);
 /* The message of the last failed call on this translator ("" if none). Valid until the next call. */
 const char* heed_translator_last_error(const heed_translator* translator);
+/* Stops the call running on `translator`, from another thread or from that call's callback: it
+ * returns HEED_CANCELLED (its outputs are then unset) at its next decoder step. Each call starts
+ * uncancelled, so a cancel with no call running does nothing. The one function that may be called
+ * on a translator another thread is using. */
+heed_status heed_translator_cancel(heed_translator* translator);
 /* NULL is accepted. */
 void heed_translator_free(heed_translator* translator);
 
@@ -188,6 +197,9 @@ typedef struct heed_decode_options {
   /* nonzero: CTranslate2's use_vmap, each batch decodes over its vocabulary shortlist (a model
    * converted with `heed convert --vmap`; HEED_INVALID_ARGUMENT for a model without a map). */
   int use_vmap;
+  /* Nonzero: the call stops with HEED_DEADLINE_EXCEEDED once it has run this many milliseconds
+   * (looked at before each batch and each decoder step). 0: no limit. */
+  uint64_t timeout_ms;
 } heed_decode_options;
 
 void heed_decode_options_init(heed_decode_options* options);
@@ -259,6 +271,8 @@ void heed_generator_options_init(heed_generator_options* options);
 heed_status heed_generator_create(heed_model* model, const heed_generator_options* options,
                                   heed_generator** out_generator);
 const char* heed_generator_last_error(const heed_generator* generator);
+/* As heed_translator_cancel: the running generation returns HEED_CANCELLED. */
+heed_status heed_generator_cancel(heed_generator* generator);
 void heed_generator_free(heed_generator* generator);
 
 /* Decoding of one generation. Call heed_generate_options_init first: struct_size, 256 new tokens,
@@ -281,6 +295,7 @@ typedef struct heed_generate_options {
   const char* const* stop;      /* text-level stop strings (heed_generate_text only): the text
                                  * stops before the first one that appears */
   size_t num_stop;
+  uint64_t timeout_ms;          /* nonzero: HEED_DEADLINE_EXCEEDED after this many milliseconds */
 } heed_generate_options;
 
 void heed_generate_options_init(heed_generate_options* options);

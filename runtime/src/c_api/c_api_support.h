@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -42,6 +44,8 @@ struct heed_translator {
   std::unique_ptr<heed::tokenizer::TokenPieces> pieces;  // target tokens' streamed text (heed_translate_stream)
   std::string last_error;
   std::string text;  // the last translation, reused between calls
+  std::atomic<bool> busy{false};  // a call is running (exclusive_call)
+  std::atomic<bool> cancelled{false};  // heed_translator_cancel; cleared when a call starts
 };
 
 namespace heed::c_api {
@@ -121,6 +125,24 @@ heed_status guarded(std::string* last_error, Body body) noexcept {
     }
     return HEED_INTERNAL;
   }
+}
+
+// Runs `body` as guarded() does, unless another call on `handle` (a heed_translator or
+// heed_generator) is running: then HEED_BUSY. A callback that calls the object that called it
+// would otherwise reuse the session and buffers the running call is in the middle of; a call from
+// another thread at the same time (which heed.h forbids) is refused the same way.
+template <typename Handle, typename Body>
+heed_status exclusive_call(Handle* handle, const char* what, Body body) noexcept {
+  if (handle->busy.exchange(true)) {
+    return guarded(&handle->last_error, [&]() -> heed_status {
+      return fail(HEED_BUSY, (std::string(what) + ": another call on this object is running (a callback cannot "
+                              "call the object that called it; use a second one)").c_str(), &handle->last_error);
+    });
+  }
+  handle->cancelled.store(false);
+  const heed_status s = guarded(&handle->last_error, body);
+  handle->busy.store(false);
+  return s;
 }
 
 // A call on a model handle: its message goes to a local string and, when the call fails, to the
@@ -214,7 +236,15 @@ struct DecodeRequest {
   ControlIds ids;
   std::string target_prefix;  // heed_decode_options.target_prefix ("" when none)
 };
-heed_status make_request(const Translator& t, const heed_decode_options* given, DecodeRequest* r, std::string* err);
+heed_status make_request(heed_translator* translator, const heed_decode_options* given, DecodeRequest* r,
+                         std::string* err);
+
+// The stopping conditions of a call: the handle's cancel flag and `timeout_ms` from now (0: none).
+template <typename Options>
+void set_stop(const std::atomic<bool>* cancelled, uint64_t timeout_ms, Options* options) {
+  options->cancel = cancelled;
+  if (timeout_ms > 0) options->deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+}
 
 // One text's source tokens (the model's tokenizer, or whitespace tokens).
 heed_status source_pieces(heed_translator* translator, std::string_view text, std::vector<std::string>* pieces,

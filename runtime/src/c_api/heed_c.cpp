@@ -67,9 +67,11 @@ heed::DecodeOptions decode_options(const heed::Translator& t, size_t beam) {
 }
 
 // The decoding options of a C API call, checked once by the runtime's own rule.
-heed_status checked_decode_options(const heed::Translator& t, size_t beam, heed::DecodeOptions* out,
+heed_status checked_decode_options(heed_translator* translator, size_t beam, heed::DecodeOptions* out,
                                    std::string* last_error) {
+  const heed::Translator& t = *translator->translator;
   *out = decode_options(t, beam);
+  out->cancel = &translator->cancelled;
   return record(heed::check_decode_options(*out, t.limits()), last_error);
 }
 
@@ -78,8 +80,9 @@ heed_status checked_decode_options(const heed::Translator& t, size_t beam, heed:
 
 }  // namespace
 
-heed_status heed::c_api::make_request(const heed::Translator& t, const heed_decode_options* given, DecodeRequest* r,
-                                      std::string* err) {
+heed_status heed::c_api::make_request(heed_translator* translator, const heed_decode_options* given,
+                                      DecodeRequest* r, std::string* err) {
+  const heed::Translator& t = *translator->translator;
   if (!given) return fail(HEED_INVALID_ARGUMENT, "heed_decode_options is null", err);
   heed_decode_options o;
   const heed_status read = heed::c_api::read_options(given, heed_decode_options_init, "heed_decode_options", &o, err);
@@ -105,6 +108,7 @@ heed_status heed::c_api::make_request(const heed::Translator& t, const heed_deco
   d.controls.repetition_penalty = o.repetition_penalty;
   d.controls.no_repeat_ngram_size = o.no_repeat_ngram_size;
   r->ids.bind(&d.controls);
+  heed::c_api::set_stop(&translator->cancelled, o.timeout_ms, &d);
   r->target_prefix = o.target_prefix ? o.target_prefix : "";
   return record(heed::check_decode_options(d, t.limits()), err);
 }
@@ -147,6 +151,7 @@ const char* heed_version(void) { return HEED_VERSION; }
 
 const char* heed_status_name(heed_status status) {
   if (status == HEED_BUFFER_TOO_SMALL) return "buffer too small";
+  if (status == HEED_BUSY) return "busy";
   if (status < HEED_OK || status > HEED_DEADLINE_EXCEEDED) return "unknown status";
   return heed::status_code_name(static_cast<heed::StatusCode>(status));
 }
@@ -237,6 +242,12 @@ const char* heed_translator_last_error(const heed_translator* translator) {
   return translator ? translator->last_error.c_str() : "";
 }
 
+heed_status heed_translator_cancel(heed_translator* translator) {
+  if (!translator) return HEED_INVALID_ARGUMENT;
+  translator->cancelled.store(true);
+  return HEED_OK;
+}
+
 void heed_translator_free(heed_translator* translator) { delete translator; }
 
 }  // extern "C"
@@ -314,10 +325,10 @@ heed_status heed_translate_text(heed_translator* translator, const char* text, s
                                 size_t out_capacity, size_t* out_length) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_text", [&]() -> heed_status {
     err->clear();
     heed::DecodeOptions options;
-    const heed_status s = checked_decode_options(*translator->translator, beam, &options, err);
+    const heed_status s = checked_decode_options(translator, beam, &options, err);
     if (s != HEED_OK) return s;
     return translate_text(translator, text, options, out, out_capacity, out_length, err);
   });
@@ -328,10 +339,10 @@ heed_status heed_translate_text_with_options(heed_translator* translator, const 
                                              size_t* out_length) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_text_with_options", [&]() -> heed_status {
     err->clear();
     heed::c_api::DecodeRequest request;
-    const heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
+    const heed_status s = heed::c_api::make_request(translator, options, &request, err);
     if (s != HEED_OK) return s;
     if (!request.target_prefix.empty()) return no_prefix("heed_translate_text_with_options", err);
     return translate_text(translator, text, request.options, out, out_capacity, out_length, err);
@@ -342,10 +353,10 @@ heed_status heed_translate_ids(heed_translator* translator, const int32_t* ids, 
                                size_t beam, int32_t* out_ids, size_t out_capacity, size_t* out_offsets) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_ids", [&]() -> heed_status {
     err->clear();
     heed::DecodeOptions options;
-    const heed_status s = checked_decode_options(*translator->translator, beam, &options, err);
+    const heed_status s = checked_decode_options(translator, beam, &options, err);
     if (s != HEED_OK) return s;
     return translate_ids(translator, ids, offsets, batch, options, out_ids, out_capacity, out_offsets, err);
   });
@@ -356,10 +367,10 @@ heed_status heed_translate_ids_with_options(heed_translator* translator, const i
                                             size_t out_capacity, size_t* out_offsets) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_ids_with_options", [&]() -> heed_status {
     err->clear();
     heed::c_api::DecodeRequest request;
-    const heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
+    const heed_status s = heed::c_api::make_request(translator, options, &request, err);
     if (s != HEED_OK) return s;
     if (!request.target_prefix.empty()) return no_prefix("heed_translate_ids_with_options", err);
     return translate_ids(translator, ids, offsets, batch, request.options, out_ids, out_capacity, out_offsets, err);

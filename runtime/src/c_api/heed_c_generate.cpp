@@ -1,6 +1,7 @@
 // The C API's generation (heed/heed.h) over heed::Generator: options with their size first, the
 // decoding controls and stop strings, and a streaming callback that can stop the generation.
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -16,12 +17,13 @@ struct heed_generator {
   std::unique_ptr<heed::Generator> generator;
   std::string last_error;
   std::string text;  // the last continuation, reused between calls
+  std::atomic<bool> busy{false};  // a call is running (exclusive_call)
+  std::atomic<bool> cancelled{false};  // heed_generator_cancel; cleared when a call starts
 };
 
 namespace {
 
 using heed::c_api::fail;
-using heed::c_api::guarded;
 using heed::c_api::model_call;
 using heed::c_api::record;
 
@@ -32,7 +34,8 @@ struct Request {
   std::vector<std::string> stop;
 };
 
-heed_status make_request(const heed::Generator& g, const heed_generate_options* given, Request* r, std::string* err) {
+heed_status make_request(heed_generator* generator, const heed_generate_options* given, Request* r, std::string* err) {
+  const heed::Generator& g = *generator->generator;
   if (!given) return fail(HEED_INVALID_ARGUMENT, "heed_generate_options is null", err);
   heed_generate_options o;
   const heed_status read = heed::c_api::read_options(given, heed_generate_options_init, "heed_generate_options", &o, err);
@@ -57,6 +60,7 @@ heed_status make_request(const heed::Generator& g, const heed_generate_options* 
   d.controls.repetition_penalty = o.repetition_penalty;
   d.controls.no_repeat_ngram_size = o.no_repeat_ngram_size;
   r->ids.bind(&d.controls);
+  heed::c_api::set_stop(&generator->cancelled, o.timeout_ms, &d);
   return HEED_OK;
 }
 
@@ -146,6 +150,12 @@ const char* heed_generator_last_error(const heed_generator* generator) {
   return generator ? generator->last_error.c_str() : "";
 }
 
+heed_status heed_generator_cancel(heed_generator* generator) {
+  if (!generator) return HEED_INVALID_ARGUMENT;
+  generator->cancelled.store(true);
+  return HEED_OK;
+}
+
 void heed_generator_free(heed_generator* generator) { delete generator; }
 
 heed_status heed_generate_text(heed_generator* generator, const char* prompt, const heed_generate_options* options,
@@ -153,13 +163,13 @@ heed_status heed_generate_text(heed_generator* generator, const char* prompt, co
                                size_t* out_length) {
   if (!generator) return HEED_INVALID_ARGUMENT;
   std::string* err = &generator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(generator, "heed_generate_text", [&]() -> heed_status {
     err->clear();
     if (!prompt || !out_length || (!out && out_capacity > 0)) {
       return fail(HEED_INVALID_ARGUMENT, "heed_generate_text: a required pointer is null", err);
     }
     Request r;
-    heed_status s = make_request(*generator->generator, options, &r, err);
+    heed_status s = make_request(generator, options, &r, err);
     if (s != HEED_OK) return s;
     std::vector<int32_t> ids;
     s = record(generator->generator->encode(prompt, &ids), err);
@@ -176,13 +186,13 @@ heed_status heed_generate_ids(heed_generator* generator, const int32_t* prompt, 
                               int32_t* out_ids, size_t out_capacity, size_t* out_length) {
   if (!generator) return HEED_INVALID_ARGUMENT;
   std::string* err = &generator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(generator, "heed_generate_ids", [&]() -> heed_status {
     err->clear();
     if ((!prompt && prompt_length > 0) || !out_length || (!out_ids && out_capacity > 0)) {
       return fail(HEED_INVALID_ARGUMENT, "heed_generate_ids: a required pointer is null", err);
     }
     Request r;
-    heed_status s = make_request(*generator->generator, options, &r, err);
+    heed_status s = make_request(generator, options, &r, err);
     if (s != HEED_OK) return s;
     r.stop.clear();  // text-level: heed_generate_text only
     heed::Generation result;

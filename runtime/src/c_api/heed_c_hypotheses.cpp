@@ -10,7 +10,6 @@
 namespace {
 
 using heed::c_api::fail;
-using heed::c_api::guarded;
 using heed::c_api::record;
 
 // One text's tokens within the translator's source limit.
@@ -34,7 +33,7 @@ heed_status sentence(heed_translator* translator, const char* text, const char* 
 heed_status translate_sentence(heed_translator* translator, const char* text, const heed_decode_options* options,
                                std::vector<heed::TranslationHypothesis>* out, std::string* err) {
   heed::c_api::DecodeRequest request;
-  heed_status s = heed::c_api::make_request(*translator->translator, options, &request, err);
+  heed_status s = heed::c_api::make_request(translator, options, &request, err);
   if (s != HEED_OK) return s;
   std::vector<std::vector<std::string>> sources;
   s = sentence(translator, text, "the text", &sources, err);
@@ -60,7 +59,7 @@ heed_status heed_translate_hypotheses(heed_translator* translator, const char* t
                                       void* user) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_hypotheses", [&]() -> heed_status {
     err->clear();
     if (!text || !on_hypothesis) return fail(HEED_INVALID_ARGUMENT, "heed_translate_hypotheses: a required pointer is null", err);
     std::vector<heed::TranslationHypothesis> hypotheses;
@@ -80,7 +79,7 @@ heed_status heed_translate_attention(heed_translator* translator, const char* te
                                      float* weights, size_t capacity, size_t* rows, size_t* cols) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_attention", [&]() -> heed_status {
     err->clear();
     if (!text || !rows || !cols || (!weights && capacity > 0)) {
       return fail(HEED_INVALID_ARGUMENT, "heed_translate_attention: a required pointer is null", err);
@@ -111,7 +110,7 @@ heed_status heed_score_text(heed_translator* translator, const char* source, con
                             size_t capacity, size_t* count, float* total) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_score_text", [&]() -> heed_status {
     err->clear();
     if (!source || !target || !count || !total || (!log_probs && capacity > 0)) {
       return fail(HEED_INVALID_ARGUMENT, "heed_score_text: a required pointer is null", err);

@@ -11,7 +11,6 @@
 namespace {
 
 using heed::c_api::fail;
-using heed::c_api::guarded;
 using heed::c_api::record;
 
 // What the engine's on_token hook needs to call the caller's callback.
@@ -43,7 +42,7 @@ heed_status heed_translate_stream(heed_translator* translator, const char* text,
                                   size_t* out_length) {
   if (!translator) return HEED_INVALID_ARGUMENT;
   std::string* err = &translator->last_error;
-  return guarded(err, [&]() -> heed_status {
+  return heed::c_api::exclusive_call(translator, "heed_translate_stream", [&]() -> heed_status {
     err->clear();
     if (!text || !on_token || !out_length || (!out && out_capacity > 0)) {
       return fail(HEED_INVALID_ARGUMENT, "heed_translate_stream: a required pointer is null", err);
@@ -52,7 +51,7 @@ heed_status heed_translate_stream(heed_translator* translator, const char* text,
     heed_decode_options_init(&greedy);
     greedy.beam_size = 1;
     heed::c_api::DecodeRequest request;
-    heed_status s = heed::c_api::make_request(*translator->translator, options ? options : &greedy, &request, err);
+    heed_status s = heed::c_api::make_request(translator, options ? options : &greedy, &request, err);
     if (s != HEED_OK) return s;
     if (request.options.beam_size != 1) {
       return fail(HEED_INVALID_ARGUMENT, "heed_translate_stream: streaming needs beam_size 1 (greedy or sampling)", err);
