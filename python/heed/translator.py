@@ -114,7 +114,10 @@ class Translator(ModelObject):
                 chunk_prefixes = None if prefixes is None else [prefixes[i] for i in indices]
                 if chunk_prefixes is not None and all(not p for p in chunk_prefixes):
                     chunk_prefixes = None
-                out = session.translate([sources[i] for i in indices], chunk_prefixes, args, step)
+                if args.return_alternatives and args.beam_size > 1:
+                    out = _alternatives_by_beam_search(session, [sources[i] for i in indices], chunk_prefixes, args)
+                else:
+                    out = session.translate([sources[i] for i in indices], chunk_prefixes, args, step)
                 unk = session.target_token(session.unk_id()) if replace_unknowns and session.unk_id() >= 0 else None
                 for i, hyps in zip(indices, out):
                     tokens = [h[0] if unk is None else _replace_unknowns(h[0], h[3], sources[i], unk) for h in hyps]
@@ -251,6 +254,43 @@ def _replace_unknowns(tokens, attention, source, unk):
 def _power_of_two(n):
     """The smallest power of two >= n (>= 1)."""
     return 1 << max(n - 1, 0).bit_length()
+
+
+def _alternatives_by_beam_search(session, sources, prefixes, args):
+    """return_alternatives with beam_size > 1, as CTranslate2 decodes it: the num_hypotheses most
+    likely tokens at the first position after the prefix (heed's alternatives at beam 1 give the
+    same ones), each continued by a beam search of beam_size that keeps its best hypothesis. A
+    hypothesis scores its alternative token's log-prob plus the continuation's own score: the
+    continuation's log-prob (end token included) over its length ** length_penalty, which also
+    picks the continuation among the beam's finished hypotheses."""
+    beam, n_best, penalty = args.beam_size, args.num_hypotheses, args.length_penalty
+    try:
+        args.beam_size = 1
+        firsts = session.translate(sources, prefixes, args, None)
+        args.beam_size, args.num_hypotheses, args.return_alternatives = beam, beam, False
+        out = []
+        for i, source in enumerate(sources):
+            start = len(prefixes[i]) if prefixes else 0
+            hyps = []
+            for tokens, _, log_probs, _ in firsts[i]:
+                if len(tokens) <= start:  # no free position within max_decoding_length
+                    hyps.append((tokens, 0.0, log_probs, []))
+                    continue
+                # The beam search over the alternative as a prefix ranks its finished hypotheses
+                # over their whole length; the continuation's own length ranks them here.
+                candidates = session.translate([source], [tokens[:start + 1]], args, None)[0]
+                scored = [(_continuation_score(c[2][start + 1:], penalty), c) for c in candidates]
+                best, (c_tokens, _, c_log_probs, c_attention) = max(scored, key=lambda sc: sc[0])
+                hyps.append((c_tokens, log_probs[start] + best, log_probs[:start + 1] + c_log_probs[start + 1:],
+                             c_attention))
+            out.append(hyps)
+        return out
+    finally:
+        args.beam_size, args.num_hypotheses, args.return_alternatives = beam, n_best, True
+
+
+def _continuation_score(log_probs, penalty):
+    return sum(log_probs) / len(log_probs) ** penalty if log_probs else 0.0
 
 
 def _longest(sequences, indices):

@@ -42,16 +42,23 @@ def test_empty_sources_translate_and_score_as_ctranslate2(both):
         assert got == want
 
 
-def test_return_alternatives_as_ctranslate2_with_a_greedy_continuation(both):
+MORE_SOURCES = SOURCES + [["ك", "ر", "ي", "م"], ["ف", "ا", "ط", "م", "ة"]]
+
+
+@pytest.mark.parametrize("beam_size", [1, 2, 3, 5])
+def test_return_alternatives_as_ctranslate2(both, beam_size):
+    """Each alternative continued by the call's search (greedy at beam 1, beam search above: the
+    default beam 2 included), with CTranslate2's scores, prefixes, n-best and length penalties."""
     ct2, ours = both
-    for kwargs in ({}, dict(num_hypotheses=3), dict(num_hypotheses=2, target_prefix=[["a"], [], ["m"], ["a", "b"]])):
-        kwargs.update(beam_size=1, return_alternatives=True, return_scores=True)
-        assert outputs(ours.translate_batch(SOURCES, **kwargs)) == outputs(ct2.translate_batch(SOURCES, **kwargs))
-    # CTranslate2 continues each alternative with the call's beam search (beam 2 by default): heed
-    # continues greedily only, and says so rather than give other hypotheses.
-    assert ct2.translate_batch(SOURCES, return_alternatives=True, num_hypotheses=3)
-    with pytest.raises(ValueError, match="beam size must be 1"):
-        ours.translate_batch(SOURCES, return_alternatives=True, num_hypotheses=3)
+    prefixes = [["a"], [], ["m"], ["a", "b"], ["k"], []]
+    for kwargs in ({}, dict(num_hypotheses=3), dict(num_hypotheses=6, length_penalty=0.5),
+                   dict(num_hypotheses=2, target_prefix=prefixes, length_penalty=2.0),
+                   dict(num_hypotheses=4, target_prefix=prefixes, max_decoding_length=4),
+                   dict(num_hypotheses=3, min_decoding_length=7, length_penalty=0)):
+        kwargs.update(beam_size=beam_size, return_alternatives=True, return_scores=True)
+        assert outputs(ours.translate_batch(MORE_SOURCES, **kwargs)) == outputs(ct2.translate_batch(MORE_SOURCES, **kwargs)), kwargs
+    default = dict(return_alternatives=True, num_hypotheses=3, return_scores=True)
+    assert outputs(ours.translate_batch(SOURCES, **default)) == outputs(ct2.translate_batch(SOURCES, **default))
 
 
 def test_replace_unknowns_as_argos_translate_calls_it(both):
