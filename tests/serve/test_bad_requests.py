@@ -332,3 +332,25 @@ def test_slow_body_is_cut_off(keyed):
             time.sleep(0.2)
         assert status_of(answer) == 408 and time.time() - start < 4, (answer, time.time() - start)
     healthy(keyed)
+
+
+def test_two_models_for_one_language_pair_refused_at_start(heed_cli, models, tmp_path):
+    import shutil
+    import subprocess
+    copy = str(tmp_path / "argos-copy.heed")
+    shutil.copy(models["argos"], copy)
+    p = subprocess.run([heed_cli, "serve", "-m", models["argos"], "-m", copy, "--port", "0"], capture_output=True, timeout=120)
+    message = p.stderr.decode()
+    assert p.returncode != 0 and models["argos"] in message and copy in message and "en-de" in message, message
+
+
+@pytest.mark.parametrize("content_type,body", [
+    ("multipart/form-data; boundary=xx", b"garbage"),
+    ("multipart/form-data", b"--xx\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\na\r\n--xx--\r\n"),
+    ("multipart/form-data; boundary=xx", b"--xx\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\na"),
+    ("multipart/form-data; boundary=xx", b"--xx\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\n\xff\r\n--xx--\r\n"),
+])
+def test_malformed_multipart_is_400(server, content_type, body):
+    r = post(server, "/translate", data=body, headers={"Content-Type": content_type})
+    assert r.status_code == 400 and "Invalid request" in r.json()["error"], r.text
+    healthy(server)
