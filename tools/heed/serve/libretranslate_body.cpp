@@ -33,6 +33,13 @@ bool add_field(const std::string& key, const std::string& value, nlohmann::json*
   return true;
 }
 
+bool add_fields(const httplib::Params& params, nlohmann::json* fields) {
+  for (const auto& [key, value] : params) {
+    if (!add_field(key, value, fields)) return false;
+  }
+  return true;
+}
+
 bool read_multipart(const httplib::ContentReader& content, nlohmann::json* fields) {
   std::vector<httplib::MultipartFormData> parts;
   const bool read = content([&](const httplib::MultipartFormData& part) { return parts.push_back(part), true; },
@@ -69,7 +76,6 @@ std::optional<nlohmann::json> read_libretranslate_body(const httplib::Request& r
                                                        httplib::Response& res) {
   const std::string type = content_type(req);
   const BodyKind kind = kind_of(type);
-  nlohmann::json fields = nlohmann::json::object();
   std::string body;
   if (kind != BodyKind::kMultipart && !content([&](const char* data, size_t size) { return body.append(data, size), true; })) {
     return fail(res, "the body could not be read");
@@ -78,20 +84,19 @@ std::optional<nlohmann::json> read_libretranslate_body(const httplib::Request& r
   // `request.values`: `POST /translate?q=...`).
   if (kind == BodyKind::kJson && (!body.empty() || type.rfind("application/json", 0) == 0)) {
     if (!text::is_valid_utf8(body)) return fail(res, "the body is not UTF-8");
-    fields = nlohmann::json::parse(body, nullptr, false);
+    nlohmann::json fields = nlohmann::json::parse(body, nullptr, false);
     if (fields.is_discarded() || !fields.is_object()) return fail(res, "the body is not a JSON object");
     return fields;
   }
-  for (const auto& [key, value] : req.params) {
-    if (!add_field(key, value, &fields)) return fail(res, "a field is not UTF-8");
+  nlohmann::json fields = nlohmann::json::object();
+  if (!add_fields(req.params, &fields)) return fail(res, "a query field is not UTF-8");
+  if (kind == BodyKind::kMultipart && !read_multipart(content, &fields)) {
+    return fail(res, "a malformed multipart body, or a field that is not UTF-8");
   }
-  if (kind == BodyKind::kMultipart && !read_multipart(content, &fields)) return fail(res, "a malformed multipart body, or a field that is not UTF-8");
   if (kind == BodyKind::kForm) {
     httplib::Params params;
     httplib::detail::parse_query_text(body, params);
-    for (const auto& [key, value] : params) {
-      if (!add_field(key, value, &fields)) return fail(res, "a form field is not UTF-8");
-    }
+    if (!add_fields(params, &fields)) return fail(res, "a form field is not UTF-8");
   }
   if (fields.contains("q")) fields["q"] = lf_line_breaks(fields["q"].get<std::string>());
   return fields;
