@@ -43,7 +43,9 @@ bool add_fields(const httplib::Params& params, nlohmann::json* fields) {
 bool read_multipart(const httplib::ContentReader& content, nlohmann::json* fields) {
   std::vector<httplib::MultipartFormData> parts;
   const bool read = content([&](const httplib::MultipartFormData& part) { return parts.push_back(part), true; },
-                            [&](const char* data, size_t size) { return parts.back().content.append(data, size), true; });
+                            [&](const char* data, size_t size) {
+                              return !parts.empty() && (parts.back().content.append(data, size), true);
+                            });
   if (!read) return false;
   for (const auto& part : parts) {
     if (part.filename.empty() && !add_field(part.name, part.content, fields)) return false;
