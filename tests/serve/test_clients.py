@@ -1,6 +1,8 @@
 """Clients heed did not write against `heed serve`: libretranslatepy and requests on LibreTranslate's
 endpoints (answers equal to `heed translate`'s output), the openai package on /v1/embeddings (equal
-to `heed embed`) and /v1/completions, streamed and not (equal to `heed generate`)."""
+to `heed embed`) and /v1/completions, streamed and not (equal to `heed generate`); LibreTranslate's
+forms, multipart bodies and query strings; the openai package's models.retrieve, its errors for
+parameters heed lacks, and max_tokens clamped."""
 import json
 import os
 import subprocess
