@@ -45,6 +45,16 @@ def models(run, tmp_path_factory):
     return paths
 
 
+@pytest.fixture(scope="session")
+def aren(run, tmp_path_factory):
+    """A trained model from ../shared (Arabic -> English name transliteration) as a .heed file; its own
+    test suite's facts give the expected outputs (../shared/README.md)."""
+    shared = _required("HEED_SHARED_DIR", "the shared models folder")
+    path = str(tmp_path_factory.mktemp("aren") / "aren.heed")
+    run("convert", os.path.join(shared, "models/ct2/aren-transliteration"), "-o", path, "--quiet")
+    return path
+
+
 class Server:
     """A running `heed serve`; its stderr (the request log) goes to a file the tests can read."""
 

@@ -41,10 +41,16 @@ expected=$(echo "Hello world." | $emu "$heed" translate -m "$dir/argos.heed")
 got=$(sed -n 's/^{"translatedText":"\(.*\)"}$/\1/p' "$dir/body")
 [ "$got" = "$expected" ] || fail "/translate: got '$got', heed translate printed '$expected'"
 status POST /translate 200 --data-urlencode "q=Hello world." -d source=en -d target=de
+status POST /translate 200 -F "q=Hello world." -F source=en -F target=de
+got=$(sed -n 's/^{"translatedText":"\(.*\)"}$/\1/p' "$dir/body")
+[ "$got" = "$expected" ] || fail "/translate, multipart: got '$got', heed translate printed '$expected'"
 status POST /translate 400 -H "$json" -d '{"q":"Hello","source":"en","target":"fr"}'
 status POST /detect 501 -d q=Hello
 status GET /v1/models 200
 grep -q '"id":"stories"' "$dir/body" || fail "/v1/models: $(cat "$dir/body")"
+status GET /v1/models/bert 200
+grep -q '"id":"bert"' "$dir/body" || fail "/v1/models/bert: $(cat "$dir/body")"
+status GET /v1/models/nope 404
 status POST /v1/embeddings 200 -H "$json" -d '{"model":"bert","input":"A sentence."}'
 status POST /v1/completions 200 -H "$json" -d '{"model":"stories","prompt":"Once","max_tokens":8,"temperature":0}'
 status POST /v1/completions 200 -H "$json" -d '{"model":"stories","prompt":"Once","max_tokens":8,"stream":true}'
@@ -55,6 +61,6 @@ kill -TERM $pid
 wait $pid
 code=$?
 [ $code -eq 0 ] || fail "heed serve exited $code after SIGTERM"
-[ "$(grep -c '"endpoint"' "$dir/log")" -eq 11 ] || fail "request log: $(cat "$dir/log")"
+[ "$(grep -c '"endpoint"' "$dir/log")" -eq 14 ] || fail "request log: $(cat "$dir/log")"
 [ $failures -eq 0 ] && echo "serve_curl_test: all passed"
 exit $((failures > 0))

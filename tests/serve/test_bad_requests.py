@@ -332,3 +332,53 @@ def test_slow_body_is_cut_off(keyed):
             time.sleep(0.2)
         assert status_of(answer) == 408 and time.time() - start < 4, (answer, time.time() - start)
     healthy(keyed)
+
+
+def test_two_models_for_one_language_pair_refused_at_start(heed_cli, models, tmp_path):
+    import shutil
+    import subprocess
+    copy = str(tmp_path / "argos-copy.heed")
+    shutil.copy(models["argos"], copy)
+    p = subprocess.run([heed_cli, "serve", "-m", models["argos"], "-m", copy, "--port", "0"], capture_output=True, timeout=120)
+    message = p.stderr.decode()
+    assert p.returncode != 0 and models["argos"] in message and copy in message and "en-de" in message, message
+
+
+@pytest.mark.parametrize("content_type,body", [
+    ("multipart/form-data; boundary=xx", b"garbage"),
+    ("multipart/form-data", b"--xx\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\na\r\n--xx--\r\n"),
+    ("multipart/form-data; boundary=xx", b"--xx\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\na"),
+    ("multipart/form-data; boundary=xx", b"--xx\r\nContent-Disposition: form-data; name=\"q\"\r\n\r\n\xff\r\n--xx--\r\n"),
+])
+def test_malformed_multipart_is_400(server, content_type, body):
+    r = post(server, "/translate", data=body, headers={"Content-Type": content_type})
+    assert r.status_code == 400 and "Invalid request" in r.json()["error"], r.text
+    healthy(server)
+
+
+def test_mutated_multipart_bodies_are_answered(server):
+    """httplib's multipart parser on bodies cut, flipped and repeated from a valid one (a fixed seed):
+    each gets 200 or 400, and the server stays up."""
+    import random
+    boundary = b"heedboundary"
+    valid = b"".join(b"--" + boundary + b'\r\nContent-Disposition: form-data; name="' + name + b'"\r\n\r\n' + value + b"\r\n"
+                     for name, value in [(b"q", b"Hello world."), (b"source", b"en"), (b"target", b"de")]) + b"--" + boundary + b"--\r\n"
+    rng = random.Random(1234)
+    statuses = set()
+    for _ in range(300):
+        body = bytearray(valid)
+        for _ in range(rng.randint(1, 6)):
+            i = rng.randrange(len(body))
+            action = rng.randrange(3)
+            if action == 0:
+                body[i] = rng.randrange(256)
+            elif action == 1:
+                del body[i:i + rng.randint(1, 20)]
+            else:
+                body[i:i] = body[i:i + rng.randint(1, 40)] * rng.randint(1, 50)
+        r = post(server, "/translate", data=bytes(body),
+                 headers={"Content-Type": "multipart/form-data; boundary=" + boundary.decode()})
+        assert r.status_code in (200, 400), (r.status_code, r.text, bytes(body))
+        statuses.add(r.status_code)
+    assert statuses == {200, 400}
+    healthy(server)

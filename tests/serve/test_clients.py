@@ -1,12 +1,15 @@
 """Clients heed did not write against `heed serve`: libretranslatepy and requests on LibreTranslate's
 endpoints (answers equal to `heed translate`'s output), the openai package on /v1/embeddings (equal
-to `heed embed`) and /v1/completions, streamed and not (equal to `heed generate`)."""
+to `heed embed`) and /v1/completions, streamed and not (equal to `heed generate`); LibreTranslate's
+forms, multipart bodies and query strings; the openai package's models.retrieve, its errors for
+parameters heed lacks, and max_tokens clamped."""
 import json
 import os
 import subprocess
 import zipfile
 
 import numpy as np
+import pytest
 import openai
 import requests
 from libretranslatepy import LibreTranslateAPI
@@ -97,3 +100,69 @@ def test_use_vmap_translates_as_heed_translate_use_vmap(heed_cli, start, models,
     refused = subprocess.run([heed_cli, "serve", "--port", "0", "--use-vmap", "-m", models["argos"]],
                              capture_output=True, timeout=60)
     assert refused.returncode == 1 and b"no vocabulary map" in refused.stderr
+
+
+def test_forms_multipart_and_query_as_libretranslate(server, models, run):
+    """LibreTranslate reads `request.values` when the body is not JSON: the query string, then a
+    form, url-encoded or multipart; form texts get LF line breaks (its `splitlines`)."""
+    lines = SENTENCES * 200  # 12.6 KB: above the 8 KB httplib allows its own form reading
+    expected = cli_translations(run, models["argos"], lines)
+    fields = {"q": "\r\n".join(lines) + "\r\n", "source": "en", "target": "de"}
+    r = requests.post(server.url + "/translate", data=fields)
+    assert r.status_code == 200 and r.json() == {"translatedText": "\n".join(expected)}, r.text[:200]
+    multipart = {key: (None, value) for key, value in fields.items()}
+    multipart["file"] = ("notes.txt", b"a file part is not a field")
+    r = requests.post(server.url + "/translate", files=multipart)
+    assert r.status_code == 200 and r.json() == {"translatedText": "\n".join(expected)}, r.text[:200]
+    r = requests.post(server.url + "/translate", params={"q": SENTENCES[0], "source": "en", "target": "de"})
+    assert r.status_code == 200 and r.json() == {"translatedText": expected[0]}
+    # The query string comes first, as Werkzeug's CombinedMultiDict([args, form]).
+    r = requests.post(server.url + "/translate", params={"q": SENTENCES[2]}, files={"q": (None, SENTENCES[0]),
+                      "source": (None, "en"), "target": (None, "de"), "alternatives": (None, "1")})
+    assert r.status_code == 200 and r.json()["translatedText"] == expected[2] and len(r.json()["alternatives"]) == 1
+
+
+def test_openai_retrieves_a_model(server):
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused")
+    model = client.models.retrieve("bert")
+    assert (model.id, model.object, model.owned_by, model.created) == ("bert", "model", "heed", 0)
+    try:
+        client.models.retrieve("nope")
+        assert False, "an unknown model was found"
+    except openai.NotFoundError as e:
+        assert e.code == "model_not_found" and e.param == "model" and "nope" in e.message
+
+
+COMPLETION = {"model": "stories", "prompt": "Once upon a time", "max_tokens": 8, "temperature": 0}
+
+
+@pytest.mark.parametrize("param,value", [("echo", True), ("logprobs", 1), ("best_of", 2), ("suffix", "The end."),
+                                         ("logit_bias", {"50": -100}), ("presence_penalty", 0.5),
+                                         ("frequency_penalty", -0.5), ("n", 2)])
+def test_openai_parameters_heed_lacks_are_refused(server, param, value):
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused")
+    with pytest.raises(openai.BadRequestError) as e:
+        client.completions.create(**COMPLETION, **{param: value})
+    assert e.value.param == param and param in e.value.message
+
+
+def test_openai_default_parameter_values_are_accepted(server):
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused")
+    plain = client.completions.create(**COMPLETION).choices[0].text
+    defaults = client.completions.create(**COMPLETION, echo=False, logprobs=None, best_of=1, suffix=None, logit_bias={},
+                                         presence_penalty=0, frequency_penalty=0.0, n=1)
+    assert defaults.choices[0].text == plain and plain
+    size = len(client.embeddings.create(model="bert", input="A cat.", encoding_format="float").data[0].embedding)
+    assert len(client.embeddings.create(model="bert", input="A cat.", dimensions=size).data[0].embedding) == size
+    with pytest.raises(openai.BadRequestError) as e:
+        client.embeddings.create(model="bert", input="A cat.", dimensions=size // 2)
+    assert e.value.param == "dimensions"
+
+
+def test_openai_max_tokens_above_the_limit_is_clamped(start, models):
+    server = start(["-m", models["stories"], "--max-len", "12"])
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused")
+    clamped = client.completions.create(**dict(COMPLETION, max_tokens=100000))
+    at_limit = client.completions.create(**dict(COMPLETION, max_tokens=12))
+    assert clamped.choices[0].text == at_limit.choices[0].text and clamped.usage.completion_tokens == 12
+    assert clamped.choices[0].finish_reason == "length"

@@ -3,43 +3,8 @@
 #include <cstdlib>
 
 #include "json_output.h"
-#include "text/utf8.h"
 
 namespace heed::cli::serve {
-
-namespace {
-
-bool is_form(const httplib::Request& req) {
-  return req.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0;
-}
-
-}  // namespace
-
-std::optional<json> parse_body(const httplib::Request& req, httplib::Response& res) {
-  if (!text::is_valid_utf8(req.body) && !is_form(req)) {
-    send_error(res, 400, "Invalid request: the body is not UTF-8");
-    return std::nullopt;
-  }
-  if (is_form(req)) {
-    httplib::Params params;
-    httplib::detail::parse_query_text(req.body, params);
-    json body = json::object();
-    for (const auto& [key, value] : params) {
-      if (!text::is_valid_utf8(key) || !text::is_valid_utf8(value)) {
-        send_error(res, 400, "Invalid request: a form field is not UTF-8");
-        return std::nullopt;
-      }
-      body[key] = value;
-    }
-    return body;
-  }
-  json body = json::parse(req.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    send_error(res, 400, "Invalid request: the body is not a JSON object");
-    return std::nullopt;
-  }
-  return body;
-}
 
 std::string dump(const json& value) {
   std::string text;

@@ -1,6 +1,5 @@
-// Request bodies and answers of `heed serve`'s endpoints: a body as a JSON object (JSON, or a
-// form-encoded body whose fields become strings, as LibreTranslate accepts both), answers as JSON
-// that stays valid whatever bytes a model produced, and errors as {"error": "..."}.
+// Answers of `heed serve`'s endpoints: JSON that stays valid whatever bytes a model produced, errors
+// as {"error": "..."}, and integer fields read from JSON or form bodies.
 #pragma once
 
 #include <optional>
@@ -13,9 +12,6 @@
 namespace heed::cli::serve {
 
 using nlohmann::json;
-
-// The body of `req` as a JSON object; on failure answers 400 with the reason and returns nullopt.
-std::optional<json> parse_body(const httplib::Request& req, httplib::Response& res);
 
 // `value` as JSON text (json_output.h: bytes that are not UTF-8 become U+FFFD instead of failing
 // the answer); a value holding NaN or an infinity gives {"error": "Internal error: ..."} instead.

@@ -6,6 +6,7 @@
 
 #include "client_watch.h"
 #include "http_json.h"
+#include "libretranslate_body.h"
 #include "request_limits.h"
 #include "request_log.h"
 
@@ -101,8 +102,9 @@ void send_translate_error(httplib::Response& res, const Status& st, const ServeO
   send_error(res, st.code() == StatusCode::kInternal ? 500 : 400, "Translation failed: " + st.message());
 }
 
-void translate(const ServerContext& context, const httplib::Request& req, httplib::Response& res) {
-  const std::optional<json> body = parse_body(req, res);
+void translate(const ServerContext& context, const httplib::Request& req, httplib::Response& res,
+               const httplib::ContentReader& content) {
+  const std::optional<json> body = read_libretranslate_body(req, content, res);
   if (!body) return;
   if (context.keys.required() && !context.keys.accepts(string_field(*body, "api_key").value_or(""))) {
     return send_error(res, 403, "Invalid API key");
@@ -154,9 +156,8 @@ json languages(const ModelSet& models) {
 }  // namespace
 
 void add_libretranslate_routes(httplib::Server& server, const ServerContext& context) {
-  server.Post("/translate", [&context](const httplib::Request& req, httplib::Response& res) {
-    translate(context, req, res);
-  });
+  server.Post("/translate", [&context](const httplib::Request& req, httplib::Response& res,
+                                       const httplib::ContentReader& content) { translate(context, req, res, content); });
   server.Get("/languages", [&context](const httplib::Request&, httplib::Response& res) {
     send_json(res, languages(context.models));
   });

@@ -97,6 +97,21 @@ Status create_sessions(const ServeOptions& options, ServedModel* m) {
   return Status::success();
 }
 
+// A model must be reachable: ids are unique, and so are translation models' language pairs (a
+// request names a pair, so a second model for it could never be asked for).
+Status check_unique(const ModelSet& set, const ServedModel& m) {
+  for (const auto& other : set.models()) {
+    if (other->id == m.id) return Status(StatusCode::kInvalidArgument, m.path + ": a second model named '" + m.id + "'");
+    if (m.task == Task::kTranslation && other->task == Task::kTranslation &&
+        other->source_language == m.source_language && other->target_language == m.target_language) {
+      return Status(StatusCode::kInvalidArgument, other->path + " and " + m.path + " both translate " +
+                                                      m.source_language + "-" + m.target_language +
+                                                      ": serve one model per language pair");
+    }
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 const char* task_name(Task task) {
@@ -114,6 +129,7 @@ Status ModelSet::load(const ServeOptions& options, std::unique_ptr<ModelSet>* ou
   for (const std::string& path : options.model_paths) {
     auto m = std::make_unique<ServedModel>();
     m->id = model_id(path);
+    m->path = path;
     Status st = Model::open(path, options.load, &m->model);
     if (st) st = task_of(*m->model, &m->task);
     if (st && m->task == Task::kTranslation) {
@@ -125,9 +141,7 @@ Status ModelSet::load(const ServeOptions& options, std::unique_ptr<ModelSet>* ou
     }
     if (st) st = create_sessions(options, m.get());
     if (!st) return fail(path, st);
-    for (const auto& other : set->models_) {
-      if (other->id == m->id) return Status(StatusCode::kInvalidArgument, path + ": a second model named '" + m->id + "'");
-    }
+    HEED_RETURN_IF_ERROR(check_unique(*set, *m));
     set->models_.push_back(std::move(m));
   }
   if (!options.languages.empty() && options.languages.size() != translation_models) {

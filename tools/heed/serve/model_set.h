@@ -20,6 +20,7 @@ enum class Task { kTranslation, kGeneration, kEmbedding };
 
 struct ServedModel {
   std::string id;  // the file name without its .heed extension
+  std::string path;  // the file, as given
   Task task = Task::kTranslation;
   std::string source_language, target_language;  // translation models
   std::string source_name, target_name;          // the languages' names when the package has them

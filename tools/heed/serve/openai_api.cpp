@@ -70,6 +70,11 @@ void embeddings(const ServerContext& context, const httplib::Request& req, httpl
   std::string message;
   if (int status = borrow(*m->embedders, context, &lease, &message)) return send_openai_error(res, status, message);
   Embedder& embedder = **lease;
+  // `dimensions` would shorten the vectors (Matryoshka models); only the model's own is accepted.
+  const auto dimensions = body.find("dimensions");
+  if (dimensions != body.end() && !dimensions->is_null() && *dimensions != embedder.dimension()) {
+    return send_unsupported_parameter(res, "dimensions");
+  }
   // Tokens first: a request over --max-request-tokens is refused before the encoder runs.
   Status st;
   size_t tokens = 0;
@@ -97,12 +102,22 @@ void embeddings(const ServerContext& context, const httplib::Request& req, httpl
                   {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}});
 }
 
+json model_object(const ServedModel& m) { return {{"id", m.id}, {"object", "model"}, {"created", 0}, {"owned_by", "heed"}}; }
+
 json models_list(const ModelSet& models) {
   json data = json::array();
-  for (const auto& m : models.models()) {
-    data.push_back({{"id", m->id}, {"object", "model"}, {"created", 0}, {"owned_by", "heed"}});
-  }
+  for (const auto& m : models.models()) data.push_back(model_object(*m));
   return {{"object", "list"}, {"data", std::move(data)}};
+}
+
+// GET /v1/models/{id}: the model, or OpenAI's 404 for an id not served.
+void retrieve_model(const ServerContext& context, const httplib::Request& req, httplib::Response& res) {
+  if (!authorized(context, req)) return send_openai_error(res, 401, "Invalid API key", "authentication_error");
+  const std::string id = req.matches[1];
+  for (const auto& m : context.models.models()) {
+    if (m->id == id) return send_json(res, model_object(*m));
+  }
+  send_openai_param_error(res, 404, "The model '" + id + "' does not exist", "model", "model_not_found");
 }
 
 }  // namespace
@@ -111,6 +126,9 @@ void add_openai_routes(httplib::Server& server, const ServerContext& context) {
   server.Get("/v1/models", [&context](const httplib::Request& req, httplib::Response& res) {
     if (!authorized(context, req)) return send_openai_error(res, 401, "Invalid API key", "authentication_error");
     send_json(res, models_list(context.models));
+  });
+  server.Get("/v1/models/([^/]+)", [&context](const httplib::Request& req, httplib::Response& res) {
+    retrieve_model(context, req, res);
   });
   server.Post("/v1/embeddings", [&context](const httplib::Request& req, httplib::Response& res) {
     embeddings(context, req, res);

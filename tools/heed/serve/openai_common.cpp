@@ -4,8 +4,42 @@
 
 namespace heed::cli::serve {
 
+namespace {
+
+bool is_null_or(const json& body, const char* key, const json& default_value) {
+  const auto it = body.find(key);
+  return it == body.end() || it->is_null() || *it == default_value;
+}
+
+}  // namespace
+
 void send_openai_error(httplib::Response& res, int status, const std::string& message, const char* type) {
   send_json(res, json{{"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", nullptr}}}}, status);
+}
+
+void send_openai_param_error(httplib::Response& res, int status, const std::string& message, const std::string& param,
+                             const char* code) {
+  const json code_value = code != nullptr ? json(code) : json(nullptr);
+  send_json(res, json{{"error", {{"message", message}, {"type", "invalid_request_error"}, {"param", param},
+                                 {"code", code_value}}}}, status);
+}
+
+std::string unsupported_completion_parameter(const json& body) {
+  // Each with the values that mean "not used" (OpenAI's defaults; json compares 0 and 0.0 equal).
+  if (!is_null_or(body, "echo", false)) return "echo";
+  if (!is_null_or(body, "logprobs", nullptr)) return "logprobs";
+  if (!is_null_or(body, "best_of", 1)) return "best_of";
+  if (!is_null_or(body, "suffix", "")) return "suffix";
+  if (!is_null_or(body, "logit_bias", json::object())) return "logit_bias";
+  if (!is_null_or(body, "presence_penalty", 0)) return "presence_penalty";
+  if (!is_null_or(body, "frequency_penalty", 0)) return "frequency_penalty";
+  if (!is_null_or(body, "n", 1)) return "n";
+  return "";
+}
+
+void send_unsupported_parameter(httplib::Response& res, const std::string& param) {
+  send_openai_param_error(res, 400, "'" + param + "' is not supported by heed serve (only its default value is accepted)",
+                          param, "unsupported_parameter");
 }
 
 bool authorized(const ServerContext& context, const httplib::Request& req) {

@@ -14,6 +14,14 @@ namespace heed::cli::serve {
 // {"error": {"message", "type", "param", "code"}} with `status`.
 void send_openai_error(httplib::Response& res, int status, const std::string& message,
                        const char* type = "invalid_request_error");
+// The same naming the request's parameter `param` (OpenAI's form; "code" is `code`, or null).
+void send_openai_param_error(httplib::Response& res, int status, const std::string& message, const std::string& param,
+                             const char* code = nullptr);
+// The first OpenAI parameter of a /v1/completions body that heed does not implement, given a value
+// other than its default (clients send defaults, which are fine); "" when there is none.
+std::string unsupported_completion_parameter(const json& body);
+// Answers 400 naming `param` as a parameter heed does not implement.
+void send_unsupported_parameter(httplib::Response& res, const std::string& param);
 // Whether the request carries an accepted key (always, when the server needs none).
 bool authorized(const ServerContext& context, const httplib::Request& req);
 // The JSON body of an authorized request naming a model of `task`; null after answering an error.

@@ -1,5 +1,6 @@
 // POST /v1/completions: one prompt, one choice; with `stream: true` each piece of text as a
 // server-sent event ("data: {...}" lines, then "data: [DONE]") while it is generated.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -30,12 +31,10 @@ std::string read_completion(const json& body, const ServeOptions& limits, Comple
     return "'prompt' must be a string (one prompt per request)";
   }
   if (r->prompt.size() > limits.max_text_bytes) return "'prompt' is longer than " + std::to_string(limits.max_text_bytes) + " bytes";
-  std::optional<long long> max_tokens, seed, n;
-  if (!get_integer(body, "max_tokens", 1, static_cast<long long>(limits.max_tokens), &max_tokens)) {
-    return "'max_tokens' must be a whole number from 1 to " + std::to_string(limits.max_tokens);
-  }
+  std::optional<long long> max_tokens, seed;
+  // Above the limit is clamped to it (as vLLM and llama.cpp's server do): finish_reason says "length".
+  if (!get_integer(body, "max_tokens", 1, INT64_MAX, &max_tokens)) return "'max_tokens' must be a positive whole number";
   if (!get_integer(body, "seed", 0, INT64_MAX, &seed)) return "'seed' must be a non-negative whole number";
-  if (!get_integer(body, "n", 1, 1, &n)) return "'n' must be 1";
   const json temperature = body.value("temperature", json(1.0)), top_p = body.value("top_p", json(1.0));
   if (!temperature.is_number() || !(temperature.get<double>() >= 0 && temperature.get<double>() <= 2)) {
     return "'temperature' must be a number from 0 to 2";
@@ -50,7 +49,7 @@ std::string read_completion(const json& body, const ServeOptions& limits, Comple
   }
   if (!stream_field.is_boolean()) return "'stream' must be true or false";
   *stream = stream_field.get<bool>();
-  r->options.max_new_tokens = static_cast<size_t>(max_tokens.value_or(16));
+  r->options.max_new_tokens = std::min(static_cast<size_t>(max_tokens.value_or(16)), limits.max_tokens);
   r->options.temperature = temperature.get<float>();
   r->options.top_p = top_p.get<float>();
   r->options.seed = static_cast<uint64_t>(seed.value_or(0));
@@ -93,6 +92,9 @@ void completions(const ServerContext& context, const httplib::Request& req, http
   json body;
   ServedModel* m = open_request(context, Task::kGeneration, req, res, &body);
   if (m == nullptr) return;
+  if (const std::string param = unsupported_completion_parameter(body); !param.empty()) {
+    return send_unsupported_parameter(res, param);
+  }
   CompletionRequest r;
   bool stream = false;
   if (std::string error = read_completion(body, context.options, &r, &stream); !error.empty()) {
