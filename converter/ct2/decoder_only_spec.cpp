@@ -134,12 +134,15 @@ Status read_heads(const SpecSource& src, const std::string& at, const LayerAttri
                         std::to_string(num_heads) + " heads");
   }
   out->num_heads_kv = static_cast<uint32_t>(kv);
-  const double standard = 1.0 / std::sqrt(static_cast<double>(out->head_dim));
-  if (a.queries_scale != 0 && std::fabs(a.queries_scale - standard) > 1e-6 * standard) {
-    return unsupported_model(src.where + ": '" + at + "/queries_scale' is " + number(a.queries_scale) +
-                             "; heed scales queries by 1/sqrt(head_dim) = " + number(standard));
-  }
   return Status::success();
+}
+
+// A stored queries_scale must be the 1/sqrt(head_dim) heed applies.
+Status check_queries_scale(const SpecSource& src, const std::string& at, const LayerAttributes& a, uint32_t head_dim) {
+  const double standard = 1.0 / std::sqrt(static_cast<double>(head_dim));
+  if (a.queries_scale == 0 || std::fabs(a.queries_scale - standard) <= 1e-6 * standard) return Status::success();
+  return unsupported_model(src.where + ": '" + at + "/queries_scale' is " + number(a.queries_scale) +
+                           "; heed scales queries by 1/sqrt(head_dim) = " + number(standard));
 }
 
 // The sliding window of the layers or of the stack, whichever is narrower (0: none).
@@ -268,6 +271,7 @@ Status read_self_attention_spec(const SpecSource& src, const std::string& scope,
     HEED_RETURN_IF_ERROR(check_same_as_layer0(src, scope, i, first, other));
   }
   HEED_RETURN_IF_ERROR(read_heads(src, at, first, d_model, num_heads, out));
+  HEED_RETURN_IF_ERROR(check_queries_scale(src, at, first, out->head_dim));
   HEED_RETURN_IF_ERROR(read_rotary(src, at, first, rope_allowed, out));
   return read_sliding_window(src, scope, first, out);
 }
