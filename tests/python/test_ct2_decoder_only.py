@@ -73,3 +73,20 @@ def test_unsupported_rotary_options_are_refused_naming_them(shared, heed_cli, tm
     assert p.returncode == 1, p.stderr
     assert named in p.stderr
     assert not os.path.exists(tmp_path / "x.heed")
+
+
+@pytest.mark.parametrize("layout", ["halves", "pairs"])
+def test_int8_weights_from_ctranslate2_are_read(shared, prompts, run, tmp_path, layout):
+    """CTranslate2's int8 weights (per-row scales, reordered with their rows in the "halves"
+    layout) are kept by heed: its continuations equal CTranslate2's on the same int8 weights
+    (compute_type float32: CTranslate2 dequantizes them; its int8 compute rounds activations too)."""
+    folder = make_ct2_llama.write_ct2_llama(str(tmp_path / "model"), shared, interleave=layout == "pairs",
+                                            quantization="int8")
+    model = str(tmp_path / "llama.heed")
+    run("convert", "--from", "ct2", folder, "-o", model, "--quiet")
+    expected, _ = ct2_continuations(folder, prompts)
+    ids = vocabulary_ids(folder)
+    for prompt, want in zip(prompts, expected):
+        out = run("generate", "-m", model, "--prompt-ids", ",".join(str(ids[t]) for t in prompt),
+                  "--max-len", str(MAX_LENGTH), "--ids")
+        assert [int(x) for x in out.split()] == want, prompt
