@@ -64,6 +64,7 @@ def test_heed_convert_and_generate_match_ctranslate2(ct2_llama, prompts, run, tm
 @pytest.mark.parametrize("options, named", [
     (dict(rotary_scaling_type=RotaryScalingType.Linear, rotary_scaling_factor=2.0), "rotary_scaling_type' is 0"),
     (dict(rotary_dim=4), "rotary_dim' is 4"),
+    (dict(rotary_dim=None, alibi=True), "'decoder/alibi' is set"),
 ])
 def test_unsupported_rotary_options_are_refused_naming_them(shared, heed_cli, tmp_path, options, named):
     out = str(tmp_path / "model")
@@ -73,6 +74,20 @@ def test_unsupported_rotary_options_are_refused_naming_them(shared, heed_cli, tm
     assert p.returncode == 1, p.stderr
     assert named in p.stderr
     assert not os.path.exists(tmp_path / "x.heed")
+
+
+def test_heed_generator_reads_the_folder_as_ctranslate2_does(ct2_llama, prompts):
+    """heed.Generator converts the folder itself; ids equal CTranslate2's, scores (cumulative
+    log-probabilities) within float32 rounding."""
+    import heed
+
+    expected, expected_scores = ct2_continuations(ct2_llama, prompts)
+    results = heed.Generator(ct2_llama).generate_batch([["<s>"] + p for p in prompts], max_length=MAX_LENGTH,
+                                                       sampling_topk=1, include_prompt_in_result=False,
+                                                       return_scores=True)
+    for r, want, score in zip(results, expected, expected_scores):
+        assert r.sequences_ids[0] == want
+        assert r.scores[0] == pytest.approx(score, rel=1e-3, abs=1e-3)
 
 
 @pytest.mark.parametrize("layout", ["halves", "pairs"])
