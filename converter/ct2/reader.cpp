@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "ct2/decoder_only_spec.h"
 #include "ct2/model_bin.h"
 #include "ct2/vocabulary.h"
 #include "heed/kernels.h"
@@ -472,7 +473,12 @@ Status Mapper::read_stack(const std::string& scope, bool cross_attention, int64_
   LayerShape shape;
   shape.d = stack->d_model;
   shape.heads = stack->num_heads;
-  shape.head_dim = shape.d / shape.heads;
+  const SpecSource spec_source{bin_, [this](const std::string& name) { return find(name); }, where_};
+  SelfAttentionSpec attention;
+  HEED_RETURN_IF_ERROR(check_layer_blocks(spec_source, scope));
+  HEED_RETURN_IF_ERROR(read_self_attention_spec(spec_source, scope, layers, shape.d, shape.heads,
+                                                /*rope_allowed=*/scope == "decoder" && !cross_attention, &attention));
+  shape.head_dim = attention.head_dim;
   for (uint32_t i = 0; i < layers; ++i) HEED_RETURN_IF_ERROR(read_layer(scope, i, cross_attention, &shape));
   stack->gated_ffn = shape.gated;
   stack->ffn_dim = shape.ffn;
@@ -480,6 +486,7 @@ Status Mapper::read_stack(const std::string& scope, bool cross_attention, int64_
     if (cross_attention) return error("'" + scope + "' uses grouped-query self-attention next to cross-attention");
     stack->num_kv_heads = shape.kv_heads;
   }
+  HEED_RETURN_IF_ERROR(apply_self_attention_spec(attention, scope, where_, stack.get(), out_));
   mark_used_if_present(scope + "/multi_query_attention");
   stack->norm = shape.has_beta ? fb::NormKind::LayerNorm : fb::NormKind::RMSNorm;
   // CTranslate2's layer norm epsilon: config.json's layer_norm_epsilon, else 1e-5 (LayerNorm) or
@@ -647,6 +654,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   int64_t default_heads = 8;
   HEED_RETURN_IF_ERROR(family_of(bin.spec_name(), bin_path, &family, &default_heads));
   const bool encoder_decoder = family == Family::kEncoderDecoder;
+  if (!encoder_decoder) HEED_RETURN_IF_ERROR(check_decoder_spec_revision(bin, bin_path));
   if (encoder_decoder && bin.spec_revision() == 1) bin.rename(&revision1_name);
 
   NeutralModel model;
