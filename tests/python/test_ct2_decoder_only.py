@@ -20,12 +20,14 @@ PROMPTS = ["Once upon a time", "Lily and Ben went to the park.", "The little dog
 MAX_LENGTH = 40
 
 
-@pytest.fixture(scope="module", params=["halves", "pairs"])
+@pytest.fixture(scope="module", params=["halves", "pairs", "base-1e6"])
 def ct2_llama(request, shared, tmp_path_factory):
     """A CTranslate2 Llama folder: rotary_interleave False with Hugging Face's rotate-half Q/K rows
-    (what ct2-transformers-converter writes) or True with llama2.c's interleaved rows."""
+    (what ct2-transformers-converter writes) or True with llama2.c's interleaved rows; base-1e6 is the
+    first with rotary_base 1e6 (not what the model was trained with, but both runtimes must agree)."""
     out = tmp_path_factory.mktemp("ct2-llama-" + request.param) / "model"
-    return make_ct2_llama.write_ct2_llama(str(out), shared, interleave=request.param == "pairs")
+    options = {"rotary_base": 1e6} if request.param == "base-1e6" else None
+    return make_ct2_llama.write_ct2_llama(str(out), shared, interleave=request.param == "pairs", spec_options=options)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +53,7 @@ def vocabulary_ids(path):
 
 def test_heed_convert_and_generate_match_ctranslate2(ct2_llama, prompts, run, tmp_path):
     model = str(tmp_path / "llama.heed")
-    run("convert", "--from", "ct2", ct2_llama, "-o", model, "--quiet")
+    run("convert", "--from", "ct2", ct2_llama, "-o", model, "--quantize", "float32", "--quiet")
     expected, _ = ct2_continuations(ct2_llama, prompts)
     ids = vocabulary_ids(ct2_llama)
     for prompt, want in zip(prompts, expected):
