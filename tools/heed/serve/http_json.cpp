@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "json_output.h"
-#include "text/utf8.h"
+#include "heed/utf8.h"
 
 namespace heed::cli::serve {
 
