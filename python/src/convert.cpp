@@ -11,8 +11,8 @@
 #include "formats.h"
 #include "heed_writer.h"
 #include "heed/model.h"
+#include "heed/model_description.h"
 #include "heed/tokenizer.h"
-#include "loader/model_index.h"
 
 namespace nb = nanobind;
 
@@ -85,57 +85,58 @@ nb::dict convert_model(const std::string& source, const std::string& output, con
   return d;
 }
 
-nb::list tensor_list(const Model& model) {
+nb::list tensor_list(const ModelDescription& description) {
   nb::list tensors;
-  for (const TensorView& t : model.tensors()) {
+  for (const TensorDescription& t : description.tensors) {
     nb::dict d;
-    d["name"] = std::string(t.name);
-    d["dtype"] = dtype_name(t.dtype);
-    d["quantization"] = fb::EnumNameQuantization(t.quantization);
+    d["name"] = t.name;
+    d["dtype"] = t.dtype;
+    d["quantization"] = t.quantization;
     d["group_size"] = t.group_size;
-    d["layout"] = fb::EnumNameLayout(t.layout);
+    d["layout"] = t.layout;
     d["activation_block"] = t.activation_block;
-    d["outlier_channels"] = t.num_outlier_channels;
+    d["outlier_channels"] = t.outlier_channels;
     nb::list shape;
     for (uint32_t dim : t.shape) shape.append(dim);
     d["shape"] = shape;
-    d["bytes"] = t.size_bytes;
+    d["bytes"] = t.bytes;
     tensors.append(d);
   }
   return tensors;
 }
 
+// The vocabulary shortlist's sizes, from the description's "vocab_map" section.
+nb::dict vocab_map_sizes(const ModelDescription& description) {
+  nb::dict v;
+  for (const DescriptionSection& section : description.sections) {
+    if (section.title != "vocab_map") continue;
+    for (const DescriptionEntry& e : section.entries) {
+      if (e.key != "key_ids") v[e.key.c_str()] = e.unsigned_value;
+    }
+  }
+  return v;
+}
+
 nb::dict inspect_model(const std::string& path) {
   std::unique_ptr<Model> model;
   check(Model::open(path, LoadOptions{}, &model));
-  const fb::Model& index = model->index();
+  const ModelDescription description = describe(*model);
   nb::dict d;
   d["family"] = model->family_name();
-  d["format_version"] = index.format_version();
+  d["format_version"] = description.format_version;
   d["file_size"] = model->file_size();
   nb::dict metadata;
-  if (index.metadata()) {
-    for (const fb::KeyValue* kv : *index.metadata()) {
-      metadata[kv->key()->c_str()] = kv->value() ? kv->value()->str() : std::string();
-    }
-  }
+  for (const auto& [key, value] : description.metadata) metadata[key.c_str()] = value;
   d["metadata"] = metadata;
-  if (const fb::Tokenizer* tok = index.tokenizer()) {
+  if (description.has_tokenizer) {
     nb::dict t;
-    t["kind"] = tokenizer_kind_name(api_tokenizer_kind(tok->kind()));
-    t["source_vocabulary"] = tok->source_vocabulary() ? tok->source_vocabulary()->tokens()->size() : 0;
-    t["target_vocabulary"] = tok->target_vocabulary() ? tok->target_vocabulary()->tokens()->size() : 0;
+    t["kind"] = tokenizer_kind_name(description.tokenizer_kind);
+    t["source_vocabulary"] = description.source_vocabulary_size;
+    t["target_vocabulary"] = description.target_vocabulary_size;
     d["tokenizer"] = t;
   }
-  if (const fb::VocabMap* map = index.vocab_map()) {
-    nb::dict v;
-    v["keys"] = map->key_offsets()->size() - 1;
-    v["max_ngram"] = map->max_ngram();
-    v["candidates"] = map->target_ids()->size();
-    v["always"] = map->always() ? map->always()->size() : 0;
-    d["vocab_map"] = v;
-  }
-  d["tensors"] = tensor_list(*model);
+  if (description.has_vocab_map) d["vocab_map"] = vocab_map_sizes(description);
+  d["tensors"] = tensor_list(description);
   return d;
 }
 

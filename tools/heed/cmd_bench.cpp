@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,6 @@
 #include "heed/generator.h"
 #include "heed/kernels.h"
 #include "heed/model.h"
-#include "loader/model_index.h"
 #include "heed/translator.h"
 #include "json_output.h"
 
@@ -351,84 +351,110 @@ bool read_settings(Args& args, Settings* out) {
   return true;
 }
 
+// The family's workload into *r. A flag the family has no use for is a usage error: its exit code
+// is returned, nullopt when the workload ran (its status in *st).
+std::optional<int> run_workload(const Args& args, const std::string& family, const Settings& s, Clock::time_point t0,
+                                Result* r, Status* st) {
+  const std::string path = args.get("model");
+  if (family == "TransformerDecoderOnly") {
+    if (args.has("input") || args.has("batch") || args.has("beam") || s.use_vmap) {
+      return args.usage_error("--input, --batch, --beam and --use-vmap apply to translation models; this is a language model");
+    }
+    *st = bench_generation(path, s, t0, r);
+  } else if (family == "TransformerEncoderDecoder" || family == "RnnSeq2Seq") {
+    if (s.use_vmap && family == "RnnSeq2Seq") {
+      return args.usage_error("--use-vmap applies to Transformer translation models; this is an RNN");
+    }
+    *st = bench_translation(path, s, args.get("input"), t0, r);
+  } else if (family == "TransformerEncoderOnly") {
+    if (args.has("beam") || args.has("length")) {
+      return args.usage_error("--beam and --length apply to translation and language models; this is an embedding model");
+    }
+    if (s.use_vmap) return args.usage_error("--use-vmap applies to translation models; this is an embedding model");
+    *st = bench_embedding(path, s, args.get("input"), t0, r);
+  } else {
+    *st = invalid_argument(path + ": model family " + family + " has no decoder to benchmark");
+  }
+  return std::nullopt;
+}
+
+// What one run measured, and how it ran, for the report.
+struct Report {
+  std::string path;
+  std::string family;
+  double file_mib = 0;
+  double median = 0, lo = 0, hi = 0;  // tokens/s over the passes
+  double per_token = 0;                // sentences per token of a pass
+  const char* isa = "";
+  const char* unit = "";               // what one latency figure times
+};
+
+int print_json_report(const Report& p, const Settings& s, const Result& r) {
+  // Two decimals are what the table shows; a path or name is escaped as JSON needs.
+  const auto fixed = [](double x, double scale = 100.0) { return std::round(x * scale) / scale; };
+  const OrderedJson j = {
+      {"model", p.path}, {"family", p.family}, {"file_mib", fixed(p.file_mib)}, {"kernels", p.isa},
+      {"batch", s.batch}, {"beam", s.beam}, {"length", s.length}, {"threads", s.threads},
+      {"backend", backend_name(s.backend)}, {"use_vmap", s.use_vmap}, {"open_ms", fixed(r.open_ms)},
+      {"first_result_ms", fixed(r.first_ms)}, {"tokens_per_s", fixed(p.median)}, {"tokens_per_s_min", fixed(p.lo)},
+      {"tokens_per_s_max", fixed(p.hi)}, {"sentences_per_s", fixed(p.median * p.per_token, 1000.0)},
+      {"latency_ms_p50", fixed(percentile(r.batch_ms, 50), 1000.0)},
+      {"latency_ms_p90", fixed(percentile(r.batch_ms, 90), 1000.0)},
+      {"latency_ms_p99", fixed(percentile(r.batch_ms, 99), 1000.0)}, {"tokens_per_pass", r.tokens_per_pass},
+      {"sentences_per_pass", r.sentences_per_pass}, {"peak_rss_mib", fixed(peak_rss_mib())}};
+  std::string text;
+  if (const Status refused = json_text(j, &text); !refused) return fail(refused.message());
+  std::printf("%s\n", text.c_str());
+  return kExitOk;
+}
+
+int print_text_report(const Report& p, const Settings& s, const Result& r) {
+  std::printf("model         %s (%.1f MiB, %s)\n", p.path.c_str(), p.file_mib, p.family.c_str());
+  std::printf("kernels       %s, %zu thread%s, backend %s\n", p.isa, s.threads, s.threads == 1 ? "" : "s",
+              backend_name(s.backend));
+  std::printf("open          %.1f ms (map, check, create the session)\n", r.open_ms);
+  std::printf("first result  %.1f ms after the command started\n", r.first_ms);
+  const bool embedding = p.family == "TransformerEncoderOnly";
+  std::printf("speed         %.1f %s tokens/s, %.2f %s/s (median of %zu passes of %zu tokens; min %.1f, max %.1f)\n", p.median,
+              embedding ? "embedded" : "target", p.median * p.per_token, p.unit == std::string("batch") ? "sentences" : "generations",
+              r.pass_tokens_per_s.size(), r.tokens_per_pass, p.lo, p.hi);
+  std::printf("latency       per %s: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms (%zu timed)\n", p.unit,
+              percentile(r.batch_ms, 50), percentile(r.batch_ms, 90), percentile(r.batch_ms, 99), r.batch_ms.size());
+  std::printf("peak memory   %.1f MiB resident\n", peak_rss_mib());
+  return kExitOk;
+}
+
 int run_bench(const std::vector<std::string>& argv) {
   const auto t0 = Clock::now();
   Args args("bench", "-m MODEL.heed [options]", kDescription, specs());
   if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   Settings s;
   if (!read_settings(args, &s)) return kExitUsage;
-  const std::string path = args.get("model");
+  Report p;
+  p.path = args.get("model");
 
   // The family decides the workload; reading the index maps the file (cheap) and checks it.
   std::unique_ptr<Model> model;
-  Status st = Model::open(path, s.load, &model);
+  Status st = Model::open(p.path, s.load, &model);
   if (!st) return fail(st.message());
-  const fb::ModelConfig family = model->index().config_type();
+  p.family = model->family_name();
   model.reset();
   struct stat file {};
-  ::stat(path.c_str(), &file);
+  ::stat(p.path.c_str(), &file);
 
   Result r;
-  if (family == fb::ModelConfig::TransformerDecoderOnly) {
-    if (args.has("input") || args.has("batch") || args.has("beam") || s.use_vmap) {
-      return args.usage_error("--input, --batch, --beam and --use-vmap apply to translation models; this is a language model");
-    }
-    st = bench_generation(path, s, t0, &r);
-  } else if (family == fb::ModelConfig::TransformerEncoderDecoder || family == fb::ModelConfig::RnnSeq2Seq) {
-    if (s.use_vmap && family == fb::ModelConfig::RnnSeq2Seq) {
-      return args.usage_error("--use-vmap applies to Transformer translation models; this is an RNN");
-    }
-    st = bench_translation(path, s, args.get("input"), t0, &r);
-  } else if (family == fb::ModelConfig::TransformerEncoderOnly) {
-    if (args.has("beam") || args.has("length")) {
-      return args.usage_error("--beam and --length apply to translation and language models; this is an embedding model");
-    }
-    if (s.use_vmap) return args.usage_error("--use-vmap applies to translation models; this is an embedding model");
-    st = bench_embedding(path, s, args.get("input"), t0, &r);
-  } else {
-    return fail(path + ": model family " + fb::EnumNameModelConfig(family) + " has no decoder to benchmark");
-  }
+  if (const auto usage = run_workload(args, p.family, s, t0, &r, &st)) return *usage;
   if (!st) return fail(st.message());
 
-  const double median = percentile(r.pass_tokens_per_s, 50);
-  const double lo = *std::min_element(r.pass_tokens_per_s.begin(), r.pass_tokens_per_s.end());
-  const double hi = *std::max_element(r.pass_tokens_per_s.begin(), r.pass_tokens_per_s.end());
+  p.median = percentile(r.pass_tokens_per_s, 50);
+  p.lo = *std::min_element(r.pass_tokens_per_s.begin(), r.pass_tokens_per_s.end());
+  p.hi = *std::max_element(r.pass_tokens_per_s.begin(), r.pass_tokens_per_s.end());
   // Every pass does the same sentences: its sentences/s is its tokens/s times this.
-  const double per_token = static_cast<double>(r.sentences_per_pass) / static_cast<double>(std::max<size_t>(1, r.tokens_per_pass));
-  const double file_mib = static_cast<double>(file.st_size) / (1024.0 * 1024.0);
-  const char* isa = kernels::isa_name(kernels::best().isa);
-  const char* unit = family == fb::ModelConfig::TransformerDecoderOnly ? "generation" : "batch";
-  if (args.has("json")) {
-    // Two decimals are what the table shows; a path or name is escaped as JSON needs.
-    const auto fixed = [](double x, double scale = 100.0) { return std::round(x * scale) / scale; };
-    const OrderedJson j = {
-        {"model", path}, {"family", fb::EnumNameModelConfig(family)}, {"file_mib", fixed(file_mib)}, {"kernels", isa},
-        {"batch", s.batch}, {"beam", s.beam}, {"length", s.length}, {"threads", s.threads},
-        {"backend", backend_name(s.backend)}, {"use_vmap", s.use_vmap}, {"open_ms", fixed(r.open_ms)},
-        {"first_result_ms", fixed(r.first_ms)}, {"tokens_per_s", fixed(median)}, {"tokens_per_s_min", fixed(lo)},
-        {"tokens_per_s_max", fixed(hi)}, {"sentences_per_s", fixed(median * per_token, 1000.0)},
-        {"latency_ms_p50", fixed(percentile(r.batch_ms, 50), 1000.0)},
-        {"latency_ms_p90", fixed(percentile(r.batch_ms, 90), 1000.0)},
-        {"latency_ms_p99", fixed(percentile(r.batch_ms, 99), 1000.0)}, {"tokens_per_pass", r.tokens_per_pass},
-        {"sentences_per_pass", r.sentences_per_pass}, {"peak_rss_mib", fixed(peak_rss_mib())}};
-    std::string text;
-    if (const Status refused = json_text(j, &text); !refused) return fail(refused.message());
-    std::printf("%s\n", text.c_str());
-    return kExitOk;
-  }
-  std::printf("model         %s (%.1f MiB, %s)\n", path.c_str(), file_mib, fb::EnumNameModelConfig(family));
-  std::printf("kernels       %s, %zu thread%s, backend %s\n", isa, s.threads, s.threads == 1 ? "" : "s",
-              backend_name(s.backend));
-  std::printf("open          %.1f ms (map, check, create the session)\n", r.open_ms);
-  std::printf("first result  %.1f ms after the command started\n", r.first_ms);
-  const bool embedding = family == fb::ModelConfig::TransformerEncoderOnly;
-  std::printf("speed         %.1f %s tokens/s, %.2f %s/s (median of %zu passes of %zu tokens; min %.1f, max %.1f)\n", median,
-              embedding ? "embedded" : "target", median * per_token, unit == std::string("batch") ? "sentences" : "generations",
-              r.pass_tokens_per_s.size(), r.tokens_per_pass, lo, hi);
-  std::printf("latency       per %s: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms (%zu timed)\n", unit,
-              percentile(r.batch_ms, 50), percentile(r.batch_ms, 90), percentile(r.batch_ms, 99), r.batch_ms.size());
-  std::printf("peak memory   %.1f MiB resident\n", peak_rss_mib());
-  return kExitOk;
+  p.per_token = static_cast<double>(r.sentences_per_pass) / static_cast<double>(std::max<size_t>(1, r.tokens_per_pass));
+  p.file_mib = static_cast<double>(file.st_size) / (1024.0 * 1024.0);
+  p.isa = kernels::isa_name(kernels::best().isa);
+  p.unit = p.family == "TransformerDecoderOnly" ? "generation" : "batch";
+  return args.has("json") ? print_json_report(p, s, r) : print_text_report(p, s, r);
 }
 
 }  // namespace

@@ -127,37 +127,13 @@ std::vector<OptionSpec> specs() {
   return specs;
 }
 
-// The command line as settings; returns the exit code to leave with, or nullopt to go on.
-std::optional<int> parse_settings(Args& args, const std::vector<std::string>& argv, TranslateSettings* s,
-                                  ControlFlags* controls) {
-  if (const auto exit_code = parse_model_command(args, argv)) return exit_code;
-  if (!get_control_flags(args, controls)) return kExitUsage;
-  s->attention_svg_path = args.get("attention");
-  s->attention_json_path = args.get("attention-json");
-  const bool alternatives = args.has("return-alternatives");
-  auto beam = args.get_int("beam", alternatives ? 1 : 2, 1, 64);
-  auto n_best = args.get_int("n-best", 1, 1, 64);
-  // Lengths not given are 0: the Translator's default for the model (256, or its positions if fewer).
-  auto max_len = args.get_int("max-len", 0, 1, 4096);
-  auto min_len = args.get_int("min-len", 1, 0, 4096);
+// The reading side of the settings: model, input batching, long lines, sentence splitting,
+// prefixes. Returns the exit code to leave with, or nullopt to go on.
+std::optional<int> parse_input_settings(Args& args, TranslateSettings* s) {
   auto batch = args.get_int("batch", s->capture() ? 1 : 16, 1, 1024);
   auto read_ahead = args.get_int("read-ahead", 8, 1, 1024);
   auto max_line_bytes = args.get_int("max-line-bytes", 1 << 20, 1, int64_t{1} << 40);
-  auto max_source = args.get_int("max-source-len", 0, 1, 65536);
-  auto top_k = args.get_int("top-k", 1, 0, 1 << 30);
-  auto threads = args.get_int("threads", 1, 0, 256);
-  const auto spin = spin_flag(args);
-  const auto backend = get_backend(args);
-  auto seed = args.get_int("seed", 0, 0, INT64_MAX);
-  auto penalty = args.get_double("length-penalty", 1.0);
-  auto patience = args.get_double("patience", 1.0);
-  auto temperature = args.get_double("temperature", 1.0);
-  auto top_p = args.get_double("top-p", 1.0);
-  if (!beam || !n_best || !max_len || !min_len || !batch || !read_ahead || !max_line_bytes || !max_source || !top_k || !threads || !spin ||
-      !backend || !seed || !penalty || !patience || !temperature || !top_p) {
-    return kExitUsage;
-  }
-  if (!(*patience > 0 && *patience <= 1000)) return args.usage_error("--patience must be in (0, 1000]");
+  if (!batch || !read_ahead || !max_line_bytes) return kExitUsage;
   const std::string on_long_input = args.get("on-long-input", "truncate");
   if (on_long_input != "truncate" && on_long_input != "error") {
     return args.usage_error("--on-long-input wants truncate or error, got '" + on_long_input + "'");
@@ -178,6 +154,38 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   }
   s->with_scores = args.has("with-scores");
   s->prefix_path = args.get("prefix-file");
+  return std::nullopt;
+}
+
+// The command line as settings; returns the exit code to leave with, or nullopt to go on.
+std::optional<int> parse_settings(Args& args, const std::vector<std::string>& argv, TranslateSettings* s,
+                                  ControlFlags* controls) {
+  if (const auto exit_code = parse_model_command(args, argv)) return exit_code;
+  if (!get_control_flags(args, controls)) return kExitUsage;
+  s->attention_svg_path = args.get("attention");
+  s->attention_json_path = args.get("attention-json");
+  if (const auto exit_code = parse_input_settings(args, s)) return exit_code;
+  const bool alternatives = args.has("return-alternatives");
+  auto beam = args.get_int("beam", alternatives ? 1 : 2, 1, 64);
+  auto n_best = args.get_int("n-best", 1, 1, 64);
+  // Lengths not given are 0: the Translator's default for the model (256, or its positions if fewer).
+  auto max_len = args.get_int("max-len", 0, 1, 4096);
+  auto min_len = args.get_int("min-len", 1, 0, 4096);
+  auto max_source = args.get_int("max-source-len", 0, 1, 65536);
+  auto top_k = args.get_int("top-k", 1, 0, 1 << 30);
+  auto threads = args.get_int("threads", 1, 0, 256);
+  const auto spin = spin_flag(args);
+  const auto backend = get_backend(args);
+  auto seed = args.get_int("seed", 0, 0, INT64_MAX);
+  auto penalty = args.get_double("length-penalty", 1.0);
+  auto patience = args.get_double("patience", 1.0);
+  auto temperature = args.get_double("temperature", 1.0);
+  auto top_p = args.get_double("top-p", 1.0);
+  if (!beam || !n_best || !max_len || !min_len || !max_source || !top_k || !threads || !spin ||
+      !backend || !seed || !penalty || !patience || !temperature || !top_p) {
+    return kExitUsage;
+  }
+  if (!(*patience > 0 && *patience <= 1000)) return args.usage_error("--patience must be in (0, 1000]");
   TranslatorOptions& t = s->translator;
   // Alternatives run their n_best rows as one sentence's beam.
   const size_t rows = alternatives ? std::max(*beam, *n_best) : *beam;

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "text/utf8.h"
+#include "heed/utf8.h"
 
 namespace heed::cli {
 

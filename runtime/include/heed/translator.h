@@ -124,6 +124,9 @@ class Translator {
   // (Model::position_limits). Lengths given are kept: one above the model's positions is refused
   // when the session is created.
   static StepModelLimits session_limits(const Model& model, StepModelLimits limits);
+  // The arena create() would plan for `options` (its limits, threads and spin), without creating
+  // a session: what a caller supplying its own buffer (ArenaOptions) must give, in report.arena_bytes.
+  static Status plan_arena(const Model& model, const TranslatorOptions& options, ArenaReport* report);
 
   // Token-id layer: no allocation per call.
   Status translate(const TokenBatch& sources, const DecodeOptions& options, const TokenBatch* prefixes,

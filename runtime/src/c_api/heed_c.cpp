@@ -20,7 +20,6 @@
 #include "heed/model.h"
 #include "heed/status.h"
 #include "heed/tokenizer.h"
-#include "models/step_model_factory.h"
 #include "heed/translator.h"
 
 
@@ -191,10 +190,7 @@ heed_status heed_translator_arena_size(heed_model* model, const heed_translator_
     bool split = true;
     heed_status s = translator_options(options, &t, &split, err);
     if (s != HEED_OK) return s;
-    s = record(heed::plan_step_model_arena(*model->model,
-                                                       heed::Translator::session_limits(*model->model, t.limits),
-                                                       &report, {t.threads, t.spin_microseconds}),
-                           err);
+    s = record(heed::Translator::plan_arena(*model->model, t, &report), err);
     if (s != HEED_OK) return s;
     *out_size = report.arena_bytes;
     return HEED_OK;

@@ -13,7 +13,7 @@
 #include <unicode/utf8.h>
 
 #include "text/abbreviations.h"
-#include "text/utf8.h"
+#include "heed/utf8.h"
 
 namespace heed {
 

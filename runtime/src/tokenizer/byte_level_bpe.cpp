@@ -11,7 +11,7 @@
 #include <utf8proc.h>
 
 #include "heed/tokenizer.h"
-#include "text/utf8.h"
+#include "heed/utf8.h"
 #include "tokenizer/special_tokens.h"
 
 namespace heed::tokenizer {

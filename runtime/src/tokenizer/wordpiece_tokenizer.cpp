@@ -2,7 +2,7 @@
 #include <cstdlib>
 #include <utf8proc.h>
 
-#include "text/utf8.h"
+#include "heed/utf8.h"
 #include "tokenizer/special_tokens.h"
 #include "tokenizer/wordpiece.h"
 

@@ -68,6 +68,11 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
                 c, options.max_n_best, out);
 }
 
+Status Translator::plan_arena(const Model& model, const TranslatorOptions& options, ArenaReport* report) {
+  return plan_step_model_arena(model, session_limits(model, options.limits), report,
+                               {options.threads, options.spin_microseconds});
+}
+
 StepModelLimits Translator::session_limits(const Model& model, StepModelLimits limits) {
   const PositionLimits positions = model.position_limits();
   const auto length = [](size_t given, size_t model_positions) {

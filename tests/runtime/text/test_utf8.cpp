@@ -8,7 +8,7 @@
 #include <string>
 
 #include "allocation_counter.h"
-#include "text/utf8.h"
+#include "heed/utf8.h"
 
 using heed::text::invalid_utf8_at;
 using heed::text::is_valid_utf8;

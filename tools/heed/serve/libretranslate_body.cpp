@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "http_json.h"
-#include "text/utf8.h"
+#include "heed/utf8.h"
 
 namespace heed::cli::serve {
 

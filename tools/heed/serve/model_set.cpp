@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "loader/model_index.h"
+#include "heed/model_description.h"
 
 namespace heed::cli::serve {
 
@@ -135,7 +135,7 @@ Status ModelSet::load(const ServeOptions& options, std::unique_ptr<ModelSet>* ou
     if (st && m->task == Task::kTranslation) {
       const size_t i = translation_models++;
       st = set_languages(i < options.languages.size() ? options.languages[i] : "", m.get());
-      if (st && options.use_vmap && m->model->index().vocab_map() == nullptr) {
+      if (st && options.use_vmap && !describe(*m->model).has_vocab_map) {
         st = invalid_argument("--use-vmap: the model has no vocabulary map (convert it with heed convert --vmap FILE)");
       }
     }
