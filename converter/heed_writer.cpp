@@ -111,6 +111,59 @@ Status check_model(const NeutralModel& model) {
   return Status::success();
 }
 
+// Metadata sorted by key into the index; a key given twice is an error.
+Status add_metadata(std::vector<std::pair<std::string, std::string>> metadata, fb::ModelT* index) {
+  std::sort(metadata.begin(), metadata.end());
+  for (size_t i = 0; i < metadata.size(); ++i) {
+    if (i > 0 && metadata[i].first == metadata[i - 1].first) {
+      return invalid_argument("metadata key '" + metadata[i].first + "' appears twice");
+    }
+    auto kv = std::make_unique<fb::KeyValueT>();
+    kv->key = metadata[i].first;
+    kv->value = metadata[i].second;
+    index->metadata.push_back(std::move(kv));
+  }
+  return Status::success();
+}
+
+// One index entry per tensor, in `order`, their bytes at 64-byte aligned offsets; sets weights_size.
+void add_tensor_entries(const std::vector<const NeutralTensor*>& order, fb::ModelT* index) {
+  uint64_t offset = 0;
+  for (const NeutralTensor* t : order) {
+    auto e = std::make_unique<fb::TensorT>();
+    e->name = t->name;
+    e->shape = t->shape;
+    e->dtype = t->dtype;
+    e->quantization = t->quantization;
+    e->group_size = t->group_size;
+    e->scales = t->scales;
+    e->layout = t->layout;
+    e->row_sums = t->row_sums;
+    e->activation_block = t->activation_block;
+    e->outlier_channels = t->outlier_channels;
+    e->outliers = t->outliers;
+    e->offset = offset;
+    e->size = t->bytes.size();
+    offset = align64(offset + t->bytes.size());
+    index->tensors.push_back(std::move(e));
+  }
+  index->weights_size = offset;
+}
+
+// The loader's checks cover what the writer cannot see (hyperparameters, tokenizer ids).
+Status check_loads(std::vector<uint8_t>* out) {
+  std::unique_ptr<Model> loaded;
+  Status check = Model::from_bytes(out->data(), out->size(), &loaded);
+  if (!check.is_ok()) {
+    out->clear();
+    std::string message = check.message();
+    const std::string prefix = "<memory>: ";
+    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
+    return invalid_argument("the model is inconsistent: " + message);
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
@@ -132,37 +185,8 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
   index.config = model.config;
   index.tokenizer = std::make_unique<fb::TokenizerT>(model.tokenizer);
   if (model.vocab_map) index.vocab_map = std::make_unique<fb::VocabMapT>(*model.vocab_map);
-  auto metadata = model.metadata;
-  std::sort(metadata.begin(), metadata.end());
-  for (size_t i = 0; i < metadata.size(); ++i) {
-    if (i > 0 && metadata[i].first == metadata[i - 1].first) {
-      return invalid_argument("metadata key '" + metadata[i].first + "' appears twice");
-    }
-    auto kv = std::make_unique<fb::KeyValueT>();
-    kv->key = metadata[i].first;
-    kv->value = metadata[i].second;
-    index.metadata.push_back(std::move(kv));
-  }
-  uint64_t offset = 0;
-  for (const NeutralTensor* t : order) {
-    auto e = std::make_unique<fb::TensorT>();
-    e->name = t->name;
-    e->shape = t->shape;
-    e->dtype = t->dtype;
-    e->quantization = t->quantization;
-    e->group_size = t->group_size;
-    e->scales = t->scales;
-    e->layout = t->layout;
-    e->row_sums = t->row_sums;
-    e->activation_block = t->activation_block;
-    e->outlier_channels = t->outlier_channels;
-    e->outliers = t->outliers;
-    e->offset = offset;
-    e->size = t->bytes.size();
-    offset = align64(offset + t->bytes.size());
-    index.tensors.push_back(std::move(e));
-  }
-  index.weights_size = offset;
+  HEED_RETURN_IF_ERROR(add_metadata(model.metadata, &index));
+  add_tensor_entries(order, &index);
 
   flatbuffers::FlatBufferBuilder builder(1 << 16);
   fb::FinishSizePrefixedModelBuffer(builder, fb::CreateModel(builder, &index));
@@ -174,18 +198,7 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
       std::memcpy(out->data() + segment + index.tensors[i]->offset, order[i]->bytes.data(), order[i]->bytes.size());
     }
   }
-
-  // The loader's checks cover what the writer cannot see (hyperparameters, tokenizer ids).
-  std::unique_ptr<Model> loaded;
-  Status check = Model::from_bytes(out->data(), out->size(), &loaded);
-  if (!check.is_ok()) {
-    out->clear();
-    std::string message = check.message();
-    const std::string prefix = "<memory>: ";
-    if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
-    return invalid_argument("the model is inconsistent: " + message);
-  }
-  return Status::success();
+  return check_loads(out);
 }
 
 }  // namespace heed::convert

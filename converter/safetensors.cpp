@@ -51,6 +51,49 @@ Status SafetensorsFile::read(const std::string& path, SafetensorsFile* out) {
   return parse(std::move(bytes), path, out);
 }
 
+namespace {
+
+// One tensor's header entry {"dtype", "shape", "data_offsets"}, checked against the dtype's size
+// and the `data_size` bytes after the header.
+Status parse_tensor_entry(const std::string& where, const std::string& name, const nlohmann::json& entry,
+                          uint64_t data_size, SafetensorsTensor* out) {
+  auto bad = [&](const std::string& what) { return invalid_file(where + ": tensor '" + name + "': " + what); };
+  if (!entry.is_object()) return bad("not a JSON object");
+  const auto dtype = entry.find("dtype");
+  const auto shape = entry.find("shape");
+  const auto offsets = entry.find("data_offsets");
+  if (dtype == entry.end() || !dtype->is_string()) return bad("no dtype string");
+  if (shape == entry.end() || !shape->is_array()) return bad("no shape array");
+  if (offsets == entry.end() || !offsets->is_array() || offsets->size() != 2) return bad("no data_offsets [begin, end]");
+
+  SafetensorsTensor& t = *out;
+  t.name = name;
+  t.dtype = dtype->get<std::string>();
+  const size_t element_size = safetensors_dtype_size(t.dtype);
+  if (element_size == 0) return bad("unknown dtype '" + t.dtype + "'");
+  uint64_t elements = 1;
+  for (const auto& d : *shape) {
+    uint64_t dim = 0;
+    if (!to_u64(d, &dim)) return bad("shape entries must be non-negative integers");
+    if (dim != 0 && elements > std::numeric_limits<uint64_t>::max() / dim / element_size) return bad("shape overflows");
+    elements *= dim;
+    t.shape.push_back(dim);
+  }
+  if (!to_u64((*offsets)[0], &t.begin) || !to_u64((*offsets)[1], &t.end)) {
+    return bad("data_offsets must be non-negative integers");
+  }
+  if (t.begin > t.end || t.end > data_size) {
+    return bad("data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] outside the " +
+               std::to_string(data_size) + " data bytes (truncated file?)");
+  }
+  if (t.end - t.begin != elements * element_size) {
+    return bad(std::to_string(t.end - t.begin) + " bytes for " + std::to_string(elements) + " " + t.dtype + " values");
+  }
+  return Status::success();
+}
+
+}  // namespace
+
 Status SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::string& where, SafetensorsFile* out) {
   auto corrupt = [&](const std::string& what) { return invalid_file(where + ": " + what); };
   if (bytes.size() < 8) return corrupt("too short for a safetensors file (" + std::to_string(bytes.size()) + " bytes)");
@@ -79,38 +122,8 @@ Status SafetensorsFile::parse(std::vector<uint8_t> bytes, const std::string& whe
       }
       continue;
     }
-    auto bad = [&](const std::string& what) { return corrupt("tensor '" + name + "': " + what); };
-    if (!entry.is_object()) return bad("not a JSON object");
-    const auto dtype = entry.find("dtype");
-    const auto shape = entry.find("shape");
-    const auto offsets = entry.find("data_offsets");
-    if (dtype == entry.end() || !dtype->is_string()) return bad("no dtype string");
-    if (shape == entry.end() || !shape->is_array()) return bad("no shape array");
-    if (offsets == entry.end() || !offsets->is_array() || offsets->size() != 2) return bad("no data_offsets [begin, end]");
-
     SafetensorsTensor t;
-    t.name = name;
-    t.dtype = dtype->get<std::string>();
-    const size_t element_size = safetensors_dtype_size(t.dtype);
-    if (element_size == 0) return bad("unknown dtype '" + t.dtype + "'");
-    uint64_t elements = 1;
-    for (const auto& d : *shape) {
-      uint64_t dim = 0;
-      if (!to_u64(d, &dim)) return bad("shape entries must be non-negative integers");
-      if (dim != 0 && elements > std::numeric_limits<uint64_t>::max() / dim / element_size) return bad("shape overflows");
-      elements *= dim;
-      t.shape.push_back(dim);
-    }
-    if (!to_u64((*offsets)[0], &t.begin) || !to_u64((*offsets)[1], &t.end)) {
-      return bad("data_offsets must be non-negative integers");
-    }
-    if (t.begin > t.end || t.end > data_size) {
-      return bad("data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] outside the " +
-                 std::to_string(data_size) + " data bytes (truncated file?)");
-    }
-    if (t.end - t.begin != elements * element_size) {
-      return bad(std::to_string(t.end - t.begin) + " bytes for " + std::to_string(elements) + " " + t.dtype + " values");
-    }
+    HEED_RETURN_IF_ERROR(parse_tensor_entry(where, name, entry, data_size, &t));
     file.by_name_[name] = file.tensors_.size();
     file.tensors_.push_back(std::move(t));
   }

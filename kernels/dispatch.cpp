@@ -145,31 +145,12 @@ const Tables& tables() {
 }  // namespace
 
 const char* isa_name(Isa isa) {
-  switch (isa) {
-    case Isa::kScalar:
-      return "scalar";
-    case Isa::kNeonArmv7:
-      return "armv7";
-    case Isa::kNeon:
-      return "neon";
-    case Isa::kNeonDotprod:
-      return "dotprod";
-    case Isa::kNeonI8mm:
-      return "i8mm";
-    case Isa::kNeonBf16:
-      return "bf16";
-    case Isa::kAvx2:
-      return "avx2";
-    case Isa::kAvx512Vnni:
-      return "avx512vnni";
-    case Isa::kAvx512Bf16:
-      return "avx512bf16";
-    case Isa::kAmx:
-      return "amx";
-    case Isa::kCount:
-      break;
-  }
-  return "unknown";
+  // In the order of enum Isa; a new Isa without a name fails to compile here.
+  static constexpr const char* kNames[] = {"scalar", "armv7",      "neon",       "dotprod", "i8mm",
+                                           "bf16",   "avx2",       "avx512vnni", "avx512bf16", "amx"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Isa::kCount));
+  const auto i = static_cast<size_t>(isa);
+  return i < static_cast<size_t>(Isa::kCount) ? kNames[i] : "unknown";
 }
 
 const KernelTable& best() {

@@ -152,6 +152,33 @@ class Mapper {
     }
   }
 
+  // heed's scales (1 / CTranslate2's) of int8 variable `src` with `rows` rows, from SRC_scale: one
+  // per row, or one for the whole tensor (*per_tensor).
+  Status int8_scales(const std::string& src, size_t rows, std::vector<float>* scales, bool* per_tensor) {
+    const Variable* s = find(src + "_scale");
+    if (!s) return corrupt("int8 variable '" + src + "' has no '" + src + "_scale'");
+    std::vector<float> ct2_scales;
+    HEED_RETURN_IF_ERROR(values_f32(*s, &ct2_scales));
+    *per_tensor = ct2_scales.size() == 1 && s->shape.empty();
+    if (!*per_tensor && ct2_scales.size() != rows) {
+      return corrupt("'" + s->name + "' has " + std::to_string(ct2_scales.size()) + " scales for " +
+                     std::to_string(rows) + " rows");
+    }
+    scales->resize(ct2_scales.size());
+    for (size_t i = 0; i < scales->size(); ++i) {
+      const float c = ct2_scales[i];
+      // An all-zero row got an infinite scale in older CTranslate2 versions: its values are 0.
+      if (std::isinf(c) && c > 0) {
+        (*scales)[i] = 0.0f;
+      } else if (!(c > 0) || !std::isfinite(c)) {
+        return corrupt("'" + s->name + "' has an invalid scale " + std::to_string(c) + " at row " + std::to_string(i));
+      } else {
+        (*scales)[i] = 1.0f / c;
+      }
+    }
+    return Status::success();
+  }
+
   // Copies variable `src` into tensor `dst`. `shape` (when not empty) is the required shape.
   // int8 sources stay int8 when `quantizable` (with NAME.scales = 1 / CTranslate2's scale).
   Status take(const std::string& src, const std::string& dst, bool quantizable, bool required,
@@ -171,28 +198,10 @@ class Mapper {
     t.shape = v->shape;
     t.quantizable = quantizable;
     if (v->dtype == DType::I8) {
-      const Variable* s = find(src + "_scale");
-      if (!s) return corrupt("int8 variable '" + src + "' has no '" + src + "_scale'");
-      std::vector<float> ct2_scales;
-      HEED_RETURN_IF_ERROR(values_f32(*s, &ct2_scales));
       const size_t rows = v->shape.empty() ? 1 : v->shape[0];
-      const bool per_tensor = ct2_scales.size() == 1 && s->shape.empty();
-      if (!per_tensor && ct2_scales.size() != rows) {
-        return corrupt("'" + s->name + "' has " + std::to_string(ct2_scales.size()) + " scales for " +
-                       std::to_string(rows) + " rows");
-      }
-      std::vector<float> scales(ct2_scales.size());
-      for (size_t i = 0; i < scales.size(); ++i) {
-        const float c = ct2_scales[i];
-        // An all-zero row got an infinite scale in older CTranslate2 versions: its values are 0.
-        if (std::isinf(c) && c > 0) {
-          scales[i] = 0.0f;
-        } else if (!(c > 0) || !std::isfinite(c)) {
-          return corrupt("'" + s->name + "' has an invalid scale " + std::to_string(c) + " at row " + std::to_string(i));
-        } else {
-          scales[i] = 1.0f / c;
-        }
-      }
+      std::vector<float> scales;
+      bool per_tensor = false;
+      HEED_RETURN_IF_ERROR(int8_scales(src, rows, &scales, &per_tensor));
       if (quantizable && t.shape.size() == 2) {
         t.dtype = fb::DType::I8;
         t.quantization = per_tensor ? fb::Quantization::PerTensor : fb::Quantization::PerRow;

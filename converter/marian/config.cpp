@@ -60,6 +60,33 @@ Status get_suppressed(const nlohmann::json& j, const std::string& where, std::ve
   return Status::success();
 }
 
+// Newer saves keep generation settings in generation_config.json; they win over config.json's.
+Status read_generation_config(const std::string& dir, MarianConfig* c) {
+  const std::string generation = dir + "/generation_config.json";
+  if (is_file(generation)) {
+    nlohmann::json g;
+    HEED_RETURN_IF_ERROR(read_json(generation, &g));
+    HEED_RETURN_IF_ERROR(get_id(g, generation, "decoder_start_token_id", &c->decoder_start_token_id));
+    HEED_RETURN_IF_ERROR(get_id(g, generation, "forced_eos_token_id", &c->forced_eos_token_id));
+    HEED_RETURN_IF_ERROR(get_suppressed(g, generation, &c->suppressed_ids));
+  }
+  return Status::success();
+}
+
+// The languages, unknown token and vocabulary split of tokenizer_config.json, when present.
+Status read_tokenizer_config(const std::string& dir, MarianConfig* c) {
+  const std::string tokenizer = dir + "/tokenizer_config.json";
+  if (is_file(tokenizer)) {
+    nlohmann::json t;
+    HEED_RETURN_IF_ERROR(read_json(tokenizer, &t));
+    HEED_RETURN_IF_ERROR(get_string(t, tokenizer, "source_lang", &c->source_lang));
+    HEED_RETURN_IF_ERROR(get_string(t, tokenizer, "target_lang", &c->target_lang));
+    HEED_RETURN_IF_ERROR(get_string(t, tokenizer, "unk_token", &c->unk_token));
+    HEED_RETURN_IF_ERROR(get_bool(t, tokenizer, "separate_vocabs", &c->separate_vocabs));
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Status read_config(const std::string& dir, MarianConfig* out) {
@@ -104,25 +131,8 @@ Status read_config(const std::string& dir, MarianConfig* out) {
     return invalid_file(path + ": d_model " + std::to_string(c.d_model) + " is not divisible by the attention heads");
   }
 
-  // Newer saves keep generation settings in generation_config.json; they win over config.json's.
-  const std::string generation = dir + "/generation_config.json";
-  if (is_file(generation)) {
-    nlohmann::json g;
-    HEED_RETURN_IF_ERROR(read_json(generation, &g));
-    HEED_RETURN_IF_ERROR(get_id(g, generation, "decoder_start_token_id", &c.decoder_start_token_id));
-    HEED_RETURN_IF_ERROR(get_id(g, generation, "forced_eos_token_id", &c.forced_eos_token_id));
-    HEED_RETURN_IF_ERROR(get_suppressed(g, generation, &c.suppressed_ids));
-  }
-
-  const std::string tokenizer = dir + "/tokenizer_config.json";
-  if (is_file(tokenizer)) {
-    nlohmann::json t;
-    HEED_RETURN_IF_ERROR(read_json(tokenizer, &t));
-    HEED_RETURN_IF_ERROR(get_string(t, tokenizer, "source_lang", &c.source_lang));
-    HEED_RETURN_IF_ERROR(get_string(t, tokenizer, "target_lang", &c.target_lang));
-    HEED_RETURN_IF_ERROR(get_string(t, tokenizer, "unk_token", &c.unk_token));
-    HEED_RETURN_IF_ERROR(get_bool(t, tokenizer, "separate_vocabs", &c.separate_vocabs));
-  }
+  HEED_RETURN_IF_ERROR(read_generation_config(dir, &c));
+  HEED_RETURN_IF_ERROR(read_tokenizer_config(dir, &c));
   *out = std::move(c);
   return Status::success();
 }

@@ -1,5 +1,5 @@
 // Vector forms of heed's activations for aarch64 NEON, the same algorithms as the AVX2 ones
-// (internal/gelu_rational.h has GELU's; x86/avx2_activation_math.h explains the cancellation-free
+// (internal/gelu_rational.h has GELU's; x86/simd_math.h explains the cancellation-free
 // GELU-tanh), on exp_f32x4 (neon_shim.h). Static (see internal/gemm_epilogue.h).
 #pragma once
 

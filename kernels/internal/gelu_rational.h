@@ -1,5 +1,5 @@
 // GELU(x) = x Phi(x) = x (1/2 + erf(x / sqrt 2) / 2) for the vector kernels of every ISA
-// (x86/avx2_activation_math.h, x86/avx512_math.h, arm/neon_activation_math.h): one rational
+// (x86/simd_math.h, arm/neon_activation_math.h): one rational
 // function and no exp. With c = clamp(x, -kGeluClamp, kGeluClamp) and s = c^2,
 //   erf(c / sqrt 2) / 2 ~= c P(s) / Q(s),   GELU(x) = x (1/2 + c P(s) / Q(s)).
 // P (degree 5) and Q (degree 5, Q(0) = 1, positive on the range) are a minimax fit of

@@ -9,23 +9,25 @@
 
 #include "internal/attention_block_impl.h"
 #include "internal/attention_row_impl.h"
+#include "x86/avx2_math.h"
 
 namespace heed::kernels::avx2 {
 
 namespace {
-struct Avx2Vec {
-  using Vec = __m256;
-  using Weight = __m256;
-  static constexpr size_t kLanes = 8, kScoreKeys = 8, kSumVectors = 8, kSumSets = 1;
+// internal/attention_row_impl.h's vector traits on the vector operations of one width (F32x8 or
+// avx512::F32x16): the weights of the sum are broadcast vectors. The width's variant adds hsums.
+template <class F32, size_t kKeys, size_t kVectors, size_t kSets>
+struct RowVecOn : F32 {
+  using Vec = typename F32::Vec;
+  using Weight = Vec;
+  static constexpr size_t kScoreKeys = kKeys, kSumVectors = kVectors, kSumSets = kSets;
 
-  static Vec zero() { return _mm256_setzero_ps(); }
-  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
-  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
-  static Vec fma(Vec acc, Vec a, Vec b) { return _mm256_fmadd_ps(a, b, acc); }
-  static Weight weight(float w) { return _mm256_set1_ps(w); }
-  static Vec fma_weight(Vec acc, Weight w, Vec x) { return _mm256_fmadd_ps(w, x, acc); }
+  static Vec fma(Vec acc, Vec a, Vec b) { return F32::fmadd(a, b, acc); }
+  static Weight weight(float w) { return F32::set1(w); }
+  static Vec fma_weight(Vec acc, Weight w, Vec x) { return F32::fmadd(w, x, acc); }
+};
 
+struct Avx2Vec : RowVecOn<F32x8, 8, 8, 1> {
   // Two rounds of VHADDPS give, for acc[0..3] (s03) and acc[4..7] (s47), the sums of lanes 0-3
   // in the low 128 bits and of lanes 4-7 in the high ones, in key order; the low halves of both
   // plus the high halves of both are the 8 sums.

@@ -3,6 +3,7 @@
 // (every decoder step's query rows) on 16-float vectors: half the loads and FMAs of AVX2's per
 // key, which is most of a batched beam search's attention time.
 #include "x86/attention_avx2_ops.h"
+#include "x86/avx512_math.h"
 
 #include "internal/variants.h"
 
@@ -12,19 +13,7 @@ namespace {
 
 // internal/attention_row_impl.h's vector traits: a head row of 64 floats is 4 vectors; scores 8
 // keys per group, sums in blocks of 4 vectors (64 columns) in 2 sets of accumulators.
-struct Avx512Vec {
-  using Vec = __m512;
-  using Weight = __m512;
-  static constexpr size_t kLanes = 16, kScoreKeys = 8, kSumVectors = 4, kSumSets = 2;
-
-  static Vec zero() { return _mm512_setzero_ps(); }
-  static Vec load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
-  static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
-  static Vec fma(Vec acc, Vec a, Vec b) { return _mm512_fmadd_ps(a, b, acc); }
-  static Weight weight(float w) { return _mm512_set1_ps(w); }
-  static Vec fma_weight(Vec acc, Weight w, Vec x) { return _mm512_fmadd_ps(w, x, acc); }
-
+struct Avx512Vec : avx2::RowVecOn<avx512::F32x16, 8, 4, 2> {
   // Each accumulator's two 256-bit halves added, then AVX2's reduction of 8 vectors of 8.
   static void hsums(const Vec* acc, float scale, float* out) {
     __m256 halves[kScoreKeys];

@@ -1,4 +1,5 @@
-// Small AVX2 helpers shared by the AVX2 kernels: horizontal sums, tail masks, and exp.
+// Small AVX2 helpers shared by the AVX2 kernels: horizontal sums, tail masks, exp, and F32x8, the
+// 8-float traits of the width-generic templates (x86/simd_math.h).
 // Included only by files compiled with -mavx2 -mfma; everything is static (see gemm_epilogue.h).
 #pragma once
 
@@ -11,6 +12,7 @@
 
 #include "internal/each.h"
 #include "x86/math_constants.h"
+#include "x86/simd_math.h"
 
 namespace heed::kernels::avx2 {
 
@@ -50,6 +52,37 @@ static inline void store_part(float* p, __m256 v, size_t left) {
 }
 
 
+namespace {
+// One inline function per instruction, for the templates of x86/simd_math.h.
+struct F32x8 {
+  using Vec = __m256;
+  static constexpr size_t kLanes = 8;
+
+  static Vec zero() { return _mm256_setzero_ps(); }
+  static Vec set1(float v) { return _mm256_set1_ps(v); }
+  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+  static Vec load_part(const float* p, size_t left) { return avx2::load_part(p, left); }
+  static void store_part(float* p, Vec v, size_t left) { avx2::store_part(p, v, left); }
+  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+  static Vec sub(Vec a, Vec b) { return _mm256_sub_ps(a, b); }
+  static Vec mul(Vec a, Vec b) { return _mm256_mul_ps(a, b); }
+  static Vec div(Vec a, Vec b) { return _mm256_div_ps(a, b); }
+  static Vec min(Vec a, Vec b) { return _mm256_min_ps(a, b); }
+  static Vec max(Vec a, Vec b) { return _mm256_max_ps(a, b); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }   // a b + c
+  static Vec fnmadd(Vec a, Vec b, Vec c) { return _mm256_fnmadd_ps(a, b, c); }  // c - a b
+  static Vec round_nearest(Vec v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static Vec abs(Vec v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
+  // a * b in the lanes where `sign` is negative, a elsewhere.
+  static Vec mul_where_negative(Vec sign, Vec a, Vec b) {
+    return _mm256_blendv_ps(a, _mm256_mul_ps(a, b), _mm256_cmp_ps(sign, _mm256_setzero_ps(), _CMP_LT_OQ));
+  }
+  template <size_t N, bool kFinite>
+  static void exp(Vec* x);  // exp_n, below
+};
+}  // namespace
+
 // exp(x) to about 2 ulp, of N vectors in place (x86/math_constants.h), 2^n built in the exponent
 // field. Results that would be subnormal flush to 0, so exp(-inf) = 0 exactly, as masked attention
 // needs. kFinite: the caller's x are at most 80 (or NaN), as softmax's x - max <= 0 and GELU-tanh's
@@ -58,7 +91,7 @@ static inline void store_part(float* p, __m256 v, size_t left) {
 template <size_t N, bool kFinite = false>
 __attribute__((always_inline)) static inline void exp_n(__m256* x) {
   const __m256 lo = _mm256_set1_ps(x86::kExpLo), hi = _mm256_set1_ps(x86::kExpHi);
-  __m256 underflow[N], overflow[N], n[N], r[N], p[N];
+  __m256 underflow[N], overflow[N], n[N], p[N];
   HEED_EACH(j, N) underflow[j] = _mm256_cmp_ps(x[j], lo, _CMP_LT_OQ);
   if constexpr (kFinite) {
     HEED_EACH(j, N) x[j] = _mm256_max_ps(x[j], lo);
@@ -66,16 +99,7 @@ __attribute__((always_inline)) static inline void exp_n(__m256* x) {
     HEED_EACH(j, N) overflow[j] = _mm256_cmp_ps(x[j], hi, _CMP_GT_OQ);
     HEED_EACH(j, N) x[j] = _mm256_min_ps(_mm256_max_ps(x[j], lo), hi);
   }
-  HEED_EACH(j, N) {
-    n[j] = _mm256_round_ps(_mm256_mul_ps(x[j], _mm256_set1_ps(x86::kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  }
-  HEED_EACH(j, N) r[j] = _mm256_fnmadd_ps(n[j], _mm256_set1_ps(x86::kLn2Hi), x[j]);
-  HEED_EACH(j, N) r[j] = _mm256_fnmadd_ps(n[j], _mm256_set1_ps(x86::kLn2Lo), r[j]);
-  HEED_EACH(j, N) p[j] = _mm256_set1_ps(x86::kExpPoly[0]);
-  for (size_t c = 1; c < sizeof(x86::kExpPoly) / sizeof(float); ++c) {
-    HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], r[j], _mm256_set1_ps(x86::kExpPoly[c]));
-  }
-  HEED_EACH(j, N) p[j] = _mm256_fmadd_ps(p[j], _mm256_mul_ps(r[j], r[j]), _mm256_add_ps(r[j], _mm256_set1_ps(1.0f)));
+  x86::exp_reduce<F32x8, N>(x, n, p);
   // n is in [-126, 128]; 2^n via the exponent field, split in two halves so n = 128 works (both
   // products are exact while the result is normal, so one factor gives the same bits).
   HEED_EACH(j, N) {
@@ -96,6 +120,11 @@ __attribute__((always_inline)) static inline void exp_n(__m256* x) {
       x[j] = _mm256_blendv_ps(_mm256_andnot_ps(underflow[j], p[j]), _mm256_set1_ps(__builtin_inff()), overflow[j]);
     }
   }
+}
+
+template <size_t N, bool kFinite>
+void F32x8::exp(__m256* x) {
+  exp_n<N, kFinite>(x);
 }
 
 static inline __m256 exp_ps(__m256 x) {

@@ -1,4 +1,4 @@
-// The constants of the x86 vector exp and GELU-tanh (avx2_math.h, avx2_activation_math.h and their
+// The constants of the x86 vector exp and GELU-tanh (avx2_math.h, simd_math.h and their
 // AVX-512 forms in avx512_math.h), written once so the two widths compute the same functions.
 #pragma once
 

@@ -50,12 +50,14 @@ struct GemmI8Params {
   size_t ldc = 0;
 };
 
-// Same contract with float weights: C = act(A[M,K] . B[N,K]^T + bias) (+ C).
-struct GemmF32Params {
+// Same contract with float weights: C = act(A[M,K] . B[N,K]^T + bias) (+ C). Weight is float
+// (GemmF32Params) or IEEE half precision as uint16 bit patterns (GemmF16Params).
+template <class Weight>
+struct GemmFloatParams {
   size_t m = 0, n = 0, k = 0;
   const float* a = nullptr;
   size_t lda = 0;
-  const float* b = nullptr;
+  const Weight* b = nullptr;
   size_t ldb = 0;
   const float* bias = nullptr;
   Activation activation = Activation::kNone;
@@ -63,20 +65,8 @@ struct GemmF32Params {
   float* c = nullptr;
   size_t ldc = 0;
 };
-
-// B stored as IEEE half precision (uint16 bit patterns); otherwise as GemmF32Params.
-struct GemmF16Params {
-  size_t m = 0, n = 0, k = 0;
-  const float* a = nullptr;
-  size_t lda = 0;
-  const uint16_t* b = nullptr;
-  size_t ldb = 0;
-  const float* bias = nullptr;
-  Activation activation = Activation::kNone;
-  bool accumulate = false;
-  float* c = nullptr;
-  size_t ldc = 0;
-};
+using GemmF32Params = GemmFloatParams<float>;
+using GemmF16Params = GemmFloatParams<uint16_t>;
 
 // Which keys a query row may attend to in the fused attention kernel. Query row t of a block sits
 // at position pos(t) = position_offset + t; the visible keys are one contiguous range of the cache:

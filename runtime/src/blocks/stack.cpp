@@ -27,6 +27,32 @@ constexpr size_t kMaxDim = 1 << 16;
 constexpr size_t kMaxLayers = 1024;
 constexpr size_t kMaxVocab = 1 << 22;
 
+// The position encoding: a learned table needs its length, RoPE (decoder-only models only) an
+// even head_dim and a usable theta.
+Status check_position_encoding(const StackConfig& c, const std::string& w, bool allow_rope) {
+  switch (c.position_encoding) {
+    case fb::PositionEncoding::None:
+    case fb::PositionEncoding::Sinusoidal:
+      break;
+    case fb::PositionEncoding::Learned:
+      if (c.max_positions == 0) return invalid_file(w + ": learned positions need max_positions");
+      break;
+    case fb::PositionEncoding::RoPE:
+      if (!allow_rope) {
+        return unsupported_model(w + ": position encoding RoPE is not supported in Transformer encoder-decoder models");
+      }
+      if (c.head_dim % 2 != 0 || !(c.rope_theta > 0.0f) || !std::isfinite(c.rope_theta)) {
+        return invalid_file(w + ": RoPE needs an even head_dim and a finite rope_theta > 0");
+      }
+      break;
+    default:
+      return unsupported_model(w + ": position encoding " +
+                               std::string(fb::EnumNamePositionEncoding(c.position_encoding)) +
+                               " is not supported in Transformer encoder-decoder models");
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 size_t StackConfig::max_linear_input() const {
@@ -73,26 +99,7 @@ Status read_stack_config(const fb::TransformerStack* s, const char* which, Stack
   if (!(c.norm_epsilon >= 0.0f) || !(c.embedding_scale == c.embedding_scale)) {
     return invalid_file(w + ": norm_epsilon or embedding_scale is not a number");
   }
-  switch (c.position_encoding) {
-    case fb::PositionEncoding::None:
-    case fb::PositionEncoding::Sinusoidal:
-      break;
-    case fb::PositionEncoding::Learned:
-      if (c.max_positions == 0) return invalid_file(w + ": learned positions need max_positions");
-      break;
-    case fb::PositionEncoding::RoPE:
-      if (!allow_rope) {
-        return unsupported_model(w + ": position encoding RoPE is not supported in Transformer encoder-decoder models");
-      }
-      if (c.head_dim % 2 != 0 || !(c.rope_theta > 0.0f) || !std::isfinite(c.rope_theta)) {
-        return invalid_file(w + ": RoPE needs an even head_dim and a finite rope_theta > 0");
-      }
-      break;
-    default:
-      return unsupported_model(w + ": position encoding " +
-                               std::string(fb::EnumNamePositionEncoding(c.position_encoding)) +
-                               " is not supported in Transformer encoder-decoder models");
-  }
+  HEED_RETURN_IF_ERROR(check_position_encoding(c, w, allow_rope));
   *out = c;
   return Status::success();
 }

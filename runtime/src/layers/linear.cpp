@@ -59,31 +59,37 @@ Status Linear::load(const Model& model, const std::string& weight_name, const st
     case fb::DType::F32:
     case fb::DType::F16:
       break;
-    case fb::DType::I8: {
-      if (w->scales == nullptr) return invalid_file("tensor '" + weight_name + "' is int8 without scales");
-      // Per-group scales need whole 4-byte units per group (the int8 kernels read groups of 4).
-      const bool grouped = w->quantization == fb::Quantization::PerGroup;
-      if (w->num_scales == 0 || w->num_scales != format::scale_count(w->quantization, out, in, w->group_size) ||
-          (grouped && w->group_size % 4 != 0)) {
-        return invalid_file("tensor '" + weight_name + "' has an unusable int8 quantization (" +
-                            std::to_string(w->num_scales) + " scales, group size " +
-                            std::to_string(w->group_size) + ")");
-      }
-      if (w->quantization == fb::Quantization::PerTensor) {
-        expanded_scales_.assign(out, w->scales[0]);
-        scales_ = expanded_scales_.data();
-      } else {
-        scales_ = w->scales;
-        group_size_ = grouped ? w->group_size : 0;
-      }
+    case fb::DType::I8:
+      HEED_RETURN_IF_ERROR(use_int8_scales(*w));
       break;
-    }
     default:
       return invalid_file("tensor '" + weight_name + "' has dtype " + dtype_name(w->dtype) +
                           ", expected f32, f16 or i8");
   }
   if (a_block_ != 0 && dtype_ == fb::DType::I8) pack_block_lanes();
   if (!bias_name.empty()) HEED_RETURN_IF_ERROR(bias_.load(model, bias_name, out, /*optional=*/true));
+  return Status::success();
+}
+
+// An int8 weight's scales: checked against its quantization and shape; a per-tensor scale is
+// repeated per row, as the kernels read one scale per row or group.
+Status Linear::use_int8_scales(const TensorView& w) {
+  if (w.scales == nullptr) return invalid_file("tensor '" + name_ + "' is int8 without scales");
+  // Per-group scales need whole 4-byte units per group (the int8 kernels read groups of 4).
+  const bool grouped = w.quantization == fb::Quantization::PerGroup;
+  if (w.num_scales == 0 || w.num_scales != format::scale_count(w.quantization, out_, in_, w.group_size) ||
+      (grouped && w.group_size % 4 != 0)) {
+    return invalid_file("tensor '" + name_ + "' has an unusable int8 quantization (" +
+                        std::to_string(w.num_scales) + " scales, group size " +
+                        std::to_string(w.group_size) + ")");
+  }
+  if (w.quantization == fb::Quantization::PerTensor) {
+    expanded_scales_.assign(out_, w.scales[0]);
+    scales_ = expanded_scales_.data();
+  } else {
+    scales_ = w.scales;
+    group_size_ = grouped ? w.group_size : 0;
+  }
   return Status::success();
 }
 

@@ -129,6 +129,7 @@ class Linear {
   void take_outliers(float* x, size_t m, size_t ldx, float* taken) const;
   // block_lanes_ from the packed weights and scales (once, at load).
   void pack_block_lanes();
+  Status use_int8_scales(const TensorView& w);
   // x's rows as int8 into scratch.q with their scales: per row, or per activation block; outlier
   // channels count as 0.
   void quantize_activations(const kernels::KernelTable& k, const float* x, size_t m, size_t ldx,

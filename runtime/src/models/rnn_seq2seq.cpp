@@ -60,6 +60,19 @@ Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   namespace n = names::rnn;
   HEED_RETURN_IF_ERROR(source_embeddings_.load(model, n::kEncoderEmbeddings, source_vocab_, embed_));
   HEED_RETURN_IF_ERROR(target_embeddings_.load(model, n::kDecoderEmbeddings, target_vocab_, embed_));
+  HEED_RETURN_IF_ERROR(load_cells(model));
+  HEED_RETURN_IF_ERROR(load_attention(model, *c, limits));
+  HEED_RETURN_IF_ERROR(output_.load(model, n::kOutput, target_vocab_, hidden_));
+
+  HEED_RETURN_IF_ERROR(models::read_start_and_end(model, target_vocab_, /*start_optional=*/false, &bos_id_, &eos_id_));
+  quant_rows_ = max_of({limits.max_source_len, max_rows_, attention_.quant_rows(limits.max_source_len)});
+  quant_cols_ = max_of({embed_, dec_input_, 2 * hidden_, attention_.quant_cols()});
+  return Status::success();
+}
+
+// The encoder's cells (two directions per layer when bidirectional) and the decoder's.
+Status RnnSeq2Seq::load_cells(const Model& model) {
+  namespace n = names::rnn;
   const size_t dirs = bidirectional_ ? 2 : 1;
   encoder_.assign(layers_ * dirs, RecurrentCell());
   decoder_.assign(layers_, RecurrentCell());
@@ -71,14 +84,21 @@ Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
     HEED_RETURN_IF_ERROR(decoder_[l].load(model, n::decoder_cell(int(l)), lstm_, l == 0 ? dec_input_ : hidden_,
                                           hidden_));
   }
+  return Status::success();
+}
+
+// The attention over the source and, when the model attends, the layer combining its context
+// with the decoder state.
+Status RnnSeq2Seq::load_attention(const Model& model, const fb::RnnSeq2Seq& c, const StepModelLimits& limits) {
+  namespace n = names::rnn;
   AttentionConfig ac;
-  ac.score = c->score();
-  ac.alignment = c->alignment();
-  ac.hard = c->hard();
+  ac.score = c.score();
+  ac.alignment = c.alignment();
+  ac.hard = c.hard();
   ac.hidden = hidden_;
-  ac.attention_dim = c->attention_dim();
-  ac.window = c->window();
-  ac.positions = c->max_source_positions();
+  ac.attention_dim = c.attention_dim();
+  ac.window = c.window();
+  ac.positions = c.max_source_positions();
   if (ac.score == fb::AttentionScore::Location && limits.max_source_len > ac.positions) {
     return invalid_argument("max_source_len " + std::to_string(limits.max_source_len) +
                             " exceeds the location attention's " + std::to_string(ac.positions) + " source positions");
@@ -87,11 +107,6 @@ Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   if (attend_) {
     HEED_RETURN_IF_ERROR(combine_.load(model, std::string(n::kCombine) + ".weight", "", hidden_, 2 * hidden_));
   }
-  HEED_RETURN_IF_ERROR(output_.load(model, n::kOutput, target_vocab_, hidden_));
-
-  HEED_RETURN_IF_ERROR(models::read_start_and_end(model, target_vocab_, /*start_optional=*/false, &bos_id_, &eos_id_));
-  quant_rows_ = max_of({limits.max_source_len, max_rows_, attention_.quant_rows(limits.max_source_len)});
-  quant_cols_ = max_of({embed_, dec_input_, 2 * hidden_, attention_.quant_cols()});
   return Status::success();
 }
 

@@ -57,6 +57,8 @@ class RnnSeq2Seq final : public models::StepSession {
   friend class models::Session;
   RnnSeq2Seq() = default;
   Status load(const Model& model, const StepModelLimits& limits);
+  Status load_cells(const Model& model);
+  Status load_attention(const Model& model, const fb::RnnSeq2Seq& c, const StepModelLimits& limits);
   void plan(ArenaPlanner* planner) override;
   void bind(const ArenaPlanner& planner) override;
   void encode(size_t sentence, const int32_t* ids, size_t length);

@@ -234,6 +234,26 @@ std::vector<std::string> Translator::target_tokens(const int32_t* ids, size_t n,
   return tokens;
 }
 
+namespace {
+
+// A hypothesis' attention (h.attention non-null), compacted from the engine's max_source_len
+// stride to this source's length.
+void copy_attention(const Hypothesis& h, const DecodeOutput& result, size_t source_len, size_t heads,
+                    TranslationHypothesis* t) {
+  const size_t panels = result.attention_panels, stride = result.attention_stride;
+  const size_t len = std::min(source_len, stride);
+  t->attention_panels = panels;
+  t->attention_heads = heads;
+  t->attention_source_len = len;
+  t->attention.resize(h.num_log_probs * panels * len);
+  for (size_t row = 0; row < h.num_log_probs * panels; ++row) {
+    std::copy(h.attention + row * stride, h.attention + row * stride + len, t->attention.begin() + row * len);
+  }
+}
+
+}  // namespace
+
+
 // A hypothesis's tokens as CTranslate2 shows them: its forced prefix as given (an end token there
 // included), then up to its end; with end tokens of the caller's, the model's EOS is an ordinary
 // token.
@@ -288,16 +308,7 @@ Status Translator::translate_tokens(const std::vector<std::vector<std::string>>&
         t.score = h.score;
         t.log_prob = h.log_prob;
         if (h.attention != nullptr && result.attention_panels > 0) {
-          // Compacted from the engine's max_source_len stride to this source's length.
-          const size_t panels = result.attention_panels, stride = result.attention_stride;
-          const size_t len = std::min(sv.length(n - begin), stride);
-          t.attention_panels = panels;
-          t.attention_heads = step_model_->attention_heads();
-          t.attention_source_len = len;
-          t.attention.resize(h.num_log_probs * panels * len);
-          for (size_t row = 0; row < h.num_log_probs * panels; ++row) {
-            std::copy(h.attention + row * stride, h.attention + row * stride + len, t.attention.begin() + row * len);
-          }
+          copy_attention(h, result, sv.length(n - begin), step_model_->attention_heads(), &t);
         }
         hyps.push_back(std::move(t));
       }
