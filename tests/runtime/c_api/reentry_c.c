@@ -114,8 +114,10 @@ static void check_translator_stops(heed_translator* t, const char* alone) {
   EXPECT(heed_translate_text(t, kSource, 1, out, sizeof out, &length) == HEED_OK, "a cancel between calls is dropped");
   o.timeout_ms = 5;
   st.tokens = 0;
+  // The deadline passes during the first token's callback (it spins 20 ms), or before it on a slow
+  // machine (qemu): either way no second token comes.
   EXPECT(heed_translate_stream(t, kSource, &o, spin, &st, out, sizeof out, &length) == HEED_DEADLINE_EXCEEDED &&
-             st.tokens == 1, "deadline after the first token (%d tokens)", st.tokens);
+             st.tokens <= 1, "deadline by the first token (%d tokens)", st.tokens);
   o.timeout_ms = 60000;
   EXPECT(heed_translate_text_with_options(t, kSource, &o, out, sizeof out, &length) == HEED_OK &&
              strcmp(out, alone) == 0, "a timeout not reached changes nothing");
@@ -173,7 +175,7 @@ static void check_generator(heed_generator* g) {
   o.timeout_ms = 5;
   st.tokens = 0;
   EXPECT(heed_generate_text(g, "Once", &o, spin, &st, streamed, sizeof streamed, &length) == HEED_DEADLINE_EXCEEDED &&
-             st.tokens == 1, "generation deadline after the first token (%d)", st.tokens);
+             st.tokens <= 1, "generation deadline by the first token (%d)", st.tokens);
   o.timeout_ms = 0;
   EXPECT(heed_generate_text(g, "Once", &o, NULL, NULL, streamed, sizeof streamed, &length) == HEED_OK &&
              strcmp(alone, streamed) == 0, "the generator serves again");
