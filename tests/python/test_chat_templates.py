@@ -16,6 +16,7 @@ import sys
 import zipfile
 
 import gguf
+import heed
 import jinja2.sandbox
 import pytest
 
@@ -104,6 +105,11 @@ def jinja_render(template, messages, bos_token, eos_token, add_generation_prompt
 def with_template(tmp_path, fixture, template, name):
     folder = tmp_path / name
     shutil.copytree(fixture, folder)
+    with open(folder / "config.json") as f:
+        config = json.load(f)
+    config["max_position_embeddings"] = 256  # room for the chats' text (RoPE has no table to outgrow)
+    with open(folder / "config.json", "w") as f:
+        json.dump(config, f)
     with open(folder / "tokenizer_config.json", "w") as f:
         json.dump({"chat_template": template}, f)
     return folder
@@ -191,3 +197,22 @@ def test_a_model_without_a_template_refuses_chat(tmp_path, heed_cli):
     p = subprocess.run([heed_cli, "generate", "-m", model, "--chat", "--prompt", json.dumps(CHATS[0])],
                        capture_output=True)
     assert p.returncode == 1 and "no chat template" in p.stderr.decode()
+
+
+def test_python_generate_chat_continues_the_jinja_text(tmp_path, heed_cli):
+    """heed.Generator.render_chat equals Jinja's text, generate_chat answers as generate_text does
+    on that text, and a model without a chat format is refused."""
+    folder = with_template(tmp_path, os.path.join(FIXTURES, "hf-llama"), CHATML_SPACED, "chatml")
+    model = str(tmp_path / "chatml.heed")
+    convert(heed_cli, folder, model)
+    generator = heed.Generator(model)
+    for chat in CHATS[:4]:
+        text = jinja_render(CHATML_SPACED, chat, "<s>", "</s>")
+        assert generator.render_chat(chat) == text
+        assert generator.generate_chat(chat, max_length=12) == generator.generate_text(text, max_length=12)
+    with pytest.raises(TypeError):
+        generator.generate_chat([{"role": "user"}])
+    plain = str(tmp_path / "plain.heed")
+    convert(heed_cli, os.path.join(FIXTURES, "hf-llama"), plain)
+    with pytest.raises(Exception, match="no chat template"):
+        heed.Generator(plain).generate_chat(CHATS[0])
