@@ -67,15 +67,18 @@ bool split(std::string_view s, std::vector<Piece>* out) {
 // comment) the newline right after it (trim_blocks).
 void trim_after_tag(const Piece& tag, std::string* t) {
   if (tag.trim_after) {
-    while (!t->empty() && is_space(t->front())) t->erase(0, 1);
+    size_t n = 0;
+    while (n < t->size() && is_space((*t)[n])) ++n;
+    t->erase(0, n);  // one erase: a long run of whitespace stays linear
   } else if (tag.kind != '{' && !t->empty() && t->front() == '\n') {
     t->erase(0, 1);
   }
 }
 
 // The whitespace before a tag: all of it before a '-' marker; before a block tag the spaces and
-// tabs between the start of its line and itself (lstrip_blocks).
-void trim_before_tag(const Piece& tag, std::string* t) {
+// tabs between the start of its line and itself (lstrip_blocks), when the text holds that line's
+// start (`starts_line`: the text starts the template; else a newline inside it).
+void trim_before_tag(const Piece& tag, bool starts_line, std::string* t) {
   if (tag.trim_before) {
     while (!t->empty() && is_space(t->back())) t->pop_back();
     return;
@@ -83,15 +86,16 @@ void trim_before_tag(const Piece& tag, std::string* t) {
   if (tag.kind == '{') return;
   size_t cut = t->size();
   while (cut > 0 && ((*t)[cut - 1] == ' ' || (*t)[cut - 1] == '\t')) --cut;
-  if (cut == 0 || (*t)[cut - 1] == '\n') t->erase(cut);
+  if ((cut == 0 && starts_line) || (cut > 0 && (*t)[cut - 1] == '\n')) t->erase(cut);
 }
 
 void control_whitespace(std::vector<Piece>* pieces) {
   for (size_t k = 0; k < pieces->size(); ++k) {
     Piece& p = (*pieces)[k];
     if (p.kind != 't') continue;
+    // lstrip_blocks looks at the source text, before trim_blocks takes its newline.
+    if (k + 1 < pieces->size()) trim_before_tag((*pieces)[k + 1], k == 0, &p.body);
     if (k > 0) trim_after_tag((*pieces)[k - 1], &p.body);
-    if (k + 1 < pieces->size()) trim_before_tag((*pieces)[k + 1], &p.body);
   }
 }
 
