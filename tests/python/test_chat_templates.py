@@ -133,6 +133,9 @@ def test_rendering_equals_jinja(tmp_path, run, heed_cli, name):
     folder = with_template(tmp_path, os.path.join(FIXTURES, "hf-llama"), template, name)
     model = str(tmp_path / (name + ".heed"))
     assert "warning" not in convert(heed_cli, folder, model)
+    formats = {"smollm2": "ChatML", "chatml": "ChatML", "chatml_spaced": "ChatML", "llama3": "Llama3", "llama2": "Llama2",
+               "zephyr": "Zephyr"}
+    assert json.loads(run("inspect", model, "--json"))["chat_template"]["format"] == formats[name]
     chats = [c for c in CHATS if name != "llama2" or c[-1]["role"] == "user"]
     chats += [[{"role": "tool", "content": "42"}, {"role": "user", "content": "ok"}]] if name != "llama2" else []
     expected = [jinja_render(template, c, "<s>", "</s>") for c in chats]
