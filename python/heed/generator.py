@@ -230,12 +230,13 @@ class Generator(ModelObject):
             ids = session.encode_chat(pairs)
         return self._continue(session, ids, max_length, kwargs)
 
-    def render_chat(self, messages):
-        """The prompt text generate_chat continues: `messages` in the model's chat format, followed
-        by the text that opens the assistant's answer."""
+    def render_chat(self, messages, add_generation_prompt=True):
+        """`messages` in the model's chat format, as the template renders them (transformers'
+        apply_chat_template with tokenize=False); with `add_generation_prompt`, followed by the text
+        that opens the assistant's answer: the prompt text generate_chat continues."""
         pairs = _chat_pairs(messages)
         with self._lock:
-            return self._session(1).render_chat(pairs)
+            return self._session(1).render_chat(pairs, bool(add_generation_prompt))
 
     def _continue(self, session, ids, max_length, kwargs):
         pieces = []

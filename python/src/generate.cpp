@@ -147,9 +147,10 @@ class PyGenerator {
     check(generator_->encode_chat(chat_messages(messages), &ids));
     return ids;
   }
-  std::string render_chat(const std::vector<std::pair<std::string, std::string>>& messages) const {
+  std::string render_chat(const std::vector<std::pair<std::string, std::string>>& messages,
+                          bool add_generation_prompt) const {
     std::string text;
-    check(generator_->render_chat_prompt(chat_messages(messages), &text));
+    check(heed::render_chat(generator_->chat_template(), chat_messages(messages), add_generation_prompt, &text));
     return text;
   }
   static std::vector<ChatMessage> chat_messages(const std::vector<std::pair<std::string, std::string>>& pairs) {
@@ -210,7 +211,7 @@ void bind_generator(nb::module_& m) {
       .def("score", &PyGenerator::score, nb::arg("sequences"))
       .def("encode", &PyGenerator::encode)
       .def("encode_chat", &PyGenerator::encode_chat)
-      .def("render_chat", &PyGenerator::render_chat)
+      .def("render_chat", &PyGenerator::render_chat, nb::arg("messages"), nb::arg("add_generation_prompt"))
       .def("token", &PyGenerator::token)
       .def("token_id", &PyGenerator::token_id)
       .def("piece", &PyGenerator::piece)

@@ -140,6 +140,10 @@ def test_rendering_equals_jinja(tmp_path, run, heed_cli, name):
     chats += [[{"role": "tool", "content": "42"}, {"role": "user", "content": "ok"}]] if name != "llama2" else []
     expected = [jinja_render(template, c, "<s>", "</s>") for c in chats]
     assert chat_texts(run, model, chats) == expected
+    generator = heed.Generator(model)
+    for chat in chats:
+        for prompt in (True, False):
+            assert generator.render_chat(chat, add_generation_prompt=prompt) == jinja_render(template, chat, "<s>", "</s>", prompt)
 
 
 def test_llama2_roles_that_do_not_alternate_are_refused_as_jinja_refuses_them(tmp_path, heed_cli, run):
