@@ -223,3 +223,13 @@ def test_python_generate_chat_continues_the_jinja_text(tmp_path, heed_cli):
     convert(heed_cli, os.path.join(FIXTURES, "hf-llama"), plain)
     with pytest.raises(Exception, match="no chat template"):
         heed.Generator(plain).generate_chat(CHATS[0])
+
+
+def test_gpt2_folders_carry_their_chat_template_too(tmp_path, run, heed_cli):
+    folder = tmp_path / "gpt2"
+    shutil.copytree(os.path.join(FIXTURES, "hf-gpt2"), folder)
+    with open(folder / "tokenizer_config.json", "w") as f:
+        json.dump({"chat_template": CHATML}, f)
+    model = str(tmp_path / "gpt2.heed")
+    assert "warning" not in convert(heed_cli, folder, model)
+    assert chat_texts(run, model, CHATS) == [jinja_render(CHATML, c, "", "") for c in CHATS]
