@@ -19,11 +19,6 @@ constexpr uint32_t kReorder = 1;
 
 }  // namespace
 
-Status DecoderOnly::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                           ArenaReport* report, std::unique_ptr<DecoderOnly>* out, threading::PoolOptions threads) {
-  return create_family(threads, arena, report, "session", out, model, limits);
-}
-
 Status DecoderOnly::load(const Model& model, const StepModelLimits& limits) {
   const fb::TransformerDecoderOnly* cfg = model.index().config_as_TransformerDecoderOnly();
   if (cfg == nullptr) return invalid_file("the model is not a decoder-only Transformer");

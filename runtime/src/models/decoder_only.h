@@ -21,12 +21,6 @@ namespace heed::models {
 
 class DecoderOnly final : public StepSession {
  public:
-  // With `arena` null only plans (fills `report`); otherwise also allocates/binds and sets *out.
-  // limits.max_source_len is ignored; max_target_len bounds the positions (prompt + generated)
-  // and may not exceed a learned position table or a RoPE model's trained context.
-  static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                       ArenaReport* report, std::unique_ptr<DecoderOnly>* out, threading::PoolOptions threads = 1);
-
   size_t vocab_size() const override { return stack_.config.vocab_size; }
 
   // `sources` must be null or empty: a decoder-only model has no source.

@@ -28,11 +28,6 @@ std::string embeddings_name(const Model& model, const char* own, const char* oth
 
 }  // namespace
 
-Status EncoderDecoder::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                              ArenaReport* report, std::unique_ptr<EncoderDecoder>* out, threading::PoolOptions threads) {
-  return create_family(threads, arena, report, "session", out, model, limits);
-}
-
 Status EncoderDecoder::load(const Model& model, const StepModelLimits& limits) {
   const fb::TransformerEncoderDecoder* cfg = model.index().config_as_TransformerEncoderDecoder();
   if (cfg == nullptr) return invalid_file("the model is not a Transformer encoder-decoder");

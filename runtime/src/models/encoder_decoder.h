@@ -23,11 +23,6 @@ namespace heed::models {
 
 class EncoderDecoder final : public StepSession {
  public:
-  // With `arena` null only plans (fills `report`); otherwise also allocates/binds and sets *out.
-  // `threads` as in create_step_model (0: one per core).
-  static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                       ArenaReport* report, std::unique_ptr<EncoderDecoder>* out, threading::PoolOptions threads = 1);
-
   size_t vocab_size() const override { return decoder_.config.vocab_size; }
 
   Status start(const TokenBatch* sources, size_t batch, size_t beam) override;

@@ -23,11 +23,6 @@ size_t max_of(std::initializer_list<size_t> values) {
 
 }  // namespace
 
-Status RnnSeq2Seq::create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                          ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out, threading::PoolOptions threads) {
-  return create_family(threads, arena, report, "session", out, model, limits);
-}
-
 Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
   const fb::RnnSeq2Seq* c = model.index().config_as_RnnSeq2Seq();
   if (c == nullptr) return invalid_argument("not an RNN seq2seq model");

@@ -29,11 +29,6 @@ namespace heed::rnn {
 
 class RnnSeq2Seq final : public models::StepSession {
  public:
-  // With `arena` null only plans (fills `report`); otherwise also allocates/binds and sets *out.
-  static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
-                       ArenaReport* report, std::unique_ptr<RnnSeq2Seq>* out,
-                       threading::PoolOptions threads = 1);  // 0: one per core
-
   size_t vocab_size() const override { return target_vocab_; }
 
   Status start(const TokenBatch* sources, size_t batch, size_t beam) override;

@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
+#include "heed/model.h"
 #include "heed/step_model.h"
 #include "models/session.h"
 
@@ -14,6 +16,16 @@ namespace heed::models {
 
 class StepSession : public StepModel, public Session {
  public:
+  // The create() of every generative family S (EncoderDecoder, DecoderOnly, RnnSeq2Seq), called as
+  // S::create(...): with `arena` null only plans (fills `report`); otherwise also allocates, binds
+  // and sets *out. `threads` 0: one per core. S::load(model, limits) reads the weights and checks
+  // the limits.
+  template <typename S>
+  static Status create(const Model& model, const StepModelLimits& limits, const ArenaOptions* arena,
+                       ArenaReport* report, std::unique_ptr<S>* out, threading::PoolOptions threads = 1) {
+    return create_family(threads, arena, report, "session", out, model, limits);
+  }
+
   const StepModelLimits& limits() const override { return limits_; }
   // The first decoder input and the end id, from the file's tokenizer section. bos is -1 for
   // language models trained without a start token (OpenNMT-py's transformer_lm): their first
