@@ -147,10 +147,16 @@ Status read_pre_tokenizer(const std::string& path, const json& pre, fb::UnigramT
       return refuse(path, "pre_tokenizer", pre, kUnigram);
     }
   }
-  // `tokenizers` decides "first" by the word's place in the original text, which heed does not
-  // track through a whitespace split.
-  if (text->whitespace_split && text->metaspace && text->prepend_scheme == fb::PrependScheme::First) {
-    return refuse(path, "pre_tokenizer", pre, "Metaspace's prepend_scheme always or never after WhitespaceSplit");
+  // `tokenizers` prepends under "first" when the word's first character comes from the start of the
+  // text, by the offsets it keeps through every step; heed knows that only through Precompiled
+  // (which may drop the first character) and without a whitespace split.
+  if (text->metaspace && text->prepend_scheme == fb::PrependScheme::First) {
+    bool plain = !text->whitespace_split;
+    for (const auto& step : text->normalizers) plain = plain && step->kind == fb::TextStepKind::Precompiled;
+    if (!plain) {
+      return refuse(path, "pre_tokenizer", pre,
+                    "Metaspace's prepend_scheme first only without WhitespaceSplit and after no normalizer but Precompiled");
+    }
   }
   return Status::success();
 }

@@ -85,12 +85,20 @@ def add_xlm_roberta_specials(tok):
     return tok
 
 
-def xlm_roberta_tokenizer(shared, model="botchan-1000.model"):
-    """XLM-R's tokenizer.json as published: Precompiled, spaces runs to one, Metaspace."""
+def xlm_roberta_tokenizer(shared, model="botchan-1000.model", style="published"):
+    """XLM-R's tokenizer.json. style "published": as the hub's files have it (Precompiled, runs of
+    spaces to one, Metaspace); "transformers5": as transformers 5's XLMRobertaTokenizer rebuilds it
+    whatever the file says (Precompiled, WhitespaceSplit, Metaspace), which is what
+    sentence-transformers then runs."""
     pieces, charsmap = read_sentencepiece_model(os.path.join(shared, "data/sentencepiece", model))
     tok = Tokenizer(models.Unigram(xlm_roberta_vocab(pieces), unk_id=3, byte_fallback=False))
-    tok.normalizer = normalizers.Sequence([normalizers.Precompiled(charsmap), normalizers.Replace(Regex(" {2,}"), " ")])
-    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement=MARK, prepend_scheme="always", split=True)
+    metaspace = pre_tokenizers.Metaspace(replacement=MARK, prepend_scheme="always", split=True)
+    if style == "published":
+        tok.normalizer = normalizers.Sequence([normalizers.Precompiled(charsmap), normalizers.Replace(Regex(" {2,}"), " ")])
+        tok.pre_tokenizer = metaspace
+    else:
+        tok.normalizer = normalizers.Precompiled(charsmap)
+        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), metaspace])
     tok.decoder = decoders.Metaspace(replacement=MARK, prepend_scheme="always")
     return add_xlm_roberta_specials(tok)
 

@@ -161,6 +161,12 @@ void TextSteps::normalize(std::string_view text, std::string* out) const {
   for (const Step& step : steps_) apply(step, out);
 }
 
+bool TextSteps::keeps_first_character(std::string_view stretch) const {
+  std::string first;
+  normalize(stretch.substr(0, std::max<size_t>(1, text::utf8_sequence_length(stretch, 0))), &first);
+  return !first.empty();
+}
+
 // Metaspace on one word: spaces become the replacement, which the prepend scheme may put first;
 // with `split`, every replacement character starts a new word.
 void TextSteps::metaspace_words(std::string word, bool prepend, std::vector<std::string>* words) const {

@@ -28,8 +28,12 @@ class TextSteps {
   static Status create(const fb::UnigramText& spec, TextSteps* out);
 
   void normalize(std::string_view text, std::string* out) const;
-  // The words of a normalized stretch. `at_text_start`: the stretch begins the text (Metaspace's
-  // prepend scheme "first" adds the replacement there only).
+  // Whether the normalized stretch starts with what its first character became (tokenizers'
+  // offsets say so; the converter allows prepend scheme "first" only after Precompiled alone,
+  // which keeps the first character or drops it).
+  bool keeps_first_character(std::string_view stretch) const;
+  // The words of a normalized stretch. `at_text_start`: the stretch begins the text with its first
+  // character (Metaspace's prepend scheme "first" adds the replacement there only).
   void pre_tokenize(std::string_view normalized, bool at_text_start, std::vector<std::string>* words) const;
 
   bool metaspace() const { return metaspace_; }

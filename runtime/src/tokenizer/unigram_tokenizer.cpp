@@ -88,7 +88,9 @@ class UnigramTokenizer final : public Tokenizer {
     std::string normalized;
     steps_.normalize(text.substr(begin, end - begin), &normalized);
     std::vector<std::string> words;
-    steps_.pre_tokenize(normalized, begin == 0, &words);
+    const bool first = begin == 0 && (steps_.prepend_scheme() != fb::PrependScheme::First ||
+                                      steps_.keeps_first_character(text.substr(begin, end - begin)));
+    steps_.pre_tokenize(normalized, first, &words);
     for (const std::string& word : words) model_.encode(word, pieces);
   }
 
