@@ -6,6 +6,7 @@ library from ../shared's SentencePiece models (their pieces, scores and precompi
 trained by it; components heed does not run are refused, named."""
 import json
 import os
+import subprocess
 
 import pytest
 from tokenizers import AddedToken, Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
@@ -107,7 +108,8 @@ LAYOUTS = {
 }
 
 
-def converted(tmp_path, run, tok, edit=None):
+def model_folder(tmp_path, tok, edit=None):
+    """The tokenizer in a small XLM-RoBERTa folder; edit(j) changes its tokenizer.json first."""
     folder = fixture.write_xlm_roberta_folder(str(tmp_path / "model"), tok, sentence_transformers=False)
     if edit:
         path = os.path.join(folder, "tokenizer.json")
@@ -116,6 +118,11 @@ def converted(tmp_path, run, tok, edit=None):
         edit(j)
         with open(path, "w", encoding="utf-8") as f:
             json.dump(j, f)
+    return folder
+
+
+def converted(tmp_path, run, tok, edit=None):
+    folder = model_folder(tmp_path, tok, edit)
     model = str(tmp_path / "model.heed")
     run("convert", folder, "-o", model, "--quiet")
     return model, Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
@@ -152,15 +159,7 @@ def test_decode_gives_the_text_back(tmp_path, run, shared):
 
 
 def refused(tmp_path, heed_cli, shared, edit):
-    import subprocess
-    folder = fixture.write_xlm_roberta_folder(str(tmp_path / "model"), fixture.xlm_roberta_tokenizer(shared),
-                                              sentence_transformers=False)
-    path = os.path.join(folder, "tokenizer.json")
-    with open(path, encoding="utf-8") as f:
-        j = json.load(f)
-    edit(j)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(j, f)
+    folder = model_folder(tmp_path, fixture.xlm_roberta_tokenizer(shared), edit)
     p = subprocess.run([heed_cli, "convert", folder, "-o", str(tmp_path / "x.heed")], capture_output=True)
     assert p.returncode == 1 and not os.path.exists(tmp_path / "x.heed")
     return p.stderr.decode()
