@@ -197,7 +197,7 @@ Status read_tokenizer_json(const std::string& path, uint32_t vocab_size, Tokeniz
   for (const int32_t id : {t.start_id, t.end_id, t.unk_id}) {
     if (id >= static_cast<int32_t>(vocab_size)) return invalid_file(path + ": the post-processor's or the model's special token is outside the vocabulary");
   }
-  if (t.kind == TokenizerJson::Kind::kUnigram) t.scores.resize(vocab_size, 0.0f);
+  if (t.kind == TokenizerJson::Kind::kUnigram) t.scores.resize(vocab_size, 0.0);
   *out = std::move(t);
   return Status::success();
 }

@@ -25,7 +25,7 @@ struct TokenizerJson {
   std::vector<int32_t> added_ids;   // the added tokens: pieces of their own wherever the text has them
   int32_t start_id = -1;            // the token the post-processor puts first (TemplateProcessing), or -1
   int32_t end_id = -1;              // Unigram: the token the post-processor puts last, or -1
-  std::vector<float> scores;        // Unigram: each token's score (0 for added tokens outside the model)
+  std::vector<double> scores;       // Unigram: each token's score (0 for added tokens outside the model)
   int32_t unk_id = -1;              // Unigram: model.unk_id
   std::unique_ptr<fb::UnigramTextT> unigram;  // Unigram: the text steps before the model
   // WordPiece: BertNormalizer's settings (strip_accents unset: as lowercase, BERT's rule).

@@ -1,6 +1,8 @@
 #include "tokenizer_json_unigram.h"
 
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 
 namespace heed::convert::tokenizer_json {
 namespace {
@@ -33,6 +35,39 @@ bool base64_decode(const std::string& text, std::vector<uint8_t>* out) {
   return true;
 }
 
+// The score `tokenizers` holds for a number of tokenizer.json. serde_json (without its
+// float_roundtrip feature) reads the digits d1..dn and exponent e of the text as the double of
+// d1..dn multiplied or divided by 10^|e|, which can be one unit in the last place away from the
+// nearest double that strtod (and so nlohmann-json) gives; Unigram ties between splits of equal
+// pieces are decided in that last place. The file's text is the shortest form of the saved value
+// (serde's ryu, Python's repr), which std::to_chars writes again from the nearest double.
+double tokenizers_score(double value) {
+  char text[64];
+  const char* end = std::to_chars(text, text + sizeof text, value).ptr;
+  uint64_t significand = 0;
+  int exponent = 0;
+  bool point = false;
+  const char* p = text + (text[0] == '-' ? 1 : 0);
+  for (; p < end && *p != 'e'; ++p) {
+    if (*p == '.') {
+      point = true;
+      continue;
+    }
+    significand = significand * 10 + static_cast<uint64_t>(*p - '0');
+    if (point) --exponent;
+  }
+  if (p < end) exponent += std::atoi(std::string(p + 1, end).c_str());
+  double f = static_cast<double>(significand);
+  while (f != 0.0 && exponent < -308) {  // serde's f64_from_parts: its table ends at 1e308
+    f /= 1e308;
+    exponent += 308;
+  }
+  if (exponent > 308) return value;  // beyond any score; serde refuses such a file
+  const double power = std::strtod(("1e" + std::to_string(std::abs(exponent))).c_str(), nullptr);
+  f = exponent >= 0 ? f * power : f / power;
+  return text[0] == '-' ? -f : f;
+}
+
 Status read_model(const std::string& path, const json& model, TokenizerJson* out) {
   const json& vocab = model["vocab"];
   if (!vocab.is_array() || vocab.empty()) return invalid_file(path + ": model.vocab is not a list of [piece, score] pairs");
@@ -43,7 +78,7 @@ Status read_model(const std::string& path, const json& model, TokenizerJson* out
       return invalid_file(path + ": model.vocab has an entry that is not [piece, score]: " + entry.dump());
     }
     if (entry[0].get<std::string>().empty()) return invalid_file(path + ": model.vocab has an empty piece");
-    out->scores.push_back(entry[1].get<float>());
+    out->scores.push_back(tokenizers_score(entry[1].get<double>()));
   }
   const json unk = model.value("unk_id", json());
   if (!unk.is_number_integer() || unk.get<int64_t>() < 0 || unk.get<int64_t>() >= static_cast<int64_t>(vocab.size())) {
@@ -260,8 +295,8 @@ void unigram_tokenizer_section(TokenizerJson t, const std::string& pad_token, fb
   out->special_ids = std::move(t.added_ids);
   out->target_vocabulary = std::make_unique<fb::VocabularyT>();
   out->target_vocabulary->tokens = std::move(t.tokens);
-  out->target_vocabulary->scores = std::move(t.scores);
   out->unigram = std::move(t.unigram);
+  out->unigram->scores = std::move(t.scores);
 }
 
 }  // namespace heed::convert

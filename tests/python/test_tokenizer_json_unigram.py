@@ -6,6 +6,7 @@ library from ../shared's SentencePiece models (their pieces, scores and precompi
 trained by it; components heed does not run are refused, named."""
 import json
 import os
+import random
 import subprocess
 
 import pytest
@@ -128,9 +129,9 @@ def converted(tmp_path, run, tok, edit=None):
     return model, Tokenizer.from_file(os.path.join(folder, "tokenizer.json"))
 
 
-def assert_same_ids(run, model, tok):
-    lines = run("tokenize", "-m", model, "--ids-only", stdin="\n".join(CORPUS) + "\n").split("\n")
-    for text, line in zip(CORPUS, lines):
+def assert_same_ids(run, model, tok, corpus=CORPUS):
+    lines = run("tokenize", "-m", model, "--ids-only", stdin="\n".join(corpus) + "\n").split("\n")
+    for text, line in zip(corpus, lines):
         assert [int(i) for i in line.split()] == tok.encode(text, add_special_tokens=False).ids, text
 
 
@@ -138,6 +139,22 @@ def assert_same_ids(run, model, tok):
 def test_ids_equal_the_tokenizers_library(tmp_path, run, shared, layout):
     model, tok = converted(tmp_path, run, LAYOUTS[layout](shared))
     assert_same_ids(run, model, tok)
+
+
+# Pieces random text is drawn from: added tokens, whitespace of every kind, combining marks,
+# compatibility characters, emoji sequences, controls.
+PIECES = list("abcdefghij ABCXYZ  \t\u00a0\u3000.,!?'-0123456789") + [
+    "<mask>", "<s>", "</s>", "<pad>", "<unk>", MARK, "\ufb01", "\uff26", "\u00e9", "e\u0301", "\u0301", "\u65e5\u672c",
+    "\U0001f600", "\U0001f44d\U0001f3fd", "\u200d", "\U0001f1e9\U0001f1ea", "\u0007", "\u00ad", "\u00df", "\u03a9",
+    "\u1100\u1161", "\uff76\uff9e", "\u00bd", "\ufeff", "\u200b", "  ", "\u2028"]
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_random_text_gives_the_librarys_ids(tmp_path, run, shared, layout):
+    rng = random.Random(20261128)
+    corpus = ["".join(rng.choice(PIECES) for _ in range(rng.randint(0, 30))) for _ in range(400)]
+    model, tok = converted(tmp_path, run, LAYOUTS[layout](shared))
+    assert_same_ids(run, model, tok, corpus)
 
 
 def old_serialization(j):

@@ -24,7 +24,7 @@ class UnigramTokenizer final : public Tokenizer {
     const fb::UnigramText* spec = tok.unigram();
     if (spec == nullptr) return invalid_file("the Unigram tokenizer has no text steps");
     HEED_RETURN_IF_ERROR(TextSteps::create(*spec, &steps_));
-    const auto* scores = tok.target_vocabulary()->scores();
+    const auto* scores = spec->scores();
     std::vector<double> by_id;
     if (scores) by_id.assign(scores->begin(), scores->end());
     HEED_RETURN_IF_ERROR(UnigramModel::create(this, std::move(by_id), tok.unk_id(), spec->byte_fallback(), &model_));
