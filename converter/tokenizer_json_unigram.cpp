@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "tokenizer/sentencepiece_charsmap.h"
+
 namespace heed::convert::tokenizer_json {
 namespace {
 
@@ -127,6 +129,10 @@ Status read_normalizer(const std::string& path, const json& n, std::vector<std::
     if (!map.is_string() || !base64_decode(map.get<std::string>(), &step->charsmap)) {
       return invalid_file(path + ": normalizer Precompiled's precompiled_charsmap is not base64");
     }
+    // Checked as the runtime will read it, so a broken table is refused here, not at first use.
+    const Status s = heed::tokenizer::check_precompiled_charsmap(
+        std::string_view(reinterpret_cast<const char*>(step->charsmap.data()), step->charsmap.size()));
+    if (!s.is_ok()) return invalid_file(path + ": normalizer Precompiled's precompiled_charsmap is unusable: " + s.message());
   } else if (type == "Replace") {
     HEED_RETURN_IF_ERROR(read_replace(path, n, step.get()));
   } else if (type == "Strip" && n.value("strip_left", json()).is_boolean() && n.value("strip_right", json()).is_boolean()) {

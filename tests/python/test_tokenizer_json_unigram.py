@@ -193,6 +193,12 @@ def refused(tmp_path, heed_cli, shared, edit):
     (lambda j: j.update(post_processor={"type": "ByteLevel"}), "post_processor"),
     (lambda j: j["pre_tokenizer"].update(prepend_scheme="first"), "prepend_scheme first only"),
     (lambda j: j["model"]["vocab"].__setitem__(5, ["", -1.0]), "empty piece"),
+    (lambda j: j["model"]["vocab"].__setitem__(5, ["a", "high"]), "not [piece, score]"),
+    (lambda j: j["normalizer"]["normalizers"][0].update(precompiled_charsmap="not base64!"), "not base64"),
+    (lambda j: j["normalizer"]["normalizers"][0].update(precompiled_charsmap="AAEAAP////8="), "unusable"),
+    (lambda j: j["pre_tokenizer"].update(replacement=5), "pre_tokenizer"),
+    (lambda j: j["pre_tokenizer"].update(prepend_scheme="sometimes"), "prepend_scheme"),
+    (lambda j: j["added_tokens"][-1].update(id=5000), "outside"),
 ])
 def test_components_heed_does_not_run_are_refused(tmp_path, heed_cli, shared, edit, named):
     assert named in refused(tmp_path, heed_cli, shared, edit)
