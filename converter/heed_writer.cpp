@@ -185,6 +185,7 @@ Status serialize_heed(const NeutralModel& model, std::vector<uint8_t>* out) {
   index.config = model.config;
   index.tokenizer = std::make_unique<fb::TokenizerT>(model.tokenizer);
   if (model.vocab_map) index.vocab_map = std::make_unique<fb::VocabMapT>(*model.vocab_map);
+  if (model.chat_template) index.chat_template = std::make_unique<fb::ChatTemplateT>(*model.chat_template);
   HEED_RETURN_IF_ERROR(add_metadata(model.metadata, &index));
   add_tensor_entries(order, &index);
 

@@ -38,6 +38,7 @@ struct NeutralModel {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<NeutralTensor> tensors;
   std::optional<fb::VocabMapT> vocab_map;  // the vocabulary shortlist (vocab_map.h), when one was given
+  std::optional<fb::ChatTemplateT> chat_template;  // the chat format (chat/recognize.h), when the source has a template
 
   NeutralTensor* find(const std::string& name);
   const NeutralTensor* find(const std::string& name) const;

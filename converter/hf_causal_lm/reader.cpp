@@ -10,6 +10,7 @@
 #include <sentencepiece_processor.h>
 
 #include "heed_format/tensor_names.h"
+#include "chat/recognize.h"
 #include "json_fields.h"
 #include "hf_causal_lm/config.h"
 #include "safetensors.h"
@@ -63,8 +64,11 @@ std::unique_ptr<fb::TransformerStackT> stack_config(const CausalLmConfig& c) {
   return s;
 }
 
+// The producer, the source's metadata and its chat format (tokenizer_config.json's chat_template).
 void set_producer(const std::string& dir, const CausalLmConfig& c, const char* format, NeutralModel* model) {
   model->set_producer(format, base_name(dir));
+  fb::ChatTemplateT chat;
+  if (chat::read_chat_template(dir, &chat)) model->chat_template = std::move(chat);
   model->metadata.emplace_back("hf.model_type", c.model_type);
   model->metadata.emplace_back("hf.activation", c.activation_name);
 }

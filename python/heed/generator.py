@@ -218,13 +218,35 @@ class Generator(ModelObject):
         with self._lock:
             session = self._session(1)
             ids = session.encode(prompt)
+        return self._continue(session, ids, max_length, kwargs)
+
+    def generate_chat(self, messages, max_length=256, **kwargs):
+        """heed's extension: the assistant's answer to `messages` (a list of {"role", "content"}
+        dicts, as transformers' apply_chat_template takes), rendered in the chat format the model
+        file records (docs/python.md), as text. Takes generate_text's keyword arguments."""
+        pairs = _chat_pairs(messages)
+        with self._lock:
+            session = self._session(1)
+            ids = session.encode_chat(pairs)
+        return self._continue(session, ids, max_length, kwargs)
+
+    def render_chat(self, messages, add_generation_prompt=True):
+        """`messages` in the model's chat format, as the template renders them (transformers'
+        apply_chat_template with tokenize=False); with `add_generation_prompt`, followed by the text
+        that opens the assistant's answer: the prompt text generate_chat continues."""
+        pairs = _chat_pairs(messages)
+        with self._lock:
+            return self._session(1).render_chat(pairs, bool(add_generation_prompt))
+
+    def _continue(self, session, ids, max_length, kwargs):
         pieces = []
         previous = -1 if not ids else ids[-1]
         for step in self.generate_tokens([session.token(i) for i in ids] if ids else [], max_length=max_length,
                                          _end_step=False, **kwargs):
             pieces.append(session.piece(previous, step.token_id))
             previous = step.token_id
-        return "".join(pieces)
+        # The pieces are bytes (a character may span tokens); bytes that are not UTF-8 become U+FFFD.
+        return b"".join(pieces).decode("utf-8", errors="replace")
 
     def score_batch(self, tokens, max_batch_size=0, batch_type="examples", max_input_length=1024, offset=0,
                     asynchronous=False):
@@ -262,6 +284,17 @@ class Generator(ModelObject):
         """Scores an iterable of token lists in groups; yields one ScoringResult per sequence, in order."""
         yield from _batching.iterate(lambda b: self.score_batch(b, batch_type=batch_type, **kwargs), max_batch_size,
                                      tokens)
+
+
+def _chat_pairs(messages):
+    if not isinstance(messages, (list, tuple)):
+        raise TypeError("messages must be a list of {'role': str, 'content': str} dicts")
+    pairs = []
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str) or not isinstance(m.get("content"), str):
+            raise TypeError("message %d is not a {'role': str, 'content': str} dict" % (i + 1))
+        pairs.append((m["role"], m["content"]))
+    return pairs
 
 
 def _offer(items, stop, item):

@@ -1,6 +1,7 @@
 // heed._heed.Generator: a heed Generator (one session) for python/heed/generator.py. Streaming
 // calls a Python callable per token with the GIL taken back; the rest runs without the GIL.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -38,7 +39,8 @@ bool forward(void* user, int32_t id, std::string_view text) {
   Stream& s = *static_cast<Stream*>(user);
   nb::gil_scoped_acquire acquire;
   try {
-    return nb::cast<bool>((*s.callback)(id, nb::str(text.data(), text.size()), s.generator->token_log_prob()));
+    // Bytes: a token's piece may be part of a UTF-8 character (byte-level BPE, byte tokens).
+    return nb::cast<bool>((*s.callback)(id, nb::bytes(text.data(), text.size()), s.generator->token_log_prob()));
   } catch (nb::python_error& e) {  // the callable raised: stop, and raise it after the generation
     e.restore();
     s.failed = true;
@@ -139,12 +141,33 @@ class PyGenerator {
     check(generator_->encode(text, &ids));
     return ids;
   }
+  // A chat's prompt ids (heed/chat.h): (role, content) pairs rendered in the file's chat format.
+  Ids encode_chat(const std::vector<std::pair<std::string, std::string>>& messages) const {
+    Ids ids;
+    check(generator_->encode_chat(chat_messages(messages), &ids));
+    return ids;
+  }
+  std::string render_chat(const std::vector<std::pair<std::string, std::string>>& messages,
+                          bool add_generation_prompt) const {
+    std::string text;
+    check(heed::render_chat(generator_->chat_template(), chat_messages(messages), add_generation_prompt, &text));
+    return text;
+  }
+  static std::vector<ChatMessage> chat_messages(const std::vector<std::pair<std::string, std::string>>& pairs) {
+    std::vector<ChatMessage> out;
+    for (const auto& [role, content] : pairs) out.push_back({role, content});
+    return out;
+  }
   std::string token(int32_t id) const {
     if (id < 0 || static_cast<size_t>(id) >= generator_->vocab_size()) throw nb::index_error("token id out of range");
     return generator_->token(id);
   }
   int32_t token_id(const std::string& token) const { return generator_->token_id(token); }
-  std::string piece(int32_t previous, int32_t id) const { return std::string(generator_->piece(previous, id)); }
+  // Bytes: a piece may be part of a UTF-8 character; the caller joins them before decoding.
+  nb::bytes piece(int32_t previous, int32_t id) const {
+    const std::string_view p = generator_->piece(previous, id);
+    return nb::bytes(p.data(), p.size());
+  }
   int32_t bos_id() const { return generator_->bos_id(); }
   int32_t eos_id() const { return generator_->eos_id(); }
   int32_t unk_id() const { return generator_->unk_id(); }
@@ -187,6 +210,8 @@ void bind_generator(nb::module_& m) {
       .def("generate_batch", &PyGenerator::generate_batch)
       .def("score", &PyGenerator::score, nb::arg("sequences"))
       .def("encode", &PyGenerator::encode)
+      .def("encode_chat", &PyGenerator::encode_chat)
+      .def("render_chat", &PyGenerator::render_chat, nb::arg("messages"), nb::arg("add_generation_prompt"))
       .def("token", &PyGenerator::token)
       .def("token_id", &PyGenerator::token_id)
       .def("piece", &PyGenerator::piece)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "chat_messages.h"
 #include "command.h"
 #include "decoding_flags.h"
 #include "generate_lines.h"
@@ -35,6 +36,15 @@ constexpr const char* kDescription =
     "empty output line and a message naming it; the exit status is then 1. Greedy outputs are the\n"
     "same as one prompt at a time; sampled ones depend on the batch (one random stream per batch).\n"
     "\n"
+    "Chat (--chat): for a model whose file records a chat format (heed convert recognizes a\n"
+    "tokenizer_config.json chat_template as ChatML, Llama 2, Llama 3 or Zephyr), each prompt is a chat:\n"
+    "a JSON array of messages on one line, e.g. [{\"role\":\"system\",\"content\":\"Be brief.\"},\n"
+    "{\"role\":\"user\",\"content\":\"Hi!\"}] (--prompt takes one such array). heed renders it as the\n"
+    "template does with add_generation_prompt, then tokenizes the text with the special tokens\n"
+    "recognized and continues it: the continuation is the assistant's answer. --chat-text prints each\n"
+    "stdin chat's rendered text as a JSON string instead of generating. A model without a chat format,\n"
+    "or with a template heed cannot render, is refused with a message naming it.\n"
+    "\n"
     "Decoding: greedy (the most likely token) when --temperature is 0, the default; otherwise\n"
     "sampling at that temperature among the --top-k most likely tokens (0: all) whose cumulative\n"
     "probability reaches --top-p, with heed's own seeded PRNG (--seed): the same seed gives the same\n"
@@ -59,6 +69,8 @@ std::vector<OptionSpec> specs() {
       spin_option(),
       backend_option(),
       {"echo", 0, false, "", "print the prompt before the continuation"},
+      {"chat", 0, false, "", "prompts are chats: JSON arrays of {\"role\", \"content\"} messages"},
+      {"chat-text", 0, false, "", "with --chat: print each stdin chat's rendered prompt text (a JSON string)"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},
       no_mmap_option(),
   };
@@ -141,7 +153,10 @@ bool parse_settings(const Args& args, Settings* s) {
   // making at most one piece per byte plus a word-boundary piece, and the new tokens). Prompts from
   // stdin are not known in advance: the model's context.
   const size_t prompt_bound = args.has("prompt-ids") ? s->prompt_ids.size() : args.get("prompt").size() + 1;
-  g.positions_needed = s->from_stdin ? 0 : 1 + prompt_bound + static_cast<size_t>(*tokens);
+  // A chat's text is longer than its JSON only by the template's own text (a default system
+  // message): the model's context too.
+  const bool unknown_length = s->from_stdin || args.has("chat");
+  g.positions_needed = unknown_length ? 0 : 1 + prompt_bound + static_cast<size_t>(*tokens);
   g.max_batch = s->from_stdin ? s->batch : 1;
   g.threads = static_cast<size_t>(*threads);
   g.spin_microseconds = *spin;
@@ -185,6 +200,7 @@ int run_generate(const std::vector<std::string>& argv) {
             kDescription, specs());
   if (const auto exit_code = parse_model_command(args, argv)) return *exit_code;
   if (args.has("prompt") && args.has("prompt-ids")) return args.usage_error("give --prompt or --prompt-ids, not both");
+  if (args.has("chat") && args.has("prompt-ids")) return args.usage_error("--chat takes chats, not --prompt-ids");
   Settings s;
   if (!parse_settings(args, &s)) return kExitUsage;
   std::unique_ptr<Generator> generator;
@@ -194,16 +210,21 @@ int run_generate(const std::vector<std::string>& argv) {
   st = control_ids.map(s.controls, [&](const std::string& t) { return generator->token_id(t); });
   if (!st) return fail(st.message());
   control_ids.bind(s.controls, &s.generate.controls);
+  if (args.has("chat-text")) {
+    if (!args.has("chat") || !s.from_stdin) return args.usage_error("--chat-text needs --chat and chats on stdin");
+    return print_chat_texts(*generator, STDIN_FILENO);
+  }
   if (s.from_stdin) {
     GenerateLinesSettings lines;
     lines.batch = s.batch;
     lines.ids = args.has("ids");
     lines.echo = args.has("echo");
+    lines.chat = args.has("chat");
     lines.stop = args.get_all("stop");
     return generate_lines(*generator, s.generate, lines, STDIN_FILENO);
   }
   if (args.has("prompt")) {
-    st = generator->encode(args.get("prompt"), &s.prompt_ids);
+    st = encode_prompt(*generator, args.get("prompt"), args.has("chat"), &s.prompt_ids);
     if (!st) return fail(st.message());
   }
   return generate_one(*generator, s.generate, s.prompt_ids, args);

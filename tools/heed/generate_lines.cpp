@@ -1,5 +1,7 @@
 #include "generate_lines.h"
 
+#include "chat_messages.h"
+
 #include <cstdio>
 
 #include "command.h"
@@ -88,7 +90,7 @@ int generate_lines(Generator& generator, const GenerateOptions& options, const G
     if (more) {
       Prompt p{++line_number, std::move(line), {}, {}, {}};
       if (reader.too_long()) p.error = "longer than --max-line-bytes";
-      else if (const Status st = generator.encode(p.text, &p.ids); !st) p.error = st.message();
+      else if (const Status st = encode_prompt(generator, p.text, settings.chat, &p.ids); !st) p.error = st.message();
       batch.push_back(std::move(p));
     }
     // Generate when the batch is full, at the end, or when the next line is not there yet.

@@ -14,6 +14,7 @@ struct GenerateLinesSettings {
   size_t batch = 8;
   bool ids = false;   // print the generated ids instead of text
   bool echo = false;  // print each prompt before its continuation
+  bool chat = false;  // each line is a chat: a JSON array of messages (chat_messages.h)
   std::vector<std::string> stop;
   size_t max_line_bytes = size_t{1} << 20;
 };

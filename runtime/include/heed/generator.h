@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "heed/arena.h"
+#include "heed/chat.h"
 #include "heed/decoding.h"
 #include "heed/model.h"
 #include "heed/status.h"
@@ -142,6 +143,14 @@ class Generator {
   std::string_view piece(int32_t previous, int32_t token) const;
   bool can_encode_text() const;
 
+  // Chat (heed/chat.h): the file's chat format, and the prompt ids of `messages` followed by the
+  // generation prompt, rendered in that format and tokenized with the special tokens recognized.
+  // The start token's text at the front of the rendering is left out when the generator feeds the
+  // start token itself. Refused when the file has no chat format heed renders.
+  const ChatTemplate& chat_template() const { return chat_; }
+  Status render_chat_prompt(const std::vector<ChatMessage>& messages, std::string* text) const;
+  Status encode_chat(const std::vector<ChatMessage>& messages, std::vector<int32_t>* ids) const;
+
   size_t vocab_size() const { return step_model_->vocab_size(); }
   int32_t bos_id() const { return model_bos_; }
   int32_t eos_id() const { return step_model_->eos_id(); }
@@ -176,6 +185,7 @@ class Generator {
   std::unique_ptr<tokenizer::TokenPieces> pieces_;
   std::unordered_map<std::string_view, int32_t> ids_;  // whitespace models: views into pieces_'s tokens
   int32_t unk_id_ = -1;
+  ChatTemplate chat_;
 
   // State of the running generate() call, read by forward_token.
   const int32_t* prompt_ = nullptr;

@@ -312,6 +312,21 @@ void heed_generate_options_init(heed_generate_options* options);
 heed_status heed_generate_text(heed_generator* generator, const char* prompt, const heed_generate_options* options,
                                heed_token_callback on_token, void* user, char* out, size_t out_capacity,
                                size_t* out_length);
+/* One message of a chat: UTF-8 role ("system", "user", "assistant", ...) and content. */
+typedef struct heed_chat_message {
+  const char* role;
+  const char* content;
+} heed_chat_message;
+
+/* The assistant's answer to `messages` (`count` of them): rendered in the chat format the model
+ * file records (heed convert recognizes tokenizer_config.json's chat_template as ChatML, Llama 2,
+ * Llama 3 or Zephyr; heed runs no Jinja), followed by the text that opens the answer, tokenized
+ * with the special tokens recognized, then generated as heed_generate_text generates. A model
+ * without a chat format, or with a template heed cannot render, is HEED_UNSUPPORTED_MODEL (the
+ * message names the template). */
+heed_status heed_generate_chat(heed_generator* generator, const heed_chat_message* messages, size_t count,
+                               const heed_generate_options* options, heed_token_callback on_token, void* user,
+                               char* out, size_t out_capacity, size_t* out_length);
 /* Token-id level: `prompt` ids (no start token), the generated ids (end token excluded) to
  * out_ids; *out_length is their number (also on HEED_BUFFER_TOO_SMALL). stop is not used here. */
 heed_status heed_generate_ids(heed_generator* generator, const int32_t* prompt, size_t prompt_length,

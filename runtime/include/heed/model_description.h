@@ -27,7 +27,7 @@ struct DescriptionEntry {
 };
 
 // A titled group of values: "file", "producer", "family", "encoder"/"decoder", "tokenizer",
-// "vocab_map", "metadata", "totals" (in that order, absent parts left out).
+// "vocab_map", "chat_template", "metadata", "totals" (in that order, absent parts left out).
 struct DescriptionSection {
   std::string title;
   std::vector<DescriptionEntry> entries;

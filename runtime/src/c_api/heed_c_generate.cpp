@@ -97,6 +97,32 @@ heed_status generate(heed_generator* g, const int32_t* prompt, size_t prompt_len
   return s;
 }
 
+// heed_generate_text and heed_generate_chat: the prompt's ids from `encode`, then the text
+// generated into out. `inputs_given`: the caller's input pointers are all there.
+template <typename Encode>
+heed_status generate_text_of(heed_generator* generator, const char* name, bool inputs_given, const Encode& encode,
+                             const heed_generate_options* options, heed_token_callback on_token, void* user,
+                             char* out, size_t out_capacity, size_t* out_length) {
+  if (!generator) return HEED_INVALID_ARGUMENT;
+  std::string* err = &generator->last_error;
+  return heed::c_api::exclusive_call(generator, name, [&]() -> heed_status {
+    err->clear();
+    if (!inputs_given || !out_length || (!out && out_capacity > 0)) {
+      return fail(HEED_INVALID_ARGUMENT, (std::string(name) + ": a required pointer is null").c_str(), err);
+    }
+    Request r;
+    heed_status s = make_request(generator, options, &r, err);
+    if (s != HEED_OK) return s;
+    std::vector<int32_t> ids;
+    s = record(encode(&ids), err);
+    if (s != HEED_OK) return s;
+    heed::Generation result;
+    s = generate(generator, ids.data(), ids.size(), r, on_token, user, &result, err);
+    if (s != HEED_OK) return s;
+    return heed::c_api::copy_text_out(generator->text, out, out_capacity, out_length, err);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -161,24 +187,23 @@ void heed_generator_free(heed_generator* generator) { delete generator; }
 heed_status heed_generate_text(heed_generator* generator, const char* prompt, const heed_generate_options* options,
                                heed_token_callback on_token, void* user, char* out, size_t out_capacity,
                                size_t* out_length) {
-  if (!generator) return HEED_INVALID_ARGUMENT;
-  std::string* err = &generator->last_error;
-  return heed::c_api::exclusive_call(generator, "heed_generate_text", [&]() -> heed_status {
-    err->clear();
-    if (!prompt || !out_length || (!out && out_capacity > 0)) {
-      return fail(HEED_INVALID_ARGUMENT, "heed_generate_text: a required pointer is null", err);
-    }
-    Request r;
-    heed_status s = make_request(generator, options, &r, err);
-    if (s != HEED_OK) return s;
-    std::vector<int32_t> ids;
-    s = record(generator->generator->encode(prompt, &ids), err);
-    if (s != HEED_OK) return s;
-    heed::Generation result;
-    s = generate(generator, ids.data(), ids.size(), r, on_token, user, &result, err);
-    if (s != HEED_OK) return s;
-    return heed::c_api::copy_text_out(generator->text, out, out_capacity, out_length, err);
-  });
+  return generate_text_of(generator, "heed_generate_text", prompt != nullptr,
+                          [&](std::vector<int32_t>* ids) { return generator->generator->encode(prompt, ids); },
+                          options, on_token, user, out, out_capacity, out_length);
+}
+
+heed_status heed_generate_chat(heed_generator* generator, const heed_chat_message* messages, size_t count,
+                               const heed_generate_options* options, heed_token_callback on_token, void* user,
+                               char* out, size_t out_capacity, size_t* out_length) {
+  bool complete = messages != nullptr || count == 0;
+  for (size_t i = 0; complete && i < count; ++i) complete = messages[i].role && messages[i].content;
+  return generate_text_of(generator, "heed_generate_chat", complete,
+                          [&](std::vector<int32_t>* ids) {
+                            std::vector<heed::ChatMessage> chat;
+                            for (size_t i = 0; i < count; ++i) chat.push_back({messages[i].role, messages[i].content});
+                            return generator->generator->encode_chat(chat, ids);
+                          },
+                          options, on_token, user, out, out_capacity, out_length);
 }
 
 heed_status heed_generate_ids(heed_generator* generator, const int32_t* prompt, size_t prompt_length,

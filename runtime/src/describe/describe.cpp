@@ -54,6 +54,16 @@ void add_vocab_map(const fb::VocabMap* map, ModelDescription* d) {
   d->sections.push_back(std::move(out.section));
 }
 
+// The chat format (heed generate --chat): its name and parameters, or the template heed cannot render.
+void add_chat_template(const fb::ChatTemplate* chat, ModelDescription* d) {
+  if (!chat) return;
+  SectionBuilder out("chat_template");
+  out.text("format", fb::EnumNameChatFormat(chat->format()));
+  if (chat->default_system()) out.text("default_system", chat->default_system()->str());
+  if (chat->first_line()) out.text("first_line", chat->first_line()->str());
+  d->sections.push_back(std::move(out.section));
+}
+
 void add_metadata(const fb::Model& index, ModelDescription* d) {
   SectionBuilder metadata("metadata");
   if (index.metadata()) {
@@ -102,6 +112,7 @@ ModelDescription describe(const Model& model) {
   add_config(index, &d.sections);
   add_tokenizer(index.tokenizer(), &d);
   add_vocab_map(index.vocab_map(), &d);
+  add_chat_template(index.chat_template(), &d);
   add_metadata(index, &d);
   add_totals(model, &d);
   return d;

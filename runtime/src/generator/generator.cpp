@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "generator/generator_chat.h"
 #include "generator/start_token_model.h"
 #include "heed/tokenizer.h"
 #include "models/step_model_factory.h"
@@ -69,6 +70,8 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   HEED_RETURN_IF_ERROR(create_step_model(model, limits, options.arena, &g->step_model_,
                                          {options.threads, options.spin_microseconds}));
   g->model_bos_ = g->step_model_->bos_id();
+  g->chat_ = generation::chat_template_of(model, g->model_bos_ >= 0 ? tokens[g->model_bos_] : std::string(),
+                                          g->eos_id() >= 0 ? tokens[g->eos_id()] : std::string());
   // Until a prompt says otherwise, a model without a start token starts from its end token.
   g->start_model_ = std::make_unique<generation::StartTokenModel>(
       g->step_model_.get(), g->model_bos_ >= 0 ? g->model_bos_ : g->step_model_->eos_id());

@@ -6,19 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_expect.h"
 #include "heed/heed.h"
 
-static int failures = 0;
-
-#define EXPECT(cond, ...)      \
-  do {                         \
-    if (!(cond)) {             \
-      printf("FAIL: ");        \
-      printf(__VA_ARGS__);     \
-      printf("\n");            \
-      ++failures;              \
-    }                          \
-  } while (0)
 
 typedef struct {
   char text[512];

@@ -29,7 +29,7 @@ bool on_token(void* user, int32_t, std::string_view text) {
 Status run_completion(Generator& generator, const CompletionRequest& request, Clock::time_point deadline,
                       const std::function<bool(std::string_view)>& on_text, CompletionResult* out) {
   std::vector<int32_t> ids;
-  HEED_RETURN_IF_ERROR(generator.encode(request.prompt, &ids));
+  HEED_RETURN_IF_ERROR(request.chat ? generator.encode_chat(request.messages, &ids) : generator.encode(request.prompt, &ids));
   out->prompt_tokens = ids.size();
   if (request.max_prompt_tokens > 0 && ids.size() > request.max_prompt_tokens) {
     return Status(StatusCode::kLimitExceeded, std::to_string(ids.size()) + " prompt tokens, more than --max-request-tokens allows (" +

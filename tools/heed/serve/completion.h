@@ -1,4 +1,4 @@
-// One /v1/completions generation on a borrowed Generator: the prompt's text encoded, tokens
+// One /v1/completions (or /v1/chat/completions) generation on a borrowed Generator: the prompt's text (or chat) encoded, tokens
 // generated and their text handed on as it becomes safe to show (stop strings held back), until
 // the end token, max_tokens, a stop string, the request's deadline or a reader that is gone.
 #pragma once
@@ -15,6 +15,8 @@ namespace heed::cli::serve {
 
 struct CompletionRequest {
   std::string prompt;
+  bool chat = false;                  // /v1/chat/completions: `messages` in the model's chat format
+  std::vector<ChatMessage> messages;
   GenerateOptions options;
   std::vector<std::string> stop;
   size_t max_prompt_tokens = 0;  // --max-request-tokens (0: none): a longer prompt is kLimitExceeded

