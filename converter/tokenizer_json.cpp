@@ -3,9 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "json_fields.h"
+#include "tokenizer_json_unigram.h"
 
 namespace heed::convert {
-namespace {
+namespace tokenizer_json {
 
 using nlohmann::json;
 
@@ -26,6 +27,14 @@ Status expect(const std::string& path, const json& object, const char* key, cons
   return Status::success();
 }
 
+}  // namespace tokenizer_json
+
+namespace {
+
+using nlohmann::json;
+using tokenizer_json::expect;
+using tokenizer_json::refuse;
+
 // The model's vocabulary and the added tokens, by id, filling exactly 0..vocab_size-1.
 Status read_tokens(const std::string& path, const json& root, uint32_t vocab_size, std::vector<std::string>* out,
                    std::vector<int32_t>* added_ids) {
@@ -43,8 +52,12 @@ Status read_tokens(const std::string& path, const json& root, uint32_t vocab_siz
     return Status::success();
   };
   const json& vocab = root["model"]["vocab"];
-  if (!vocab.is_object()) return invalid_file(path + ": model.vocab is not an object of token -> id");
-  for (auto it = vocab.begin(); it != vocab.end(); ++it) HEED_RETURN_IF_ERROR(place(it.key(), it.value()));
+  if (vocab.is_array()) {  // Unigram: [piece, score] pairs, by id (checked by read_unigram)
+    for (size_t i = 0; i < vocab.size(); ++i) HEED_RETURN_IF_ERROR(place(vocab[i][0].get<std::string>(), json(i)));
+  } else if (!vocab.is_object()) {
+    return invalid_file(path + ": model.vocab is not an object of token -> id");
+  }
+  for (auto it = vocab.begin(); vocab.is_object() && it != vocab.end(); ++it) HEED_RETURN_IF_ERROR(place(it.key(), it.value()));
   const auto added = root.find("added_tokens");
   if (added != root.end() && added->is_array()) {
     for (const json& a : *added) {
@@ -167,17 +180,24 @@ Status read_tokenizer_json(const std::string& path, uint32_t vocab_size, Tokeniz
   json root;
   HEED_RETURN_IF_ERROR(read_json(path, &root));
   if (!root.contains("model") || !root["model"].is_object()) return invalid_file(path + ": no 'model' object");
-  const json type = root["model"].value("type", json());
+  json type = root["model"].value("type", json());
+  // Files written before the model carried its type: a Unigram model is a list of pairs and an unk_id.
+  if (type.is_null() && root["model"].contains("unk_id") && root["model"].value("vocab", json()).is_array()) type = "Unigram";
   TokenizerJson t;
   if (type == "BPE") {
     HEED_RETURN_IF_ERROR(read_byte_level_bpe(path, root, &t));
   } else if (type == "WordPiece") {
     HEED_RETURN_IF_ERROR(read_wordpiece(path, root, &t));
+  } else if (type == "Unigram") {
+    HEED_RETURN_IF_ERROR(tokenizer_json::read_unigram(path, root, &t));
   } else {
-    return refuse(path, "model.type", type, std::string(kByteLevel) + " or " + kWordPiece);
+    return refuse(path, "model.type", type, std::string(kByteLevel) + ", " + kWordPiece + " or " + tokenizer_json::kUnigram);
   }
   HEED_RETURN_IF_ERROR(read_tokens(path, root, vocab_size, &t.tokens, &t.added_ids));
-  if (t.start_id >= static_cast<int32_t>(vocab_size)) return invalid_file(path + ": the post-processor's start token is outside the vocabulary");
+  for (const int32_t id : {t.start_id, t.end_id, t.unk_id}) {
+    if (id >= static_cast<int32_t>(vocab_size)) return invalid_file(path + ": the post-processor's or the model's special token is outside the vocabulary");
+  }
+  if (t.kind == TokenizerJson::Kind::kUnigram) t.scores.resize(vocab_size, 0.0);
   *out = std::move(t);
   return Status::success();
 }

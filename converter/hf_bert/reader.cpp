@@ -1,5 +1,7 @@
 #include "hf_bert/reader.h"
 
+#include "hf_bert/xlm_roberta.h"
+
 #include <optional>
 #include <set>
 #include <sstream>
@@ -30,6 +32,8 @@ std::string get_string(const nlohmann::json& j, const char* key, const std::stri
 }
 
 struct BertConfig {
+  std::string model_type;          // "bert" or "xlm-roberta" (xlm_roberta.h)
+  uint32_t position_offset = 0;    // the position rows a sentence skips (XLM-RoBERTa: pad_token_id + 1)
   uint32_t vocab_size = 0, hidden_size = 0, layers = 0, heads = 0, intermediate = 0;
   uint32_t max_positions = 512, type_vocab_size = 2;
   float layer_norm_eps = 1e-12f;
@@ -93,9 +97,13 @@ Status read_config(const std::string& dir, BertConfig* c) {
   const std::string path = dir + "/config.json";
   nlohmann::json j;
   HEED_RETURN_IF_ERROR(read_json(path, &j));
-  const std::string type = get_string(j, "model_type", "");
-  if (type != "bert") {
-    return unsupported_model(path + ": model_type '" + type + "' is not a BERT model (--from hf-bert reads model_type bert)");
+  c->model_type = get_string(j, "model_type", "");
+  if (is_xlm_roberta_type(c->model_type)) {
+    c->type_vocab_size = 1;
+    HEED_RETURN_IF_ERROR(xlm_roberta_position_offset(j, path, &c->position_offset));
+  } else if (c->model_type != "bert") {
+    return unsupported_model(path + ": model_type '" + c->model_type +
+                             "' is not a BERT model (--from hf-bert reads model_type bert, --from hf-xlm-roberta xlm-roberta)");
   }
   HEED_RETURN_IF_ERROR(get_count(j, path, "vocab_size", true, &c->vocab_size));
   HEED_RETURN_IF_ERROR(get_count(j, path, "hidden_size", true, &c->hidden_size));
@@ -238,7 +246,11 @@ namespace {
 Status map_tensors(TensorMapper& m, BertConfig* c) {
   const uint64_t d = c->hidden_size, f = c->intermediate;
   HEED_RETURN_IF_ERROR(m.take("embeddings.word_embeddings.weight", "encoder.embeddings", {c->vocab_size, d}, true));
-  HEED_RETURN_IF_ERROR(m.take("embeddings.position_embeddings.weight", "encoder.positions", {c->max_positions, d}, false));
+  if (c->position_offset > 0) {
+    HEED_RETURN_IF_ERROR(take_offset_positions(m, c->position_offset, d, &c->max_positions));
+  } else {
+    HEED_RETURN_IF_ERROR(m.take("embeddings.position_embeddings.weight", "encoder.positions", {c->max_positions, d}, false));
+  }
   if (c->type_vocab_size > 0 && m.has("embeddings.token_type_embeddings.weight")) {
     HEED_RETURN_IF_ERROR(
         m.take("embeddings.token_type_embeddings.weight", "encoder.token_types", {c->type_vocab_size, d}, false));
@@ -403,6 +415,23 @@ Status read_tokenizer(const std::string& dir, const BertConfig& c, const nlohman
   return Status::success();
 }
 
+// BertTokenizer's WordPiece and its settings as metadata (the runtime's WordPiece reads them).
+Status add_bert_tokenizer(const std::string& dir, const BertConfig& c, const nlohmann::json& tc, NeutralModel* model) {
+  BertTokenizerSettings settings;
+  HEED_RETURN_IF_ERROR(read_tokenizer(dir, c, tc, &model->tokenizer, &settings));
+  model->metadata.emplace_back("tokenizer.do_lower_case", settings.lowercase ? "true" : "false");
+  if (settings.strip_accents) model->metadata.emplace_back("tokenizer.strip_accents", *settings.strip_accents ? "true" : "false");
+  if (!settings.never_split.empty()) model->metadata.emplace_back("tokenizer.never_split", settings.never_split);
+  if (c.head == fb::EncoderHead::MaskedLM) {
+    const std::string mask = get_string(tc, "mask_token", "[MASK]");
+    if (find_token(model->tokenizer.target_vocabulary->tokens, mask) < 0) {
+      return invalid_file(dir + "/vocab.txt: the mask token '" + mask + "' is missing (BertForMaskedLM fills it)");
+    }
+    model->metadata.emplace_back("tokenizer.mask_token", mask);
+  }
+  return Status::success();
+}
+
 }  // namespace
 
 Status read_model(const std::string& dir, NeutralModel* out) {
@@ -413,7 +442,9 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   HEED_RETURN_IF_ERROR(read_config(dir, &c));
   SafetensorsFile file;
   HEED_RETURN_IF_ERROR(read_hf_weights(dir, &file));
-  const std::string prefix = file.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
+  const bool xlm_roberta = is_xlm_roberta_type(c.model_type);
+  std::string prefix = file.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
+  if (file.find("roberta.embeddings.word_embeddings.weight")) prefix = "roberta.";
   NeutralModel model;
   TensorMapper m(file, &model, prefix);
   HEED_RETURN_IF_ERROR(map_tensors(m, &c));
@@ -425,22 +456,14 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   nlohmann::json tc = nlohmann::json::object();
   const std::string tc_path = dir + "/tokenizer_config.json";
   if (is_file(tc_path)) HEED_RETURN_IF_ERROR(read_json(tc_path, &tc));
-  BertTokenizerSettings settings;
-  HEED_RETURN_IF_ERROR(read_tokenizer(dir, c, tc, &model.tokenizer, &settings));
+  if (xlm_roberta) {
+    HEED_RETURN_IF_ERROR(read_xlm_roberta_tokenizer(dir, c.vocab_size, tc, &model.tokenizer));
+  } else {
+    HEED_RETURN_IF_ERROR(add_bert_tokenizer(dir, c, tc, &model));
+  }
   std::string pooling;
   HEED_RETURN_IF_ERROR(read_pooling(dir, &pooling));
-
-  model.set_producer("hf-bert", base_name(dir));
-  model.metadata.emplace_back("tokenizer.do_lower_case", settings.lowercase ? "true" : "false");
-  if (settings.strip_accents) model.metadata.emplace_back("tokenizer.strip_accents", *settings.strip_accents ? "true" : "false");
-  if (!settings.never_split.empty()) model.metadata.emplace_back("tokenizer.never_split", settings.never_split);
-  if (c.head == fb::EncoderHead::MaskedLM) {
-    const std::string mask = get_string(tc, "mask_token", "[MASK]");
-    if (find_token(model.tokenizer.target_vocabulary->tokens, mask) < 0) {
-      return invalid_file(dir + "/vocab.txt: the mask token '" + mask + "' is missing (BertForMaskedLM fills it)");
-    }
-    model.metadata.emplace_back("tokenizer.mask_token", mask);
-  }
+  model.set_producer(xlm_roberta ? "hf-xlm-roberta" : "hf-bert", base_name(dir));
   if (!pooling.empty()) model.metadata.emplace_back("embedding.pooling", pooling);
   HEED_RETURN_IF_ERROR(read_sentence_transformers(dir, &model));
   model.metadata.emplace_back("hf.hidden_act", c.hidden_act);

@@ -36,6 +36,7 @@ enum class TokenizerKind : uint8_t {
   ByteBPE = 3,        // byte-fallback BPE (llama2.c's tokenizer.bin)
   WordPiece = 4,      // BERT's WordPiece
   ByteLevelBPE = 5,   // GPT-2's byte-level BPE
+  Unigram = 6,        // Hugging Face tokenizers' Unigram (XLM-RoBERTa, e5, T5-style tokenizer.json)
 };
 // "Whitespace", "SentencePiece", ... (static storage); "unknown" for other values.
 const char* tokenizer_kind_name(TokenizerKind kind);

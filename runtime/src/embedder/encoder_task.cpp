@@ -29,7 +29,8 @@ Status EncoderTask::create(const Model& model, models::EncoderTask task, size_t 
       models::EncoderOnly::create(model, max_batch, max_length, arena, report, &t->session_, threads, task));
   if (arena == nullptr) return Status::success();
   const fb::Tokenizer* tok = model.index().tokenizer();
-  if (tok != nullptr && tok->kind() == fb::TokenizerKind::WordPiece) {
+  // BERT's WordPiece ([CLS] ... [SEP]) or XLM-RoBERTa's Unigram (<s> ... </s>, the post-processor's).
+  if (tok != nullptr && (tok->kind() == fb::TokenizerKind::WordPiece || tok->kind() == fb::TokenizerKind::Unigram)) {
     HEED_RETURN_IF_ERROR(create_tokenizer(model, TokenizerSide::kTarget, &t->tokenizer_));
     t->cls_id_ = tok->bos_id();
     t->sep_id_ = tok->eos_id();
@@ -39,7 +40,7 @@ Status EncoderTask::create(const Model& model, models::EncoderTask task, size_t 
 }
 
 Status EncoderTask::encode(std::string_view text, std::vector<int32_t>* ids) const {
-  if (!tokenizer_) return unsupported_model("the model has no WordPiece tokenizer: give token ids");
+  if (!tokenizer_) return unsupported_model("the model has no WordPiece or Unigram tokenizer: give token ids");
   if (cls_id_ < 0 || sep_id_ < 0) return invalid_file("the model's tokenizer has no [CLS] (bos_id) or [SEP] (eos_id)");
   std::vector<int32_t> pieces;
   HEED_RETURN_IF_ERROR(tokenizer_->encode(text, &pieces));

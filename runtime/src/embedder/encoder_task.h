@@ -1,5 +1,5 @@
 // What the Embedder, Classifier and MaskFiller share: an encoder-only session created for one task,
-// the model's WordPiece tokenizer with [CLS] and [SEP], the text layer that turns lines into
+// the model's WordPiece (or Unigram) tokenizer with [CLS] and [SEP] (<s> and </s>), the text layer that turns lines into
 // [CLS] pieces [SEP] truncated to max_length and feeds them in batches of max_batch, and the
 // model an open() keeps alive.
 #pragma once
@@ -52,7 +52,7 @@ class EncoderTask {
 
   models::EncoderOnly& session() const { return *session_; }
   const Tokenizer* tokenizer() const { return tokenizer_.get(); }
-  // [CLS] + WordPiece ids + [SEP], the pieces cut so the total fits max_length.
+  // [CLS] + the tokenizer's ids + [SEP], the pieces cut so the total fits max_length.
   Status encode(std::string_view text, std::vector<int32_t>* ids) const;
   // run(batch, first): the texts encoded, max_batch sentences at a time; `first` is the index of
   // the batch's first text.

@@ -46,7 +46,8 @@ static_assert(static_cast<int>(fb::TokenizerKind::Whitespace) == static_cast<int
               static_cast<int>(fb::TokenizerKind::SentencePiece) == static_cast<int>(TokenizerKind::SentencePiece) &&
               static_cast<int>(fb::TokenizerKind::ByteBPE) == static_cast<int>(TokenizerKind::ByteBPE) &&
               static_cast<int>(fb::TokenizerKind::WordPiece) == static_cast<int>(TokenizerKind::WordPiece) &&
-              static_cast<int>(fb::TokenizerKind::ByteLevelBPE) == static_cast<int>(TokenizerKind::ByteLevelBPE),
+              static_cast<int>(fb::TokenizerKind::ByteLevelBPE) == static_cast<int>(TokenizerKind::ByteLevelBPE) &&
+              static_cast<int>(fb::TokenizerKind::Unigram) == static_cast<int>(TokenizerKind::Unigram),
               "heed::TokenizerKind mirrors the schema's TokenizerKind");
 
 inline fb::ModelConfig model_family(const Model& model) { return model.index().config_type(); }

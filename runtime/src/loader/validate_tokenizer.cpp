@@ -62,6 +62,10 @@ Status validate_tokenizer(const fb::Model& index, const std::string& where) {
   if (tok->kind() == fb::TokenizerKind::SentencePiece && !tok->source_model() && !tok->target_model()) {
     return invalid_file(at + "SentencePiece tokenizer without an embedded SentencePiece model");
   }
+  if (tok->kind() == fb::TokenizerKind::Unigram &&
+      (!tok->unigram() || !target || !tok->unigram()->scores() || tok->unigram()->scores()->size() != target->tokens()->size())) {
+    return invalid_file(at + "Unigram tokenizer without one score per token or its text steps");
+  }
 
   // Ids index the target vocabulary (the output side; the only one for single-stack models).
   const uint64_t limit = target ? target->tokens()->size() : declared.target;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "tokenizer/darts.h"
+
 namespace heed::tokenizer {
 namespace {
 
@@ -67,13 +69,9 @@ bool last_charsmap(std::string_view proto, uint32_t spec_field, std::string_view
   return true;
 }
 
-// Darts-clone double-array units, decoded the way its traversal decodes them.
-bool has_leaf(uint32_t unit) { return ((unit >> 8) & 1) != 0; }
-uint32_t unit_value(uint32_t unit) { return unit & ((1u << 31) - 1); }
-uint32_t unit_label(uint32_t unit) { return unit & ((1u << 31) | 0xFFu); }
-uint32_t unit_offset(uint32_t unit) { return (unit >> 10) << ((unit & (1u << 9)) >> 6); }
-
 }  // namespace
+
+using darts::has_leaf;
 
 Status check_precompiled_charsmap(std::string_view blob) {
   if (blob.empty()) return Status::success();  // no normalization table: the library builds no trie
@@ -100,18 +98,18 @@ Status check_precompiled_charsmap(std::string_view blob) {
     }
     return true;
   };
-  if (!reach(unit_offset(units[0]))) return invalid_file("its normalization trie points outside itself");
+  if (!reach(darts::offset(units[0]))) return invalid_file("its normalization trie points outside itself");
   while (!pending.empty()) {
     const uint32_t state = pending.back();
     pending.pop_back();
     for (uint32_t byte = 0; byte < 256; ++byte) {
       const uint32_t position = state ^ byte;
       const uint32_t unit = units[position];
-      if (unit_label(unit) != byte) continue;
-      const uint32_t child = position ^ unit_offset(unit);
+      if (darts::label(unit) != byte) continue;
+      const uint32_t child = position ^ darts::offset(unit);
       if (has_leaf(unit)) {
         if (child >= count) return invalid_file("its normalization trie points outside itself");
-        const uint32_t at = unit_value(units[child]);
+        const uint32_t at = darts::value(units[child]);
         if (at >= replacements.size() || std::memchr(replacements.data() + at, '\0', replacements.size() - at) == nullptr) {
           return invalid_file("its normalization table points outside its replacement strings");
         }

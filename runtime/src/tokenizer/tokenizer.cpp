@@ -7,6 +7,7 @@
 
 #include "tokenizer/byte_bpe.h"
 #include "tokenizer/byte_level_bpe.h"
+#include "tokenizer/unigram.h"
 #include "tokenizer/wordpiece.h"
 #include "loader/model_index.h"
 
@@ -186,6 +187,8 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
       }
       return tokenizer::create_byte_level_bpe_tokenizer(std::move(tokens), merges, options, out);
     }
+    case fb::TokenizerKind::Unigram:  // tokenizer.json's Unigram (XLM-RoBERTa)
+      return tokenizer::create_unigram_tokenizer(*tok, std::move(tokens), options, out);
     default:
       return unsupported_model(std::string("tokenizer kind ") + fb::EnumNameTokenizerKind(tok->kind()) +
                                " has no text tokenizer in heed yet");
@@ -200,6 +203,7 @@ const char* tokenizer_kind_name(TokenizerKind kind) {
     case TokenizerKind::ByteBPE: return "ByteBPE";
     case TokenizerKind::WordPiece: return "WordPiece";
     case TokenizerKind::ByteLevelBPE: return "ByteLevelBPE";
+    case TokenizerKind::Unigram: return "Unigram";
   }
   return "unknown";
 }
