@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "heed/decoding.h"
@@ -23,6 +24,18 @@ Status set_decode_option(DecodeOptions* options, std::string_view key, std::stri
 
 // Sets `key` from a number (flags: 0 or 1; counts: a whole number), as JSON and Python give them.
 Status set_decode_option(DecodeOptions* options, std::string_view key, double value);
+
+// An option's value: `whole` for counts, the seed and flags (0 or 1), `real` for the others.
+enum class DecodeOptionType { kWhole, kReal, kFlag };
+struct DecodeOptionValue {
+  DecodeOptionType type = DecodeOptionType::kWhole;
+  uint64_t whole = 0;
+  double real = 0;
+};
+
+// Reads `key` of `options` (an unknown key is an error naming it), for front ends that expose the
+// options as attributes (the Python package's argument objects).
+Status get_decode_option(const DecodeOptions& options, std::string_view key, DecodeOptionValue* value);
 
 // The keys, in a fixed order: decode_option_key(i) for i < num_decode_option_keys().
 size_t num_decode_option_keys();

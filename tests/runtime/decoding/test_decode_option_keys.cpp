@@ -172,3 +172,25 @@ TEST_CASE("check_decode_options applies the keys' ranges to fields set directly"
   o.beam_size = 0;  // the session's own wording and code for the beam
   CHECK(check_decode_options(o, limits).code() == StatusCode::kLimitExceeded);
 }
+
+TEST_CASE("get_decode_option reads back what was set, with its type") {
+  for (const Case& c : kCases) {
+    INFO(c.key);
+    DecodeOptions o;
+    REQUIRE(set_decode_option(&o, c.key, std::string(c.text)));
+    DecodeOptionValue v;
+    REQUIRE(get_decode_option(o, c.key, &v));
+    const double read = v.type == DecodeOptionType::kReal ? v.real : static_cast<double>(v.whole);
+    CHECK(read == Approx(c.value));
+  }
+  DecodeOptions o;
+  REQUIRE(set_decode_option(&o, "seed", std::string("18446744073709551615")));
+  DecodeOptionValue v;
+  REQUIRE(get_decode_option(o, "seed", &v));
+  CHECK(v.type == DecodeOptionType::kWhole);
+  CHECK(v.whole == 18446744073709551615ull);  // exact: wholes do not go through a double
+  REQUIRE(get_decode_option(o, "use_vmap", &v));
+  CHECK(v.type == DecodeOptionType::kFlag);
+  CHECK(get_decode_option(o, "beams", &v).message() == "unknown decoding option 'beams'");
+  CHECK(set_decode_option(&o, "patience", kNaN).message() == "patience must be a finite number > 0 (got 'nan')");
+}
