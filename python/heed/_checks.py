@@ -31,6 +31,24 @@ def number(name, value, minimum=None, exclusive=False):
     return float(value)
 
 
+def decode_args(args, given, names):
+    """Sets the decoding arguments `names` of `given` on `args` (a heed._heed argument object whose
+    attributes are the runtime's decoding options): their types are checked here (TypeError); their
+    ranges are the runtime's one check of decoding options (ValueError naming the argument and the
+    range it accepts; NaN refused)."""
+    for name in names:
+        current, value = getattr(args, name), given[name]
+        if isinstance(current, bool):
+            value = boolean(name, value)
+        elif isinstance(current, int):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError("%s must be an integer, not %s" % (name, type(value).__name__))
+            value = int(value)
+        else:
+            value = float(number(name, value))
+        setattr(args, name, value)
+
+
 def boolean(name, value):
     if not isinstance(value, bool):
         raise TypeError("%s must be True or False, not %s" % (name, type(value).__name__))

@@ -4,6 +4,8 @@ from typing import Callable, List, Optional, Tuple
 import numpy
 
 class TranslateArgs:
+    # The decoding options are attributes by their names in heed/decode_option_keys.h (set: the
+    # runtime's range check, ValueError); GenerateArgs has them too.
     beam_size: int
     num_hypotheses: int
     max_decoding_length: int
@@ -18,6 +20,8 @@ class TranslateArgs:
     seed: int
     disable_unk: bool
     return_alternatives: bool
+    min_alternative_probability: float
+    use_vmap: bool
     return_attention: bool
     suppress_sequences: List[List[str]]
     end_token: List[str]

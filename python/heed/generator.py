@@ -61,13 +61,8 @@ class Generator(ModelObject):
         a = _heed.GenerateArgs()
         a.seed = _checks.random_seed.value
         a.max_length = _checks.integer("max_length", given["max_length"], 1)
-        a.sampling_topk = _checks.integer("sampling_topk", given["sampling_topk"])
-        a.sampling_topp = _checks.number("sampling_topp", given["sampling_topp"], 0, exclusive=True)
-        a.sampling_temperature = _checks.number("sampling_temperature", given["sampling_temperature"], 0,
-                                                exclusive=True)
-        a.repetition_penalty = _checks.number("repetition_penalty", given["repetition_penalty"], 0, exclusive=True)
-        a.no_repeat_ngram_size = _checks.integer("no_repeat_ngram_size", given["no_repeat_ngram_size"])
-        a.disable_unk = _checks.boolean("disable_unk", given["disable_unk"])
+        _checks.decode_args(a, given, ("sampling_topk", "sampling_topp", "sampling_temperature", "repetition_penalty",
+                                       "no_repeat_ngram_size", "disable_unk"))
         a.suppress_sequences = _checks.token_lists("suppress_sequences", given["suppress_sequences"] or [])
         a.end_token = _checks.end_tokens(given["end_token"])
         return a

@@ -129,25 +129,11 @@ class Translator(ModelObject):
     def _args(given):
         a = _heed.TranslateArgs()
         a.seed = _checks.random_seed.value
-        a.beam_size = _checks.integer("beam_size", given["beam_size"], 1)
-        a.num_hypotheses = _checks.integer("num_hypotheses", given["num_hypotheses"], 1)
-        a.patience = _checks.number("patience", given["patience"], 0, exclusive=True)
-        a.length_penalty = _checks.number("length_penalty", given["length_penalty"])
-        a.repetition_penalty = _checks.number("repetition_penalty", given["repetition_penalty"], 0, exclusive=True)
-        a.no_repeat_ngram_size = _checks.integer("no_repeat_ngram_size", given["no_repeat_ngram_size"])
-        a.disable_unk = _checks.boolean("disable_unk", given["disable_unk"])
+        _checks.decode_args(a, given, _DECODE_ARGS)
         a.suppress_sequences = _checks.token_lists("suppress_sequences", given["suppress_sequences"] or [])
         a.end_token = _checks.end_tokens(given["end_token"])
-        a.max_decoding_length = _checks.integer("max_decoding_length", given["max_decoding_length"], 1)
-        a.min_decoding_length = _checks.integer("min_decoding_length", given["min_decoding_length"])
         a.return_attention = _checks.boolean("return_attention", given["return_attention"])
-        a.return_alternatives = _checks.boolean("return_alternatives", given["return_alternatives"])
-        a.use_vmap = _checks.boolean("use_vmap", given["use_vmap"])
         _checks.boolean("return_scores", given["return_scores"])
-        a.sampling_topk = _checks.integer("sampling_topk", given["sampling_topk"])
-        a.sampling_topp = _checks.number("sampling_topp", given["sampling_topp"], 0, exclusive=True)
-        a.sampling_temperature = _checks.number("sampling_temperature", given["sampling_temperature"], 0,
-                                                exclusive=True)
         return a
 
     @staticmethod
@@ -229,6 +215,11 @@ class Translator(ModelObject):
             args.max_decoding_length = min(args.max_decoding_length, session.max_target_length())
             return session.translate_text(texts, args, split, source_language or "")
 
+
+# translate_batch's arguments that are the runtime's decoding options (heed/decode_option_keys.h).
+_DECODE_ARGS = ("beam_size", "num_hypotheses", "patience", "length_penalty", "repetition_penalty",
+                "no_repeat_ngram_size", "disable_unk", "max_decoding_length", "min_decoding_length",
+                "return_alternatives", "use_vmap", "sampling_topk", "sampling_topp", "sampling_temperature")
 
 # translate_batch's decoding arguments translate_text takes, and those _args reads that it keeps at
 # their defaults (it returns one text per text).

@@ -180,15 +180,14 @@ class PyGenerator {
     check(s);
   }
   void options(const GenerateArgs& a, GenerateOptions* o, ControlTokenIds* ids) const {
+    const DecodeOptions& d = a.decode;
     o->max_new_tokens = a.max_length;
-    const bool greedy = a.sampling_topk == 1;
-    o->temperature = greedy ? 0.0f : a.sampling_temperature;
-    o->top_k = a.sampling_topk;
-    o->top_p = a.sampling_topp;
-    o->seed = a.seed;
-    o->controls.disable_unk = a.disable_unk;
-    o->controls.repetition_penalty = a.repetition_penalty;
-    o->controls.no_repeat_ngram_size = a.no_repeat_ngram_size;
+    const bool greedy = d.sampling_top_k == 1;
+    o->temperature = greedy ? 0.0f : d.sampling_temperature;
+    o->top_k = d.sampling_top_k;
+    o->top_p = d.sampling_top_p;
+    o->seed = d.seed;
+    o->controls = d.controls;
     const auto to_id = [this](const std::string& t) { return generator_->token_id(t); };
     check(ids->map(a.suppress_sequences, a.end_token, to_id, "suppress_sequences", "end_token"));
     ids->bind(&o->controls);

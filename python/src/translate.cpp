@@ -29,31 +29,19 @@ using Tokens = std::vector<std::string>;
 // One hypothesis as the Python layer reads it: tokens, score, log-probs, attention rows.
 using PyHypothesis = std::tuple<Tokens, float, std::vector<float>, std::vector<std::vector<float>>>;
 
-// The decoding arguments of translate_batch, checked in Python already (ranges and types).
+// The decoding arguments of translate_batch: the decoding options (CTranslate2's translate
+// defaults, max_decoding_length 256) and the attention wanted.
 struct TranslateArgs : SamplingArgs {
-  size_t beam_size = 2, num_hypotheses = 1, max_decoding_length = 256, min_decoding_length = 1;
-  float patience = 1, length_penalty = 1;
-  bool return_alternatives = false, return_attention = false, use_vmap = false;
+  TranslateArgs() {
+    decode = translation_defaults();
+    decode.max_length = 256;
+  }
+  bool return_attention = false;
 };
 
 // The decoding options of `a`, with the ids its controls point to (kept in `ids`).
 DecodeOptions decode_options(const TranslateArgs& a, const Translator& t, ControlTokenIds* ids) {
-  DecodeOptions d;
-  d.beam_size = a.beam_size;
-  d.n_best = a.num_hypotheses;
-  d.patience = a.patience;
-  d.length_penalty = a.length_penalty;
-  d.min_length = a.min_decoding_length;
-  d.max_length = a.max_decoding_length;
-  d.sampling_top_k = a.sampling_topk;
-  d.sampling_top_p = a.sampling_topp;
-  d.sampling_temperature = a.sampling_temperature;
-  d.seed = a.seed;
-  d.return_alternatives = a.return_alternatives;
-  d.use_vmap = a.use_vmap;
-  d.controls.disable_unk = a.disable_unk;
-  d.controls.repetition_penalty = a.repetition_penalty;
-  d.controls.no_repeat_ngram_size = a.no_repeat_ngram_size;
+  DecodeOptions d = a.decode;
   const auto to_id = [&t](const std::string& token) { return t.target_vocabulary().id(token); };
   check(ids->map(a.suppress_sequences, a.end_token, to_id, "suppress_sequences", "end_token"));
   ids->bind(&d.controls);
@@ -210,15 +198,7 @@ void bind_translator(nb::module_& m) {
   nb::class_<TranslateArgs> translate_args(m, "TranslateArgs");
   bind_sampling_args(translate_args)
       .def(nb::init<>())
-      .def_rw("beam_size", &TranslateArgs::beam_size)
-      .def_rw("num_hypotheses", &TranslateArgs::num_hypotheses)
-      .def_rw("max_decoding_length", &TranslateArgs::max_decoding_length)
-      .def_rw("min_decoding_length", &TranslateArgs::min_decoding_length)
-      .def_rw("patience", &TranslateArgs::patience)
-      .def_rw("length_penalty", &TranslateArgs::length_penalty)
-      .def_rw("return_alternatives", &TranslateArgs::return_alternatives)
-      .def_rw("return_attention", &TranslateArgs::return_attention)
-      .def_rw("use_vmap", &TranslateArgs::use_vmap);
+      .def_rw("return_attention", &TranslateArgs::return_attention);
   nb::class_<PyTranslator>(m, "Translator")
       .def(nb::init<const ModelHandle&, size_t, uint32_t, size_t, size_t, size_t, size_t, bool>(), nb::arg("model"),
            nb::arg("threads"), nb::arg("spin_microseconds"), nb::arg("max_batch"), nb::arg("max_beam"), nb::arg("max_source"),

@@ -1,6 +1,7 @@
 """heed.Translator against CTranslate2 itself (the ctranslate2 package, on the same model folders)
 and against the heed command line."""
 import os
+import re
 import threading
 
 import ctranslate2
@@ -135,6 +136,31 @@ def test_callback_streams_greedy_tokens(aren):
     steps = []
     result = heed.Translator(aren).translate_batch(SOURCES[:1], beam_size=1, callback=lambda s: steps.append(s))
     assert [s.token for s in steps if not s.is_last] == result[0].hypotheses[0]
+
+
+def test_decoding_arguments_take_the_runtimes_ranges(aren):
+    """translate_batch's and generate_batch's decoding arguments are the runtime's decoding options
+    by name (heed/decode_option_keys.h): its ranges, NaN refused, the message naming the argument."""
+    translator = heed.Translator(aren)
+    refused = [("patience", float("nan"), "patience must be a finite number > 0 (got 'nan')"),
+               ("length_penalty", float("inf"), "length_penalty must be a finite number (got 'inf')"),
+               ("sampling_topp", 1.5, "sampling_topp must be a number in (0, 1] (got '1.5')"),
+               ("repetition_penalty", 0, "repetition_penalty must be a finite number > 0 (1: off) (got '0')"),
+               ("beam_size", 0, "beam_size must be a whole number >= 1 (got '0')"),
+               ("num_hypotheses", -1, "num_hypotheses must be a whole number >= 1 (got '-1')"),
+               ("min_decoding_length", -2, "min_decoding_length must be a whole number >= 0")]
+    for name, value, message in refused:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            translator.translate_batch(SOURCES, **{name: value})
+    with pytest.raises(TypeError, match="beam_size must be an integer"):
+        translator.translate_batch(SOURCES, beam_size=2.0)
+    with pytest.raises(ValueError, match="sampling temperature must be above 0 when sampling"):
+        translator.translate_batch(SOURCES, beam_size=1, sampling_topk=0, sampling_temperature=0)
+    args = heed._heed.TranslateArgs()
+    args.seed = 2**64 - 1  # set as digits: exact
+    assert (args.seed, args.beam_size, args.max_decoding_length, args.use_vmap) == (2**64 - 1, 2, 256, False)
+    args.patience = 2
+    assert args.patience == 2.0 and isinstance(args.patience, float)
 
 
 def test_bad_arguments_raise(aren, tmp_path):

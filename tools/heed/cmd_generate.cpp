@@ -140,8 +140,13 @@ bool parse_settings(const Args& args, Settings* s) {
       !get_control_flags(args, &s->controls)) {
     return false;
   }
-  if (!(*temperature >= 0)) return args.usage_error("--temperature must be >= 0"), false;
-  if (!(*top_p > 0 && *top_p <= 1)) return args.usage_error("--top-p must be in (0, 1]"), false;
+  // Their ranges are the runtime's decoding options' (heed/decode_option_keys.h).
+  DecodeOptions keyed;
+  if (!set_decode_flag(args, &keyed, "temperature", "sampling_temperature", *temperature) ||
+      !set_decode_flag(args, &keyed, "top-p", "sampling_topp", *top_p) ||
+      !set_decode_flag(args, &keyed, "top-k", "sampling_topk", *top_k) || !set_decode_flag(args, &keyed, "seed", "seed", *seed)) {
+    return false;
+  }
   if (args.has("prompt-ids") && !parse_token_ids(args.get("prompt-ids"), &s->prompt_ids)) {
     return args.usage_error("--prompt-ids takes non-negative integers separated by commas or spaces"), false;
   }
@@ -164,10 +169,10 @@ bool parse_settings(const Args& args, Settings* s) {
   g.load = load_options(args);
   GenerateOptions& o = s->generate;
   o.max_new_tokens = static_cast<size_t>(*tokens);
-  o.temperature = static_cast<float>(*temperature);
-  o.top_k = static_cast<size_t>(*top_k);
-  o.top_p = static_cast<float>(*top_p);
-  o.seed = static_cast<uint64_t>(*seed);
+  o.temperature = keyed.sampling_temperature;  // 0: greedy, the Generator's convention
+  o.top_k = keyed.sampling_top_k;
+  o.top_p = keyed.sampling_top_p;
+  o.seed = keyed.seed;
   return true;
 }
 

@@ -195,19 +195,19 @@ std::optional<int> parse_settings(Args& args, const std::vector<std::string>& ar
   t.max_n_best = static_cast<size_t>(*n_best);
   t.threads = static_cast<size_t>(*threads);
   t.spin_microseconds = *spin;
+  // The flags by the runtime's names (heed/decode_option_keys.h: its fields and ranges).
   DecodeOptions& d = s->decode;
-  d.beam_size = static_cast<size_t>(*beam);
-  d.return_alternatives = alternatives;
-  d.use_vmap = args.has("use-vmap");
-  d.n_best = static_cast<size_t>(*n_best);
-  d.max_length = static_cast<size_t>(*max_len);
-  d.min_length = static_cast<size_t>(*min_len);
-  d.length_penalty = static_cast<float>(*penalty);
-  d.patience = static_cast<float>(*patience);
-  d.sampling_top_k = static_cast<size_t>(*top_k);
-  d.sampling_temperature = static_cast<float>(*temperature);
-  d.sampling_top_p = static_cast<float>(*top_p);
-  d.seed = static_cast<uint64_t>(*seed);
+  const bool keyed =
+      set_decode_flag(args, &d, "beam", "beam_size", *beam) && set_decode_flag(args, &d, "n-best", "num_hypotheses", *n_best) &&
+      set_decode_flag(args, &d, "max-len", "max_decoding_length", *max_len) &&
+      set_decode_flag(args, &d, "min-len", "min_decoding_length", *min_len) &&
+      set_decode_flag(args, &d, "length-penalty", "length_penalty", *penalty) &&
+      set_decode_flag(args, &d, "patience", "patience", *patience) && set_decode_flag(args, &d, "top-k", "sampling_topk", *top_k) &&
+      set_decode_flag(args, &d, "temperature", "sampling_temperature", *temperature) &&
+      set_decode_flag(args, &d, "top-p", "sampling_topp", *top_p) && set_decode_flag(args, &d, "seed", "seed", *seed) &&
+      set_decode_flag(args, &d, "return-alternatives", "return_alternatives", int64_t{alternatives}) &&
+      set_decode_flag(args, &d, "use-vmap", "use_vmap", int64_t{args.has("use-vmap")});
+  if (!keyed) return kExitUsage;
   // The runtime's own check of the decoding options, as a usage error before anything is opened.
   const Status checked = check_decode_options(d, t.limits);
   if (!checked) return args.usage_error(checked.message());

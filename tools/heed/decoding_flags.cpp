@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "heed/decode_option_keys.h"
 #include "heed/translator.h"
 #include "source_files.h"
 
@@ -28,7 +29,20 @@ bool read_suppress_file(const Args& args, const std::string& path, std::vector<s
   return true;
 }
 
+bool flag_set(const Args& args, const char* name, const Status& st) {
+  if (!st) args.usage_error(std::string("--") + name + ": " + st.message());
+  return st.ok();
+}
+
 }  // namespace
+
+bool set_decode_flag(const Args& args, DecodeOptions* options, const char* name, const char* key, int64_t value) {
+  return flag_set(args, name, set_decode_option(options, key, std::string_view(std::to_string(value))));
+}
+
+bool set_decode_flag(const Args& args, DecodeOptions* options, const char* name, const char* key, double value) {
+  return flag_set(args, name, set_decode_option(options, key, value));
+}
 
 std::vector<OptionSpec> decoding_control_options() {
   return {
@@ -45,14 +59,13 @@ std::vector<OptionSpec> decoding_control_options() {
 bool get_control_flags(const Args& args, ControlFlags* out) {
   const auto penalty = args.get_double("repetition-penalty", 1.0);
   const auto ngram = args.get_int("no-repeat-ngram", 0, 0, 1 << 20);
-  if (!penalty || !ngram) return false;
-  if (!(*penalty > 0)) {
-    args.usage_error("--repetition-penalty must be a positive number (1: off)");
+  DecodeOptions keyed;  // the numbers through the runtime's one table of decoding options
+  if (!penalty || !ngram || !set_decode_flag(args, &keyed, "repetition-penalty", "repetition_penalty", *penalty) ||
+      !set_decode_flag(args, &keyed, "no-repeat-ngram", "no_repeat_ngram_size", *ngram) ||
+      !set_decode_flag(args, &keyed, "disable-unk", "disable_unk", int64_t{args.has("disable-unk")})) {
     return false;
   }
-  out->disable_unk = args.has("disable-unk");
-  out->repetition_penalty = static_cast<float>(*penalty);
-  out->no_repeat_ngram_size = static_cast<size_t>(*ngram);
+  out->numbers = keyed.controls;
   for (const std::string& s : args.get_all("suppress")) {
     std::vector<std::string> tokens = Translator::split_tokens(s);
     if (tokens.empty()) {
@@ -73,9 +86,9 @@ bool get_control_flags(const Args& args, ControlFlags* out) {
 }
 
 void ControlIds::bind(const ControlFlags& flags, DecodeControls* controls) {
-  controls->disable_unk = flags.disable_unk;
-  controls->repetition_penalty = flags.repetition_penalty;
-  controls->no_repeat_ngram_size = flags.no_repeat_ngram_size;
+  controls->disable_unk = flags.numbers.disable_unk;
+  controls->repetition_penalty = flags.numbers.repetition_penalty;
+  controls->no_repeat_ngram_size = flags.numbers.no_repeat_ngram_size;
   ids.bind(controls);
 }
 

@@ -15,12 +15,16 @@ namespace heed::cli {
 // --no-repeat-ngram N, --end-token TOKEN (repeatable).
 std::vector<OptionSpec> decoding_control_options();
 
+// Sets the decoding option `key` (heed/decode_option_keys.h: the runtime's field and range) of
+// *options from `--name`'s value as the command line parsed it (whole numbers exactly, as text);
+// false after a usage error naming the flag, the option and the range.
+bool set_decode_flag(const Args& args, DecodeOptions* options, const char* name, const char* key, int64_t value);
+bool set_decode_flag(const Args& args, DecodeOptions* options, const char* name, const char* key, double value);
+
 // The controls as token strings and numbers, until a vocabulary turns them into ids.
 struct ControlFlags {
-  bool disable_unk = false;
+  DecodeControls numbers;  // disable_unk, repetition_penalty, no_repeat_ngram_size (no ids yet)
   std::vector<std::vector<std::string>> suppress;  // token sequences
-  float repetition_penalty = 1.0f;
-  size_t no_repeat_ngram_size = 0;
   std::vector<std::string> end_tokens;
 };
 // False after printing a usage error (a bad number, an unreadable --suppress-file).

@@ -1,7 +1,9 @@
-// check_decode_options: every decoding option's rule, in one place (heed/decoding.h).
+// check_decode_options: the rules that tie decoding options together or to a session
+// (heed/decoding.h); each option's own range is heed/decode_option_keys.h's, checked from here.
 #include <cmath>
 #include <string>
 
+#include "heed/decode_option_keys.h"
 #include "heed/decoding.h"
 
 namespace heed {
@@ -17,9 +19,6 @@ Status check_alternatives(const DecodeOptions& o, const StepModelLimits& l) {
   if (o.sampling_top_k != 1 || o.on_token != nullptr || l.capture_attention) {
     return invalid_argument("return_alternatives works without sampling, streaming or attention capture");
   }
-  if (!(o.min_alternative_probability >= 0 && o.min_alternative_probability <= 1)) {
-    return invalid_argument("min_alternative_probability must be in [0, 1]");
-  }
   return Status::success();
 }
 
@@ -33,7 +32,6 @@ Status check_beam_and_n_best(const DecodeOptions& o, const StepModelLimits& l) {
     return invalid_argument("n_best " + std::to_string(o.n_best) + " must be from 1 to the beam size (" +
                             std::to_string(o.beam_size) + ")");
   }
-  if (!(o.patience > 0) || !std::isfinite(o.patience)) return invalid_argument("patience must be a positive number");
   if (o.beam_size > 1 && static_cast<double>(o.n_best) > std::round(static_cast<float>(o.beam_size) * o.patience)) {
     return invalid_argument("n_best " + std::to_string(o.n_best) + " is above round(beam size x patience)");
   }
@@ -44,18 +42,12 @@ Status check_sampling(const DecodeOptions& o) {
   if (o.on_token != nullptr && o.beam_size != 1) return invalid_argument("streaming (on_token) needs beam size 1");
   if (o.sampling_top_k != 1) {
     if (o.beam_size != 1) return invalid_argument("sampling (sampling_top_k != 1) needs beam size 1");
-    if (!(o.sampling_temperature > 0) || !std::isfinite(o.sampling_temperature)) {
-      return invalid_argument("sampling temperature must be a positive number");
-    }
+    if (!(o.sampling_temperature > 0)) return invalid_argument("sampling temperature must be above 0 when sampling");
   }
-  if (!(o.sampling_top_p > 0 && o.sampling_top_p <= 1)) return invalid_argument("sampling top_p must be in (0, 1]");
   return Status::success();
 }
 
 Status check_controls(const DecodeControls& o) {
-  if (!(o.repetition_penalty > 0) || !std::isfinite(o.repetition_penalty)) {
-    return invalid_argument("repetition penalty must be a positive number (1: off)");
-  }
   if (o.num_end_ids > 0 && o.end_ids == nullptr) return invalid_argument("end_ids: a count without ids");
   const TokenBatch* s = o.suppress_sequences;
   if (s != nullptr && s->size > 0 && (s->offsets == nullptr || (s->offsets[s->size] > 0 && s->ids == nullptr))) {
@@ -67,12 +59,13 @@ Status check_controls(const DecodeControls& o) {
 }  // namespace
 
 Status check_decode_options(const DecodeOptions& o, const StepModelLimits& l) {
+  if (o.beam_size == 0) return check_beam_and_n_best(o, l);  // the session's wording for beam 0
+  HEED_RETURN_IF_ERROR(check_decode_option_ranges(o));
   HEED_RETURN_IF_ERROR(check_beam_and_n_best(o, l));
   if (o.max_length > l.max_target_len) {
     return Status(StatusCode::kLimitExceeded, "max_length " + std::to_string(o.max_length) +
                   " is above the session's max_target_len " + std::to_string(l.max_target_len));
   }
-  if (!std::isfinite(o.length_penalty)) return invalid_argument("length penalty must be a finite number");
   HEED_RETURN_IF_ERROR(check_controls(o.controls));
   return check_sampling(o);
 }

@@ -5,6 +5,7 @@
 
 #include "generator/generator_chat.h"
 #include "generator/start_token_model.h"
+#include "heed/decode_option_keys.h"
 #include "heed/tokenizer.h"
 #include "models/step_model_factory.h"
 #include "tokenizer/byte_bpe.h"
@@ -133,10 +134,6 @@ Status Generator::split_prompt(const int32_t* prompt, size_t length, int32_t* fi
 
 Status Generator::decode_options(const GenerateOptions& options, size_t longest_rest, DecodeOptions* d) const {
   if (options.max_new_tokens == 0) return invalid_argument("max_new_tokens must be at least 1");
-  if (!(options.temperature >= 0.0f) || !std::isfinite(options.temperature)) {
-    return invalid_argument("temperature must be a finite number >= 0");
-  }
-  if (!(options.top_p > 0.0f && options.top_p <= 1.0f)) return invalid_argument("top_p must be in (0, 1]");
   // Every sentence of a batch gets the same decoder steps; a shorter prompt's continuation may
   // use them (it ends at max_new_tokens all the same: see generate_batch).
   const size_t new_tokens = std::min(options.max_new_tokens, max_context() - longest_rest);
@@ -150,7 +147,9 @@ Status Generator::decode_options(const GenerateOptions& options, size_t longest_
   d->controls.prefix_in_history = false;  // the prompt is not part of what the controls look at
   d->cancel = options.cancel;
   d->deadline = options.deadline;
-  return Status::success();
+  // The ranges of the decoding options (heed/decode_option_keys.h: temperature a finite number
+  // >= 0, top_p in (0, 1], ...), named by their keys: one check for every front end.
+  return check_decode_option_ranges(*d);
 }
 
 // The continuation of hypothesis h after a forced prompt of `rest` tokens, at most `budget` long.

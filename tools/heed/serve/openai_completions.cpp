@@ -12,6 +12,7 @@
 #include "chat_messages.h"
 #include "client_watch.h"
 #include "completion.h"
+#include "heed/decode_option_keys.h"
 #include "openai_common.h"
 #include "request_limits.h"
 #include "request_log.h"
@@ -52,11 +53,15 @@ std::string read_completion(const json& body, const ServeOptions& limits, Comple
   // Above the limit is clamped to it (as vLLM and llama.cpp's server do): finish_reason says "length".
   if (!get_integer(body, "max_tokens", 1, INT64_MAX, &max_tokens)) return "'max_tokens' must be a positive whole number";
   if (!get_integer(body, "seed", 0, INT64_MAX, &seed)) return "'seed' must be a non-negative whole number";
+  // temperature and top_p: the runtime's decoding options by name (heed/decode_option_keys.h: their
+  // ranges), the temperature within OpenAI's 0..2 besides.
+  DecodeOptions keyed;
   const json temperature = body.value("temperature", json(1.0)), top_p = body.value("top_p", json(1.0));
-  if (!temperature.is_number() || !(temperature.get<double>() >= 0 && temperature.get<double>() <= 2)) {
+  if (!temperature.is_number() || !(temperature.get<double>() <= 2) ||
+      !set_decode_option(&keyed, "sampling_temperature", temperature.get<double>())) {
     return "'temperature' must be a number from 0 to 2";
   }
-  if (!top_p.is_number() || !(top_p.get<double>() > 0 && top_p.get<double>() <= 1)) return "'top_p' must be in (0, 1]";
+  if (!top_p.is_number() || !set_decode_option(&keyed, "sampling_topp", top_p.get<double>())) return "'top_p' must be in (0, 1]";
   const json stop = body.value("stop", json(nullptr)), stream_field = body.value("stream", json(false));
   if (stop.is_string()) r->stop = {stop.get<std::string>()};
   if (stop.is_array() && stop.size() <= 4 && std::all_of(stop.begin(), stop.end(), [](const json& s) { return s.is_string(); })) {
@@ -68,8 +73,8 @@ std::string read_completion(const json& body, const ServeOptions& limits, Comple
   *stream = stream_field.get<bool>();
   // A chat's answer runs to its end (OpenAI's chat default), a completion's 16 tokens (its default).
   r->options.max_new_tokens = std::min(static_cast<size_t>(max_tokens.value_or(r->chat ? INT64_MAX : 16)), limits.max_tokens);
-  r->options.temperature = temperature.get<float>();
-  r->options.top_p = top_p.get<float>();
+  r->options.temperature = keyed.sampling_temperature;
+  r->options.top_p = keyed.sampling_top_p;
   r->options.seed = static_cast<uint64_t>(seed.value_or(0));
   return "";
 }
