@@ -22,6 +22,7 @@ constexpr HfFamily kHfFamilies[] = {
     {"gpt2", "hf-gpt2", {"model.safetensors", nullptr}},
     {"llama", "hf-llama", {"model.safetensors", nullptr}},
     {"marian", "hf-marian", {"source.spm", "vocab.json"}},
+    {"mpnet", "hf-mpnet", {"vocab.txt or tokenizer.json", nullptr}},
     {"xlm-roberta", "hf-xlm-roberta", {"tokenizer.json", nullptr}},
 };
 

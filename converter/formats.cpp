@@ -5,6 +5,7 @@
 #include "argos/reader.h"
 #include "ct2/reader.h"
 #include "hf_bert/reader.h"
+#include "hf_bert/mpnet.h"
 #include "hf_bert/xlm_roberta.h"
 #include "hf_causal_lm/reader.h"
 #include "llama2c/reader.h"
@@ -25,6 +26,8 @@ const std::vector<SourceFormat>& source_formats() {
        &hf_bert::looks_like_model, &hf_bert::read_model},
       {"hf-xlm-roberta", "Hugging Face XLM-RoBERTa folder (XLM-R, multilingual e5): config.json (model_type "
        "xlm-roberta), model.safetensors, tokenizer.json (Unigram)", &hf_bert::looks_like_xlm_roberta, &hf_bert::read_model},
+      {"hf-mpnet", "Hugging Face MPNet folder (all-mpnet-base-v2): config.json (model_type mpnet), model.safetensors, "
+       "vocab.txt or tokenizer.json (WordPiece)", &hf_bert::looks_like_mpnet, &hf_bert::read_model},
       {"torch-seq2seq", "PyTorch RNN seq2seq with attention: model.safetensors (state_dict) + config.json "
        "(docs/torch-seq2seq.md)", &torch_seq2seq::looks_like_model, &torch_seq2seq::read_model},
       {"argos", "Argos Translate package (.argosmodel zip: CTranslate2 model + sentencepiece.model + metadata.json)",

@@ -1,5 +1,6 @@
 #include "hf_bert/reader.h"
 
+#include "hf_bert/mpnet.h"
 #include "hf_bert/xlm_roberta.h"
 
 #include <optional>
@@ -32,8 +33,9 @@ std::string get_string(const nlohmann::json& j, const char* key, const std::stri
 }
 
 struct BertConfig {
-  std::string model_type;          // "bert" or "xlm-roberta" (xlm_roberta.h)
+  std::string model_type;          // "bert", "xlm-roberta" (xlm_roberta.h) or "mpnet" (mpnet.h)
   uint32_t position_offset = 0;    // the position rows a sentence skips (XLM-RoBERTa: pad_token_id + 1)
+  uint32_t relative_buckets = 0, relative_max_distance = 0;  // MPNet's relative position bias
   uint32_t vocab_size = 0, hidden_size = 0, layers = 0, heads = 0, intermediate = 0;
   uint32_t max_positions = 512, type_vocab_size = 2;
   float layer_norm_eps = 1e-12f;
@@ -101,9 +103,14 @@ Status read_config(const std::string& dir, BertConfig* c) {
   if (is_xlm_roberta_type(c->model_type)) {
     c->type_vocab_size = 1;
     HEED_RETURN_IF_ERROR(xlm_roberta_position_offset(j, path, &c->position_offset));
+  } else if (is_mpnet_type(c->model_type)) {
+    c->type_vocab_size = 0;
+    c->position_offset = kMpnetPositionOffset;
+    HEED_RETURN_IF_ERROR(read_mpnet_config(j, path, &c->relative_buckets, &c->relative_max_distance));
   } else if (c->model_type != "bert") {
     return unsupported_model(path + ": model_type '" + c->model_type +
-                             "' is not a BERT model (--from hf-bert reads model_type bert, --from hf-xlm-roberta xlm-roberta)");
+                             "' is not a BERT model (--from hf-bert reads model_type bert, --from hf-xlm-roberta "
+                             "xlm-roberta, --from hf-mpnet mpnet)");
   }
   HEED_RETURN_IF_ERROR(get_count(j, path, "vocab_size", true, &c->vocab_size));
   HEED_RETURN_IF_ERROR(get_count(j, path, "hidden_size", true, &c->hidden_size));
@@ -174,7 +181,7 @@ int32_t find_token(const std::vector<std::string>& tokens, const std::string& to
 bool unused_by_encoders(const std::string& prefix, const std::string& n) {
   const std::string local = n.compare(0, prefix.size(), prefix) == 0 ? n.substr(prefix.size()) : n;
   return local.rfind("pooler.", 0) == 0 || n.rfind("cls.", 0) == 0 || n.rfind("classifier.", 0) == 0 ||
-         n.rfind("qa_outputs.", 0) == 0 || local == "embeddings.position_ids";
+         n.rfind("qa_outputs.", 0) == 0 || n.rfind("lm_head.", 0) == 0 || local == "embeddings.position_ids";
 }
 
 // sentence-transformers' 1_Pooling/config.json: the pooling the embeddings were trained with.
@@ -242,9 +249,22 @@ bool looks_like_model(const std::string& dir) {
 
 namespace {
 
-// Embeddings (word, position, token type 0 when the file has them) and every encoder layer.
+// One layer's attention, feed-forward and norms; `in` is its name in the file, `o` in heed's.
+Status map_layer(TensorMapper& m, const BertConfig& c, const std::string& in, const std::string& o) {
+  const uint64_t d = c.hidden_size, f = c.intermediate;
+  const AttentionTensorNames& a = is_mpnet_type(c.model_type) ? kMpnetAttention : kBertAttention;
+  HEED_RETURN_IF_ERROR(m.take_stacked({in + a.query, in + a.key, in + a.value}, o + ".self_attn.qkv", d, d));
+  HEED_RETURN_IF_ERROR(m.take_linear(in + a.out, o + ".self_attn.out", d, d));
+  HEED_RETURN_IF_ERROR(m.take_norm(in + a.norm, o + ".self_attn.norm", d));
+  HEED_RETURN_IF_ERROR(m.take_linear(in + "intermediate.dense", o + ".ffn.in", f, d));
+  HEED_RETURN_IF_ERROR(m.take_linear(in + "output.dense", o + ".ffn.out", d, f));
+  return m.take_norm(in + "output.LayerNorm", o + ".ffn.norm", d);
+}
+
+// Embeddings (word, position, token type 0 when the file has them), every encoder layer and
+// MPNet's relative position bias.
 Status map_tensors(TensorMapper& m, BertConfig* c) {
-  const uint64_t d = c->hidden_size, f = c->intermediate;
+  const uint64_t d = c->hidden_size;
   HEED_RETURN_IF_ERROR(m.take("embeddings.word_embeddings.weight", "encoder.embeddings", {c->vocab_size, d}, true));
   if (c->position_offset > 0) {
     HEED_RETURN_IF_ERROR(take_offset_positions(m, c->position_offset, d, &c->max_positions));
@@ -259,16 +279,10 @@ Status map_tensors(TensorMapper& m, BertConfig* c) {
   }
   HEED_RETURN_IF_ERROR(m.take_norm("embeddings.LayerNorm", "encoder.embedding_norm", d));
   for (uint32_t i = 0; i < c->layers; ++i) {
-    const std::string in = "encoder.layer." + std::to_string(i);
-    const std::string o = names::layer("encoder", static_cast<int>(i));
-    HEED_RETURN_IF_ERROR(m.take_stacked({in + ".attention.self.query", in + ".attention.self.key", in + ".attention.self.value"},
-                                        o + ".self_attn.qkv", d, d));
-    HEED_RETURN_IF_ERROR(m.take_linear(in + ".attention.output.dense", o + ".self_attn.out", d, d));
-    HEED_RETURN_IF_ERROR(m.take_norm(in + ".attention.output.LayerNorm", o + ".self_attn.norm", d));
-    HEED_RETURN_IF_ERROR(m.take_linear(in + ".intermediate.dense", o + ".ffn.in", f, d));
-    HEED_RETURN_IF_ERROR(m.take_linear(in + ".output.dense", o + ".ffn.out", d, f));
-    HEED_RETURN_IF_ERROR(m.take_norm(in + ".output.LayerNorm", o + ".ffn.norm", d));
+    HEED_RETURN_IF_ERROR(
+        map_layer(m, *c, "encoder.layer." + std::to_string(i) + ".", names::layer("encoder", static_cast<int>(i))));
   }
+  if (c->relative_buckets > 0) HEED_RETURN_IF_ERROR(take_relative_attention_bias(m, c->relative_buckets, c->heads));
   if (m.has("encoder.layer." + std::to_string(c->layers) + ".output.dense.weight")) {
     return m.corrupt("the file has more layers than config.json's " + std::to_string(c->layers));
   }
@@ -343,12 +357,15 @@ void set_config(const BertConfig& c, NeutralModel* model) {
   config.head = c.head;
   config.classifier_function = c.function;
   config.labels = c.labels;
+  config.relative_attention_buckets = c.relative_buckets;
+  config.relative_attention_max_distance = c.relative_max_distance;
   model->config.Set(std::move(config));
 
 }
 
 // BertTokenizer's settings as heed reads them: vocab.txt, the special tokens and casing rules.
 struct BertTokenizerSettings {
+  SpecialTokenDefaults defaults = kBertSpecialTokens;  // MPNetTokenizer: kMpnetSpecialTokens
   bool lowercase = true;  // BertTokenizer's default
   std::optional<bool> strip_accents;  // unset: as lowercase
   std::string never_split;
@@ -371,13 +388,14 @@ Status read_wordpiece_vocab(const std::string& dir, uint32_t vocab_size, std::ve
 }
 
 // The special tokens BertTokenizer keeps whole when the text contains them.
-std::string never_split_tokens(const nlohmann::json& tc, const std::vector<std::string>& vocab) {
+std::string never_split_tokens(const nlohmann::json& tc, const std::vector<std::string>& vocab,
+                               const SpecialTokenDefaults& defaults) {
   std::string never_split;
-  for (const auto& [key, fallback] : {std::pair<const char*, const char*>{"unk_token", "[UNK]"},
-                                      {"sep_token", "[SEP]"},
-                                      {"pad_token", "[PAD]"},
-                                      {"cls_token", "[CLS]"},
-                                      {"mask_token", "[MASK]"}}) {
+  for (const auto& [key, fallback] : {std::pair<const char*, const char*>{"unk_token", defaults.unk},
+                                      {"sep_token", defaults.sep},
+                                      {"pad_token", defaults.pad},
+                                      {"cls_token", defaults.cls},
+                                      {"mask_token", defaults.mask}}) {
     const std::string token = get_string(tc, key, fallback);
     if (find_token(vocab, token) < 0 || token.find(' ') != std::string::npos) continue;
     never_split += (never_split.empty() ? "" : " ") + token;
@@ -405,11 +423,12 @@ Status read_tokenizer(const std::string& dir, const BertConfig& c, const nlohman
     }
     return Status::success();
   };
-  HEED_RETURN_IF_ERROR(special("unk_token", "[UNK]", &tok->unk_id));
-  HEED_RETURN_IF_ERROR(special("cls_token", "[CLS]", &tok->bos_id));
-  HEED_RETURN_IF_ERROR(special("sep_token", "[SEP]", &tok->eos_id));
-  HEED_RETURN_IF_ERROR(special("pad_token", "[PAD]", &tok->pad_id));
-  settings->never_split = never_split_tokens(tc, vocab);
+  const SpecialTokenDefaults& defaults = settings->defaults;
+  HEED_RETURN_IF_ERROR(special("unk_token", defaults.unk, &tok->unk_id));
+  HEED_RETURN_IF_ERROR(special("cls_token", defaults.cls, &tok->bos_id));
+  HEED_RETURN_IF_ERROR(special("sep_token", defaults.sep, &tok->eos_id));
+  HEED_RETURN_IF_ERROR(special("pad_token", defaults.pad, &tok->pad_id));
+  settings->never_split = never_split_tokens(tc, vocab, defaults);
   tok->target_vocabulary = std::make_unique<fb::VocabularyT>();
   tok->target_vocabulary->tokens = std::move(vocab);
   return Status::success();
@@ -418,12 +437,13 @@ Status read_tokenizer(const std::string& dir, const BertConfig& c, const nlohman
 // BertTokenizer's WordPiece and its settings as metadata (the runtime's WordPiece reads them).
 Status add_bert_tokenizer(const std::string& dir, const BertConfig& c, const nlohmann::json& tc, NeutralModel* model) {
   BertTokenizerSettings settings;
+  if (is_mpnet_type(c.model_type)) settings.defaults = kMpnetSpecialTokens;
   HEED_RETURN_IF_ERROR(read_tokenizer(dir, c, tc, &model->tokenizer, &settings));
   model->metadata.emplace_back("tokenizer.do_lower_case", settings.lowercase ? "true" : "false");
   if (settings.strip_accents) model->metadata.emplace_back("tokenizer.strip_accents", *settings.strip_accents ? "true" : "false");
   if (!settings.never_split.empty()) model->metadata.emplace_back("tokenizer.never_split", settings.never_split);
   if (c.head == fb::EncoderHead::MaskedLM) {
-    const std::string mask = get_string(tc, "mask_token", "[MASK]");
+    const std::string mask = get_string(tc, "mask_token", settings.defaults.mask);
     if (find_token(model->tokenizer.target_vocabulary->tokens, mask) < 0) {
       return invalid_file(dir + "/vocab.txt: the mask token '" + mask + "' is missing (BertForMaskedLM fills it)");
     }
@@ -445,6 +465,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   const bool xlm_roberta = is_xlm_roberta_type(c.model_type);
   std::string prefix = file.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
   if (file.find("roberta.embeddings.word_embeddings.weight")) prefix = "roberta.";
+  if (file.find("mpnet.embeddings.word_embeddings.weight")) prefix = "mpnet.";
   NeutralModel model;
   TensorMapper m(file, &model, prefix);
   HEED_RETURN_IF_ERROR(map_tensors(m, &c));
@@ -463,7 +484,7 @@ Status read_model(const std::string& dir, NeutralModel* out) {
   }
   std::string pooling;
   HEED_RETURN_IF_ERROR(read_pooling(dir, &pooling));
-  model.set_producer(xlm_roberta ? "hf-xlm-roberta" : "hf-bert", base_name(dir));
+  model.set_producer(xlm_roberta ? "hf-xlm-roberta" : is_mpnet_type(c.model_type) ? "hf-mpnet" : "hf-bert", base_name(dir));
   if (!pooling.empty()) model.metadata.emplace_back("embedding.pooling", pooling);
   HEED_RETURN_IF_ERROR(read_sentence_transformers(dir, &model));
   model.metadata.emplace_back("hf.hidden_act", c.hidden_act);

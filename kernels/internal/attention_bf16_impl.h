@@ -92,8 +92,10 @@ static void attention_bf16_head(const AttentionParams& p, const Ops& ops, size_t
       ops.row_to_pairs(q, p.head_dim, queries + r * l.ld_queries, l.ld_queries);
     }
     attention_bf16_gemm(ops, queries, l.ld_queries, rows, keys, l.ld_keys, l.pairs, scale, s, l.ld_keys, l.ld_keys);
-    for (size_t r = 0; r < rows; ++r)
+    for (size_t r = 0; r < rows; ++r) {
+      attention_add_relative_bias(p, h, t0 + r, 0, n, s + r * l.ld_keys);
       inverse_sums[r] = 1.0f / ops.exp_to_pairs(s + r * l.ld_keys, n, probs + r * l.ld_keys / 2, l.ld_keys / 2);
+    }
     float* out = p.out + t0 * p.out_row_stride + h * p.out_head_stride;
     attention_bf16_gemm(ops, probs, l.ld_keys / 2, rows, values, l.ld_values, l.value_pairs, inverse_sums, out,
                         p.out_row_stride, p.head_dim);

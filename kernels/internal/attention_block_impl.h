@@ -118,7 +118,10 @@ static void attention_block_head(const AttentionParams& p, const Ops& ops, size_
     const size_t rows = p.q_rows - t0 < kAttentionBlockRows ? p.q_rows - t0 : kAttentionBlockRows;
     const float* q = p.q + t0 * p.q_row_stride + h * p.q_head_stride;
     attention_gemm(ops, q, p.q_row_stride, rows, kt, l.ld_keys, p.head_dim, attention_padded(n), p.scale, s, l.ld_keys);
-    for (size_t r = 0; r < rows; ++r) ops.softmax(s + r * l.ld_keys, n);
+    for (size_t r = 0; r < rows; ++r) {
+      attention_add_relative_bias(p, h, t0 + r, 0, n, s + r * l.ld_keys);
+      ops.softmax(s + r * l.ld_keys, n);
+    }
     float* out = p.out + t0 * p.out_row_stride + h * p.out_head_stride;
     attention_gemm(ops, s, l.ld_keys, rows, vp, l.ld_values, n, p.head_dim, 1.0f, out, p.out_row_stride);
   }

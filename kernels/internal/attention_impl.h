@@ -49,6 +49,16 @@ static inline size_t attention_kv_head(const AttentionParams& p, size_t h) {
   return h / group < kv_heads ? h / group : kv_heads - 1;
 }
 
+// s[i] += the relative position bias (AttentionParams::relative_bias) of query row t and key
+// first + i, i < n, for head h; nothing without a bias.
+static inline void attention_add_relative_bias(const AttentionParams& p, size_t h, size_t t, size_t first, size_t n,
+                                               float* s) {
+  if (p.relative_bias == nullptr) return;
+  const float* bias = p.relative_bias + h * p.relative_bias_head_stride + (p.kv_len - 1) + first -
+                      (p.position_offset + t);
+  for (size_t i = 0; i < n; ++i) s[i] += bias[i];
+}
+
 // Keys or values of one head: row j at base + offsets[j] floats when offsets is given (a K/V cache
 // read by hypothesis: AttentionParams::kv_offsets), else j rows of `stride` on.
 struct KvRows {
@@ -93,7 +103,9 @@ static void attention_row_group(const AttentionParams& p, const Ops& ops, size_t
   auto query = [&](size_t i) { return p.q + (t0 + i) * p.q_row_stride + h * p.q_head_stride; };
   auto out = [&](size_t i) { return p.out + (t0 + i) * p.out_row_stride + h * p.out_head_stride; };
   for (size_t i = 0; i < rows; ++i) {
-    if (lo[i] < hi[i]) ops.scores(query(i), k[i], hi[i] - lo[i], p.head_dim, p.scale, p.scores + i * p.kv_len);
+    if (lo[i] == hi[i]) continue;
+    ops.scores(query(i), k[i], hi[i] - lo[i], p.head_dim, p.scale, p.scores + i * p.kv_len);
+    attention_add_relative_bias(p, h, t0 + i, lo[i], hi[i] - lo[i], p.scores + i * p.kv_len);
   }
   for (size_t i = 0; i < rows; ++i) {
     if (lo[i] < hi[i]) ops.softmax(p.scores + i * p.kv_len, hi[i] - lo[i]);

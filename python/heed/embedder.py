@@ -8,7 +8,7 @@ from ._model_file import ModelFile
 
 
 class Embedder:
-    """An encoder-only .heed file (heed convert --from hf-bert or hf-xlm-roberta), or a model folder
+    """An encoder-only .heed file (heed convert --from hf-bert, hf-xlm-roberta or hf-mpnet), or a model folder
     converted when opened. encode() is serialized per object."""
 
     def __init__(self, model_path, device="cpu", intra_threads=1, max_batch_size=32, compute_type="default",

@@ -24,10 +24,11 @@ struct AttnCase {
   AttentionMask mask;
   size_t offset = 0, key_length = 0, window = 0;
   bool head_major_cache = false;  // K/V as [heads, time, dim] instead of [time, heads, dim]
+  bool relative_bias = false;     // a relative position bias per head (AttentionParams::relative_bias)
 };
 
 struct AttnData {
-  std::vector<float> q, k, v, out, scores;
+  std::vector<float> q, k, v, out, scores, bias;
   AttentionParams p;
 };
 
@@ -57,6 +58,11 @@ AttnData make_attention(const AttnCase& c) {
   p.scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
   p.mask = c.mask; p.position_offset = c.offset; p.key_length = c.key_length; p.window = c.window;
   p.scores = d.scores.data();
+  if (c.relative_bias) {  // each head's 2 kv_len - 1 distances, then a gap of 3 floats
+    p.relative_bias_head_stride = 2 * c.kv_len + 2;
+    d.bias = random_f32(c.heads * p.relative_bias_head_stride, -3.0f, 3.0f);
+    p.relative_bias = d.bias.data();
+  }
   return d;
 }
 
@@ -88,6 +94,10 @@ std::vector<double> attention_double(const AttnCase& c, const AttnData& d) {
           s += double(p.q[t * p.q_row_stride + h * p.q_head_stride + i]) *
                p.k[j * p.k_row_stride + g * p.k_head_stride + i];
         w[j] = s * p.scale;
+        if (c.relative_bias) {  // by the key's distance from the query's position
+          const long distance = static_cast<long>(j) - static_cast<long>(c.offset + t);
+          w[j] += p.relative_bias[h * p.relative_bias_head_stride + c.kv_len - 1 + distance];
+        }
         mx = std::max(mx, w[j]);
       }
       double sum = 0;
@@ -116,6 +126,10 @@ const AttnCase kAttnCases[] = {
     {6, 40, 4, 2, 20, AttentionMask::kLocalWindow, 10, 0, 3},
     {3, 12, 2, 2, 9, AttentionMask::kLocalWindow, 20, 0, 2},   // window past the cache: empty
     {2, 100, 3, 3, 128, AttentionMask::kLocalWindow, 0, 0, 0}, // window 0: the diagonal only
+    {9, 9, 4, 4, 16, AttentionMask::kNone, 0, 0, 0, false, true},       // relative position bias
+    {5, 20, 6, 3, 17, AttentionMask::kCausal, 15, 0, 0, true, true},
+    {3, 30, 2, 2, 31, AttentionMask::kKeyPadding, 0, 19, 0, false, true},
+    {6, 40, 4, 2, 20, AttentionMask::kLocalWindow, 10, 0, 3, false, true},
 };
 
 }  // namespace
@@ -173,6 +187,10 @@ const AttnCase kBlockCases[] = {
     {6, 10, 2, 2, 16, AttentionMask::kKeyPadding, 0, 0},     // no key: zeros
     {20, 20, 2, 2, 9, AttentionMask::kCausal, 0},
     {7, 300, 1, 1, 80, AttentionMask::kNone},
+    {25, 25, 3, 3, 17, AttentionMask::kNone, 0, 0, 0, false, true},  // relative position bias
+    {49, 49, 4, 2, 64, AttentionMask::kNone, 0, 0, 0, true, true},
+    {13, 40, 4, 1, 8, AttentionMask::kKeyPadding, 0, 29, 0, false, true},
+    {30, 30, 2, 2, 12, AttentionMask::kNone, 0, 0, 0, false, true},
 };
 
 // Scratch for the block path followed by canaries the kernel must not touch.

@@ -134,6 +134,12 @@ struct AttentionParams {
   // sums float32, each output row divided by its float32 sum of exponentials; scores stay
   // float32. Every other variant, the reference included, ignores it.
   bool bf16_products = false;
+  // Non-null: a relative position bias added to the scaled scores before the softmax (MPNet's and
+  // T5's): score (t, j) of head h gains relative_bias[h * relative_bias_head_stride + (kv_len - 1)
+  // + j - pos(t)], pos(t) = position_offset + t, which must stay below kv_len. Each head's 2 kv_len
+  // - 1 floats are indexed by distance (key j - query), so one table serves every query row.
+  const float* relative_bias = nullptr;
+  size_t relative_bias_head_stride = 0;
 };
 
 // Packed int8 weights (layout "16x4"), written once (by the converter, or at load time) with

@@ -33,8 +33,15 @@ void embed_sentences(const Compute& cx, const StackWeights& w, const StackScratc
 // float32 (all-MiniLM's lowest cosine in docs/quantization.md, 0.99914, is "Thanks a lot").
 constexpr size_t kBf16AttentionMinTokens = 64;
 
+// Head `head`'s bias for a sentence of `length` tokens, as the kernel indexes it (distances from
+// -(length - 1)); null without a bias.
+const float* sentence_bias(const RelativeBias& bias, size_t head, size_t length) {
+  if (bias.table == nullptr) return nullptr;
+  return bias.table + head * (2 * bias.length - 1) + (bias.length - length);
+}
+
 void packed_self_attention(const Compute& cx, const StackConfig& c, const StackScratch& s, const size_t* offsets,
-                           size_t batch, bool bf16_products) {
+                           size_t batch, bool bf16_products, const RelativeBias& bias) {
   const size_t hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim(), ld = c.qkv_dim(), heads = c.num_heads;
   const size_t group = c.num_heads / c.num_kv_heads;
   const float* qkv = s.qkv();
@@ -61,6 +68,7 @@ void packed_self_attention(const Compute& cx, const StackConfig& c, const StackS
       a.k = qkv + first * ld + qd + kvh * hd;
       a.v = qkv + first * ld + qd + kvd + kvh * hd;
       a.out = ctx + first * qd + head * hd;
+      a.relative_bias = sentence_bias(bias, head, a.q_rows);
       cx.k->attention(a);
     }
   });
@@ -69,7 +77,7 @@ void packed_self_attention(const Compute& cx, const StackConfig& c, const StackS
 // Every layer over one group of `batch` sentences (offsets as above): x is the group's rows of
 // s.x(); the other buffers of s hold the group's rows from row 0.
 void encode_group(const Compute& cx, const StackWeights& w, const StackScratch& s, const size_t* offsets,
-                  size_t batch) {
+                  size_t batch, const RelativeBias& bias) {
   const StackConfig& c = w.config;
   const size_t d = c.d_model, qd = c.q_dim(), ld = c.qkv_dim();
   const size_t tokens = offsets[batch] - offsets[0];
@@ -78,7 +86,7 @@ void encode_group(const Compute& cx, const StackWeights& w, const StackScratch& 
   for (const LayerWeights& l : w.layers) {
     const float* input = sublayer_input(cx, c, l.self_norm, x, s.normed(), tokens);
     l.self_qkv.forward(*cx.k, input, tokens, d, s.qkv(), ld, kernels::Activation::kNone, false, q, cx.pool);
-    packed_self_attention(cx, c, s, offsets, batch, w.bf16_attention && l.self_qkv.dtype() == fb::DType::I8);
+    packed_self_attention(cx, c, s, offsets, batch, w.bf16_attention && l.self_qkv.dtype() == fb::DType::I8, bias);
     l.self_out.forward_consuming(*cx.k, s.context(), tokens, qd, x, d, kernels::Activation::kNone, true, q, cx.pool);
     sublayer_output(cx, c, l.self_norm, x, tokens);
     feed_forward(cx, c, l, s, x, q, tokens);
@@ -98,11 +106,11 @@ size_t group_end(const size_t* offsets, size_t first, size_t batch) {
 }
 
 // Sentences [begin, end) group by group, each through every layer.
-void encode_groups(const Compute& cx, const StackWeights& w, const StackScratch& s, const size_t* offsets, size_t begin,
-                   size_t end) {
+void encode_groups(const Compute& cx, const StackWeights& w, const StackScratch& s, const EncoderInput& in,
+                   size_t begin, size_t end) {
   for (size_t first = begin, stop = begin; first < end; first = stop) {
-    stop = group_end(offsets, first, end);
-    encode_group(cx, w, s, offsets + first, stop - first);
+    stop = group_end(in.offsets, first, end);
+    encode_group(cx, w, s, in.offsets + first, stop - first, in.relative_bias);
   }
 }
 
@@ -137,12 +145,12 @@ void encode_stack(const Compute& cx, const StackWeights& w, const StackScratch& 
   embed_sentences(cx, w, s, in);
   const size_t chunks = whole_group_chunks(cx, w, s, in.offsets, batch);
   if (chunks == 0) {
-    encode_groups(cx, w, s, in.offsets, 0, batch);
+    encode_groups(cx, w, s, in, 0, batch);
   } else {
     cx.pool->run(chunks, [&](size_t thread, size_t chunk) {
       const size_t begin = batch * chunk / chunks, end = batch * (chunk + 1) / chunks;
       const Compute alone{cx.k, nullptr};
-      encode_groups(alone, w, s.group_slot(thread, in.offsets[begin]), in.offsets, begin, end);
+      encode_groups(alone, w, s.group_slot(thread, in.offsets[begin]), in, begin, end);
     });
   }
   if (w.has_final_norm) normalize_rows(cx, w.final_norm, s.x(), in.offsets[batch]);

@@ -16,11 +16,20 @@ namespace heed::blocks {
 // offsets[s] = first row of sentence s; offsets[batch.size] = all rows.
 void pack_offsets(const TokenBatch& batch, size_t* offsets);
 
+// A relative position bias by distance (MPNet: models/relative_position_bias.h) for sentences of
+// up to `length` tokens: head h's bias for key - query distance k (|k| < length) at
+// table[h * (2 length - 1) + length - 1 + k]. table null: none.
+struct RelativeBias {
+  const float* table = nullptr;
+  size_t length = 0;
+};
+
 struct EncoderInput {
   const TokenBatch* batch = nullptr;
   const size_t* offsets = nullptr;           // pack_offsets() of the batch
   const float* sinusoidal = nullptr;         // [max length, d_model] when the stack uses them
   const layers::Embeddings* token_types = nullptr;  // BERT: type 0 added to every token
+  RelativeBias relative_bias;                // MPNet: added to every layer's attention scores
 };
 
 // Rows one pass of the encoder's layers works on: sentences go through every layer in groups of up

@@ -1,5 +1,6 @@
 #include "models/encoder_only.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -48,6 +49,7 @@ Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length
   if (has_token_types_) {
     HEED_RETURN_IF_ERROR(token_types_.load(model, "encoder.token_types", cfg->type_vocab_size(), c.d_model));
   }
+  HEED_RETURN_IF_ERROR(relative_bias_.load(model, *cfg, c.num_heads));
   task_ = task;
   // float32 layers run on XNNPACK when it supports the CPU (the automatic backend's choice).
   HEED_RETURN_IF_ERROR(layers::xnnpack_min_rows(Backend::kAuto, &xnnpack_min_rows_));
@@ -97,6 +99,7 @@ void EncoderOnly::plan(ArenaPlanner* p) {
                 {rows, max_length_, threads_, xnnpack_min_rows_ > 0, kEncode, kEncode, kEncode, /*block_attention=*/true,
                  blocks::encoder_group_rows(max_length_),
                  blocks::encoder_group_slots(stack_, threads_, xnnpack_min_rows_ > 0)});
+  relative_bias_.plan(p, max_length_, kEncode);
   if (task_ == EncoderTask::kClassify) classifier_.plan(p, max_batch_, kEncode);
   if (task_ == EncoderTask::kFillMask) masked_lm_.plan(p, rows, kEncode);
 }
@@ -106,6 +109,7 @@ Status EncoderOnly::use_xnnpack() { return stack_.use_xnnpack(xnnpack_min_rows_)
 void EncoderOnly::bind(const ArenaPlanner& p) {
   offsets_.bind(arena_, p);
   scratch_.bind(arena_, p);
+  if (relative_bias_.present()) relative_bias_.bind(arena_, p);
   if (task_ == EncoderTask::kClassify) classifier_.bind(arena_, p);
   if (task_ == EncoderTask::kFillMask) masked_lm_.bind(arena_, p);
 }
@@ -126,8 +130,11 @@ Status EncoderOnly::encode(const TokenBatch& batch) {
                                                  /*allow_empty=*/false}));
   size_t* offsets = offsets_.as<size_t>();
   blocks::pack_offsets(batch, offsets);
+  size_t longest = 0;
+  for (size_t i = 0; i < batch.size; ++i) longest = std::max(longest, batch.length(i));
   blocks::encode_stack(compute(), stack_, scratch_,
-                       {&batch, offsets, nullptr, has_token_types_ ? &token_types_ : nullptr});
+                       {&batch, offsets, nullptr, has_token_types_ ? &token_types_ : nullptr,
+                        relative_bias_.fill(longest)});
   batch_ = batch.size;
   return Status::success();
 }

@@ -1,6 +1,6 @@
 // The encoder-only Transformer (BERT family) session: encode() runs a batch of token-id sentences
 // through the encoder stack (word + learned position + token type 0 embeddings, embedding norm,
-// post- or pre-norm layers) and keeps the last hidden states of the packed rows; pool() reduces
+// post- or pre-norm layers, MPNet's relative position bias in every layer's attention) and keeps the last hidden states of the packed rows; pool() reduces
 // each sentence to one vector, classify() and mask_logits() run the model's task head
 // (models/encoder_heads.h) when the session was created for it. Every buffer lives in one arena
 // planned at creation for max_batch x max_length tokens: no allocation after create(). float32
@@ -19,6 +19,7 @@
 #include "heed/step_model.h"
 #include "layers/embeddings.h"
 #include "models/encoder_heads.h"
+#include "models/relative_position_bias.h"
 #include "models/session.h"
 
 namespace heed::models {
@@ -69,6 +70,7 @@ class EncoderOnly final : public Session {
   blocks::StackWeights stack_;
   bool has_token_types_ = false;
   layers::Embeddings token_types_;
+  RelativePositionBias relative_bias_;  // MPNet
   size_t max_batch_ = 0, max_length_ = 0;
   blocks::ArenaBuffer offsets_;
   blocks::StackScratch scratch_;

@@ -7,6 +7,7 @@
 //   {stack}.positions                     [max_positions, d]   learned positions only
 //   {stack}.embedding_norm.{gamma,beta}   [d]                  when embedding_norm
 //   encoder.token_types                   [type_vocab_size, d] encoder-only (BERT), when type_vocab_size > 0
+//   encoder.relative_attention_bias       [buckets, heads]     encoder-only (MPNet), when relative_attention_buckets > 0
 //   {stack}.layers.{i}.self_attn.norm.{gamma,beta}   [d]     (beta absent for RMSNorm)
 //   {stack}.layers.{i}.self_attn.qkv.{weight,bias}   [(h + 2 kvh) hd, d], [(h + 2 kvh) hd]
 //   {stack}.layers.{i}.self_attn.out.{weight,bias}   [d, h hd], [d]

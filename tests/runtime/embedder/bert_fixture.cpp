@@ -1,6 +1,7 @@
 #include "bert_fixture.h"
 
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include <catch2/catch.hpp>
@@ -16,17 +17,20 @@ std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activati
   return bert_folder_heed("model", type, activation_block);
 }
 
-std::string bert_folder_heed(const std::string& folder, convert::WeightType type,
-                             std::optional<uint32_t> activation_block) {
+namespace {
+
+// The folder converted as `heed convert` does, after edit(model) when given; cached by `name`.
+std::string convert_folder(const std::string& folder, const std::string& name, convert::WeightType type,
+                           std::optional<uint32_t> activation_block,
+                           const std::function<void(convert::NeutralModel*)>& edit) {
   static std::map<std::string, std::string> cache;
-  const std::string name = "bert_" + folder + "_" + convert::weight_type_name(type) +
-                           (activation_block ? "_blocks" + std::to_string(*activation_block) : "");
   const auto it = cache.find(name);
   if (it != cache.end()) return it->second;
   convert::NeutralModel model;
   Status s = convert::hf_bert::read_model(source_path("tests/fixtures/hf-bert/" + folder), &model);
   INFO(s.message());
   REQUIRE(s.is_ok());
+  if (edit) edit(&model);
   convert::ConvertOptions options;
   options.quantize.type = type;
   options.activation_block = activation_block;
@@ -40,6 +44,30 @@ std::string bert_folder_heed(const std::string& folder, convert::WeightType type
   REQUIRE(s.is_ok());
   cache[name] = out;
   return out;
+}
+
+}  // namespace
+
+std::string bert_folder_heed(const std::string& folder, convert::WeightType type,
+                             std::optional<uint32_t> activation_block) {
+  const std::string name = "bert_" + folder + "_" + convert::weight_type_name(type) +
+                           (activation_block ? "_blocks" + std::to_string(*activation_block) : "");
+  return convert_folder(folder, name, type, activation_block, nullptr);
+}
+
+std::string bert_relative_bias_heed(convert::WeightType type) {
+  const auto add_bias = [](convert::NeutralModel* model) {
+    auto* config = model->config.AsTransformerEncoderOnly();
+    REQUIRE(config != nullptr);
+    config->relative_attention_buckets = 32;
+    config->relative_attention_max_distance = 128;
+    const uint32_t heads = config->encoder->num_heads;
+    std::vector<float> bias(32 * heads);
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i % 7) * 0.25f - 0.75f;
+    model->add_f32("encoder.relative_attention_bias", {32, heads}, bias.data());
+  };
+  return convert_folder("model", std::string("bert_relative_bias_") + convert::weight_type_name(type), type,
+                        std::nullopt, add_bias);
 }
 
 namespace {

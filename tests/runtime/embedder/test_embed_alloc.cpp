@@ -1,5 +1,5 @@
-// Embedding, classifying and filling masks perform no heap allocation per call once the Embedder,
-// Classifier or MaskFiller exists (token-id layer): counted with the replacing allocator of
+// Embedding (also with MPNet's relative position bias), classifying and filling masks perform no
+// heap allocation per call once the Embedder, Classifier or MaskFiller exists (token-id layer): counted with the replacing allocator of
 // tests/support, for float32 and int8 weights, on 1 and 3 threads, sentences short and long enough
 // for blocks of attention rows (XNNPACK's float32 layers and the attention kernel's block path
 // included). Skipped (and said so) under sanitizers.
@@ -91,6 +91,13 @@ TEST_CASE("classifying and filling masks perform no heap allocation per call") {
 
 TEST_CASE("embedding performs no heap allocation per call") {
   for_weights_and_threads([](convert::WeightType type, size_t threads) { embed_without_allocating(bert_heed(type), threads); });
+}
+
+// MPNet's relative position bias: each call fills its by-distance table in the session's arena.
+TEST_CASE("embedding with a relative position bias performs no heap allocation per call") {
+  for_weights_and_threads([](convert::WeightType type, size_t threads) {
+    embed_without_allocating(bert_relative_bias_heed(type), threads);
+  });
 }
 
 }  // namespace
