@@ -55,7 +55,7 @@ def test_embeddings_equal_sentence_transformers(tmp_path, run):
     ref = load_reference()
     model = converted(tmp_path, run)
     info = run("inspect", model)
-    assert "hf-mpnet" in info
+    assert "hf-mpnet" in info and "relative_attention_buckets" in info and "128" in info
     cos, got = cosines(run, model, ref)
     for sentence, c in zip(ref["sentences"], cos):
         assert c >= 1 - 1e-5, (sentence, c)

@@ -84,6 +84,10 @@ void add_config(const fb::Model& index, std::vector<DescriptionSection>* section
     case fb::ModelConfig::TransformerEncoderOnly: {
       const auto* c = index.config_as_TransformerEncoderOnly();
       family.number("type_vocab_size", c->type_vocab_size());
+      if (c->relative_attention_buckets() > 0) {  // MPNet's relative position bias
+        family.number("relative_attention_buckets", c->relative_attention_buckets());
+        family.number("relative_attention_max_distance", c->relative_attention_max_distance());
+      }
       add_encoder_head(*c, &family);
       stacks.push_back(stack_section("encoder", *c->encoder()));
       break;

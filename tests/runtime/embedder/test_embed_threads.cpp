@@ -1,6 +1,7 @@
 // Threads that take whole encoder groups (blocks/encoder.cpp): each group through every layer on
 // one thread, in that thread's own per-layer buffers, gives the bits one thread gives. Labelled
 // "threads", so ThreadSanitizer runs it too.
+#include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -17,15 +18,18 @@ TEST_CASE("threads taking whole encoder groups give the same bits as one thread"
   constexpr size_t kSentences = 24;
   const UniformBatch uniform(kSentences, 64);
   const TokenBatch batch = uniform.view();
+  // Also with MPNet's relative position bias, whose table every thread reads.
   for (auto type : {convert::WeightType::kInt8, convert::WeightType::kFloat32}) {
-    auto one = open_embedder(bert_heed(type), kSentences, 1);
-    std::vector<float> expected(kSentences * one->dimension()), got(expected.size());
-    REQUIRE(one->embed_ids(batch, Pooling::kMean, false, expected.data()).is_ok());
-    for (size_t threads : {2, 3}) {
-      auto many = open_embedder(bert_heed(type), kSentences, threads);
-      REQUIRE(many->embed_ids(batch, Pooling::kMean, false, got.data()).is_ok());
-      INFO(threads << " threads" << (type == convert::WeightType::kInt8 ? " int8" : " float32"));
-      CHECK(got == expected);
+    for (const std::string& path : {bert_heed(type), bert_relative_bias_heed(type)}) {
+      auto one = open_embedder(path, kSentences, 1);
+      std::vector<float> expected(kSentences * one->dimension()), got(expected.size());
+      REQUIRE(one->embed_ids(batch, Pooling::kMean, false, expected.data()).is_ok());
+      for (size_t threads : {2, 3}) {
+        auto many = open_embedder(path, kSentences, threads);
+        REQUIRE(many->embed_ids(batch, Pooling::kMean, false, got.data()).is_ok());
+        INFO(path << ": " << threads << " threads" << (type == convert::WeightType::kInt8 ? " int8" : " float32"));
+        CHECK(got == expected);
+      }
     }
   }
 }
