@@ -10,10 +10,9 @@ same numbers on every numpy version)."""
 import json
 import os
 
-import numpy as np
 from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
-from xlm_roberta_fixture import write_safetensors
+from random_weights import RandomTensors, write_safetensors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BERT_VOCAB = os.path.join(ROOT, "tests/fixtures/hf-bert/model/vocab.txt")
@@ -53,32 +52,23 @@ def mpnet_tokenizer(vocab):
 def random_weights(config, seed):
     """MPNetModel's tensors (with its pooler, which sentence-transformers does not use), from
     RandomState(seed); the relative attention bias large enough to matter."""
-    rng = np.random.RandomState(seed)
     d, f, v = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
-    w = {"embeddings.word_embeddings.weight": rng.standard_normal((v, d)) * 0.5,
-         "embeddings.position_embeddings.weight": rng.standard_normal((config["max_position_embeddings"], d)) * 0.5,
-         "encoder.relative_attention_bias.weight":
-             rng.standard_normal((config["relative_attention_num_buckets"], config["num_attention_heads"])) * 1.5}
-
-    def norm(name):
-        w[name + ".weight"] = 1.0 + rng.standard_normal(d) * 0.1
-        w[name + ".bias"] = rng.standard_normal(d) * 0.1
-
-    def linear(name, rows, cols):
-        w[name + ".weight"] = rng.standard_normal((rows, cols)) / np.sqrt(cols)
-        w[name + ".bias"] = rng.standard_normal(rows) * 0.1
-
-    norm("embeddings.LayerNorm")
+    w = RandomTensors(seed)
+    w.normal("embeddings.word_embeddings.weight", (v, d), 0.5)
+    w.normal("embeddings.position_embeddings.weight", (config["max_position_embeddings"], d), 0.5)
+    w.normal("encoder.relative_attention_bias.weight",
+             (config["relative_attention_num_buckets"], config["num_attention_heads"]), 1.5)
+    w.norm("embeddings.LayerNorm", d)
     for i in range(config["num_hidden_layers"]):
         p = "encoder.layer.%d." % i
         for part in "qkvo":
-            linear(p + "attention.attn." + part, d, d)
-        norm(p + "attention.LayerNorm")
-        linear(p + "intermediate.dense", f, d)
-        linear(p + "output.dense", d, f)
-        norm(p + "output.LayerNorm")
-    linear("pooler.dense", d, d)
-    return {k: np.asarray(a, dtype=np.float32) for k, a in w.items()}
+            w.linear(p + "attention.attn." + part, d, d)
+        w.norm(p + "attention.LayerNorm", d)
+        w.linear(p + "intermediate.dense", f, d)
+        w.linear(p + "output.dense", d, f)
+        w.norm(p + "output.LayerNorm", d)
+    w.linear("pooler.dense", d, d)
+    return w.float32()
 
 
 def write_json(folder, name, value):

@@ -11,7 +11,6 @@ by the `tokenizers` package), and that transformers' relative position buckets
 which heed runs, for every distance up to 4096. Writes tests/python/data/mpnet_reference.json: the
 sentences, their token ids (cut to max_seq_length with </s> kept) and the float32 embeddings (mean
 pooling, Normalize), encoded in batches of 4 (padding in every batch of unequal lengths)."""
-import json
 import math
 import os
 import sys
@@ -19,6 +18,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mpnet_fixture  # noqa: E402
+import sentence_embeddings_reference  # noqa: E402
 
 ROOT = mpnet_fixture.ROOT
 OUT = os.path.join(ROOT, "tests/python/data/mpnet_reference.json")
@@ -80,34 +80,17 @@ def check_ids(model, sentences):
         want = tok.encode(sentence).ids
         want = want if len(want) <= limit else want[:limit - 1] + [want[-1]]
         assert list(got) == want, (sentence, got, want)
-    return [list(map(int, i)) for i in ids]
+    return ids
 
 
 def main():
-    import numpy as np
-    import sentence_transformers
-    import torch
-    import transformers
-
     check_buckets()
     with tempfile.TemporaryDirectory() as tmp:
         folder = mpnet_fixture.write_mpnet_folder(os.path.join(tmp, "mpnet"))
-        model = sentence_transformers.SentenceTransformer(folder, device="cpu")
+        model, vectors = sentence_embeddings_reference.record(folder, SENTENCES)
         assert type(model[0].auto_model).__name__ == "MPNetModel"
         ids = check_ids(model, SENTENCES)
-        with torch.no_grad():
-            vectors = model.encode(SENTENCES, convert_to_numpy=True, batch_size=4)
-    reference = {
-        "produced_by": "tests/python/record_mpnet.py with torch %s, transformers %s, sentence-transformers %s"
-                       % (torch.__version__, transformers.__version__, sentence_transformers.__version__),
-        "sentences": SENTENCES,
-        "ids": ids,
-        "embeddings": np.asarray(vectors, dtype=np.float32).tolist(),
-    }
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as f:
-        json.dump(reference, f, indent=1, ensure_ascii=False)
-    print("wrote", OUT, "longest", max(len(i) for i in ids), "tokens")
+    sentence_embeddings_reference.write_reference(OUT, "tests/python/record_mpnet.py", SENTENCES, ids, vectors)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,12 @@ Metaspace), so the library runs exactly the file heed converts.
 Writes tests/fixtures/hf-xlm-roberta/reference.json: the sentences, the token ids the model's
 tokenizer gives (checked equal to the `tokenizers` package's first) and the float32 embeddings
 (mean pooling, Normalize)."""
-import json
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sentence_embeddings_reference  # noqa: E402
 import xlm_roberta_fixture  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,33 +33,17 @@ SENTENCES = [
 
 
 def main(shared):
-    import numpy as np
-    import sentence_transformers
-    import torch
-    import transformers
-
     tok = xlm_roberta_fixture.xlm_roberta_tokenizer(shared, style="transformers5")
     with tempfile.TemporaryDirectory() as tmp:
         folder = xlm_roberta_fixture.write_xlm_roberta_folder(os.path.join(tmp, "xlmr"), tok)
-        model = sentence_transformers.SentenceTransformer(folder, device="cpu")
+        model, vectors = sentence_embeddings_reference.record(folder, SENTENCES)
         ids = model.tokenizer(SENTENCES, truncation=True, max_length=model.max_seq_length)["input_ids"]
         for sentence, got in zip(SENTENCES, ids):  # the file's ids, cut to max_seq_length with </s> kept
             want = tok.encode(sentence).ids
             want = want if len(want) <= 64 else want[:63] + [want[-1]]
             assert list(got) == want, (sentence, got, want)
-        with torch.no_grad():
-            vectors = model.encode(SENTENCES, convert_to_numpy=True, batch_size=4)
-    reference = {
-        "produced_by": "tests/python/record_xlm_roberta.py with torch %s, transformers %s, sentence-transformers %s"
-                       % (torch.__version__, transformers.__version__, sentence_transformers.__version__),
-        "sentences": SENTENCES,
-        "ids": [list(map(int, i)) for i in ids],
-        "embeddings": np.asarray(vectors, dtype=np.float32).tolist(),
-    }
-    out = os.path.join(ROOT, "tests/fixtures/hf-xlm-roberta/reference.json")
-    with open(out, "w") as f:
-        json.dump(reference, f, indent=1, ensure_ascii=False)
-    print("wrote", out)
+    sentence_embeddings_reference.write_reference(os.path.join(ROOT, "tests/fixtures/hf-xlm-roberta/reference.json"),
+                                                  "tests/python/record_xlm_roberta.py", SENTENCES, ids, vectors)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import mpnet_fixture
+import random_weights
 from conftest import ROOT
 
 REFERENCE = os.path.join(ROOT, "tests/python/data/mpnet_reference.json")
@@ -70,7 +71,7 @@ def test_relative_position_bias_matters(tmp_path, run):
     weights = mpnet_fixture.random_weights(dict(mpnet_fixture.CONFIG, vocab_size=len(mpnet_fixture.mpnet_vocab())),
                                            20261129)
     weights["encoder.relative_attention_bias.weight"][:] = 0
-    mpnet_fixture.write_safetensors(os.path.join(folder, "model.safetensors"), weights)
+    random_weights.write_safetensors(os.path.join(folder, "model.safetensors"), weights)
     model = str(tmp_path / "no-bias.heed")
     run("convert", folder, "-o", model, "-q", "float32", "--quiet")
     cos, _ = cosines(run, model, ref)

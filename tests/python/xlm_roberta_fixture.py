@@ -8,8 +8,9 @@ import json
 import os
 import struct
 
-import numpy as np
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+
+from random_weights import RandomTensors, write_safetensors
 
 MARK = "\u2581"
 
@@ -103,19 +104,6 @@ def xlm_roberta_tokenizer(shared, model="botchan-1000.model", style="published")
     return add_xlm_roberta_specials(tok)
 
 
-def write_safetensors(path, tensors):
-    header, offset, blobs = {}, 0, []
-    for name, array in tensors.items():
-        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
-        offset += len(data)
-        blobs.append(data)
-    text = json.dumps(header).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
 CONFIG = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 64,
           "max_position_embeddings": 66, "type_vocab_size": 1, "pad_token_id": 1, "bos_token_id": 0,
           "eos_token_id": 2, "layer_norm_eps": 1e-5, "hidden_act": "gelu", "model_type": "xlm-roberta",
@@ -124,31 +112,22 @@ CONFIG = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4, "
 
 def random_weights(config, seed):
     """XLMRobertaModel's tensors (no pooler), from RandomState(seed)."""
-    rng = np.random.RandomState(seed)
     d, f, v = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
-    w = {"embeddings.word_embeddings.weight": rng.standard_normal((v, d)) * 0.5,
-         "embeddings.position_embeddings.weight": rng.standard_normal((config["max_position_embeddings"], d)) * 0.5,
-         "embeddings.token_type_embeddings.weight": rng.standard_normal((1, d)) * 0.5}
-
-    def norm(name):
-        w[name + ".weight"] = 1.0 + rng.standard_normal(d) * 0.1
-        w[name + ".bias"] = rng.standard_normal(d) * 0.1
-
-    def linear(name, rows, cols):
-        w[name + ".weight"] = rng.standard_normal((rows, cols)) / np.sqrt(cols)
-        w[name + ".bias"] = rng.standard_normal(rows) * 0.1
-
-    norm("embeddings.LayerNorm")
+    w = RandomTensors(seed)
+    w.normal("embeddings.word_embeddings.weight", (v, d), 0.5)
+    w.normal("embeddings.position_embeddings.weight", (config["max_position_embeddings"], d), 0.5)
+    w.normal("embeddings.token_type_embeddings.weight", (1, d), 0.5)
+    w.norm("embeddings.LayerNorm", d)
     for i in range(config["num_hidden_layers"]):
         p = "encoder.layer.%d." % i
         for part in ("query", "key", "value"):
-            linear(p + "attention.self." + part, d, d)
-        linear(p + "attention.output.dense", d, d)
-        norm(p + "attention.output.LayerNorm")
-        linear(p + "intermediate.dense", f, d)
-        linear(p + "output.dense", d, f)
-        norm(p + "output.LayerNorm")
-    return {k: np.asarray(a, dtype=np.float32) for k, a in w.items()}
+            w.linear(p + "attention.self." + part, d, d)
+        w.linear(p + "attention.output.dense", d, d)
+        w.norm(p + "attention.output.LayerNorm", d)
+        w.linear(p + "intermediate.dense", f, d)
+        w.linear(p + "output.dense", d, f)
+        w.norm(p + "output.LayerNorm", d)
+    return w.float32()
 
 
 def write_xlm_roberta_folder(folder, tok, seed=20261128, config=None, sentence_transformers=True):
