@@ -13,7 +13,9 @@
 // or tokenizer.json) with <s> ... </s> around the text and [UNK], <pad>, <mask> as its defaults.
 // Only the encoder is read: task models (MPNetForSequenceClassification and others, whose heads
 // heed does not run) are refused; MPNetForMaskedLM's lm_head is left out, as sentence-transformers
-// folders (which name that architecture) never use it.
+// folders (which name that architecture) never use it. Known difference, as for XLM-RoBERTa: a
+// literal <pad> written inside the text takes the padding position in transformers (and the
+// positions after it do not advance); heed numbers every token.
 #pragma once
 
 #include <cstdint>

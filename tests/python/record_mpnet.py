@@ -54,6 +54,8 @@ SENTENCES = [
     "short one after the long ones",
     "The last sentence.",
     "x",
+    "I said <mask> twice, x<mask>y",   # special tokens in the text are kept whole
+    "a <s> b </s> c [UNK]",
 ]
 
 
