@@ -55,18 +55,18 @@ std::string bert_folder_heed(const std::string& folder, convert::WeightType type
   return convert_folder(folder, name, type, activation_block, nullptr);
 }
 
-std::string bert_relative_bias_heed(convert::WeightType type) {
-  const auto add_bias = [](convert::NeutralModel* model) {
+std::string bert_relative_bias_heed(convert::WeightType type, const RelativeBiasShape& shape) {
+  const auto add_bias = [&shape](convert::NeutralModel* model) {
     auto* config = model->config.AsTransformerEncoderOnly();
     REQUIRE(config != nullptr);
-    config->relative_attention_buckets = 32;
-    config->relative_attention_max_distance = 128;
+    config->relative_attention_buckets = shape.buckets;
+    config->relative_attention_max_distance = shape.max_distance;
     const uint32_t heads = config->encoder->num_heads;
-    std::vector<float> bias(32 * heads);
-    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i % 7) * 0.25f - 0.75f;
-    model->add_f32("encoder.relative_attention_bias", {32, heads}, bias.data());
+    std::vector<float> bias(shape.buckets * heads, 0.5f);
+    for (size_t i = 0; i < bias.size() && !shape.constant; ++i) bias[i] = static_cast<float>(i % 7) * 0.25f - 0.75f;
+    if (!shape.without_table) model->add_f32("encoder.relative_attention_bias", {shape.buckets, heads}, bias.data());
   };
-  return convert_folder("model", std::string("bert_relative_bias_") + convert::weight_type_name(type), type,
+  return convert_folder("model", "bert_relative_bias_" + shape.tag + "_" + convert::weight_type_name(type), type,
                         std::nullopt, add_bias);
 }
 

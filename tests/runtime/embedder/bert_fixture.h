@@ -24,10 +24,16 @@ std::string bert_heed(convert::WeightType type, std::optional<uint32_t> activati
 // Another folder of tests/fixtures/hf-bert ("classifier", "mlm": the task-head models) the same way.
 std::string bert_folder_heed(const std::string& folder, convert::WeightType type,
                              std::optional<uint32_t> activation_block = std::nullopt);
-// The "model" folder with MPNet's relative position bias added (TransformerEncoderOnly's
-// relative_attention_buckets 32, max_distance 128, a bias table of fixed values): the runtime's
-// bias path on the BERT fixture.
-std::string bert_relative_bias_heed(convert::WeightType type);
+// MPNet's relative position bias added to the "model" folder: TransformerEncoderOnly's
+// relative_attention_buckets and max_distance, and the table encoder.relative_attention_bias
+// [buckets, heads] (unless without_table) of values varied by bucket and head, or one value
+// everywhere (constant). `tag` names the cached file.
+struct RelativeBiasShape {
+  std::string tag = "varied";
+  uint32_t buckets = 32, max_distance = 128;
+  bool constant = false, without_table = false;
+};
+std::string bert_relative_bias_heed(convert::WeightType type, const RelativeBiasShape& shape = {});
 const nlohmann::json& bert_reference();
 // heads.json: transformers' logits and pipeline answers for the classifier and mlm folders.
 const nlohmann::json& heads_reference();
