@@ -95,3 +95,10 @@ def test_variants_heed_does_not_run_are_refused(tmp_path, heed_cli, edit, messag
     p = subprocess.run([heed_cli, "convert", folder, "-o", str(tmp_path / "m.heed")], capture_output=True)
     assert p.returncode != 0
     assert message in p.stderr.decode("utf-8"), p.stderr.decode("utf-8")
+
+
+def test_detection_names_the_missing_tokenizer(tmp_path, heed_cli):
+    folder = mpnet_fixture.write_mpnet_folder(str(tmp_path / "mpnet"), vocab_txt=False, tokenizer_json=False)
+    p = subprocess.run([heed_cli, "convert", folder, "-o", str(tmp_path / "m.heed")], capture_output=True)
+    assert p.returncode != 0
+    assert "mpnet folder (hf-mpnet) without vocab.txt or tokenizer.json" in p.stderr.decode("utf-8")
