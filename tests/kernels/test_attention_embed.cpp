@@ -1,6 +1,7 @@
 // The fused attention and embedding-gather kernels: the reference against independent
 // double-precision arithmetic written from the definitions, then every SIMD variant against the
-// reference (odd head sizes, grouped-query heads, strided layouts, every mask mode).
+// reference (odd head sizes, grouped-query heads, strided layouts, every mask mode, with and
+// without a relative position bias).
 #include <catch2/catch.hpp>
 
 #include <cmath>
