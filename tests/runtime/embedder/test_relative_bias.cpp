@@ -4,7 +4,10 @@
 // lengths each sentence reads its own slice of the batch's table and gets what it gets alone; bad
 // settings in the file are refused. (Agreement with transformers' MPNet: tests/python/
 // test_mpnet_embed.py.)
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
