@@ -54,7 +54,7 @@ size_t count_parameters(const NeutralModel& model) {
   return parameters;
 }
 
-std::function<void(size_t, size_t)> stage_progress(const ConvertOptions& o, const char* stage) {
+std::function<void(size_t, size_t)> stage_progress(const ConvertOptions& o, ConvertStage stage) {
   if (!o.progress) return {};
   return [&o, stage](size_t done, size_t total) { o.progress(stage, done, total); };
 }
@@ -114,10 +114,11 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
       split_outliers(model, options, packs ? outlier_channels(*model, options, block) : 0, &calibration, summary));
   QuantizeOptions quantize = options.quantize;
   quantize.linear_group_size = block;
-  HEED_RETURN_IF_ERROR(quantize_model(model, quantize, options.report, stage_progress(options, "quantizing")));
-  set_activation_blocks(model, block);
   HEED_RETURN_IF_ERROR(
-      pack_model(model, options.layout, &summary->packed, options.report, stage_progress(options, "packing")));
+      quantize_model(model, quantize, options.report, stage_progress(options, ConvertStage::kQuantizing)));
+  set_activation_blocks(model, block);
+  HEED_RETURN_IF_ERROR(pack_model(model, options.layout, &summary->packed, options.report,
+                                  stage_progress(options, ConvertStage::kPacking)));
   summary->activation_block = block;
   summary->tensors = model->tensors.size();
   if (!calibration.reference.empty()) {  // the converted model against the float one, on the same lines

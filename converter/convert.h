@@ -19,6 +19,12 @@
 
 namespace heed::convert {
 
+// The slow stages of a conversion, which report their progress to the caller (the converter
+// draws nothing itself: `heed convert` renders it on the terminal, other callers ignore it).
+enum class ConvertStage { kQuantizing, kPacking };
+// Called as a stage advances: `done` of `total` steps (tensors) finished.
+using ConvertProgress = std::function<void(ConvertStage stage, size_t done, size_t total)>;
+
 struct ConvertOptions {
   QuantizeOptions quantize;
   WeightLayout layout = WeightLayout::kAuto;
@@ -38,8 +44,7 @@ struct ConvertOptions {
   // shortlist; empty: none. Translation (Transformer encoder-decoder) models only.
   std::string vmap;
   std::vector<TensorReport>* report = nullptr;  // each tensor's quantization error, when set
-  // Called as work advances: stage "quantizing" or "packing", done of total.
-  std::function<void(const char* stage, size_t done, size_t total)> progress;
+  ConvertProgress progress;  // empty: nobody is told
 };
 
 // The combinations of options the pipeline refuses (one line each): check_quantize_options, and

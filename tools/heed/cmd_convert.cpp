@@ -9,7 +9,7 @@
 #include "args.h"
 #include "command.h"
 #include "convert.h"
-#include "progress.h"
+#include "progress_bar.h"
 
 namespace heed::cli {
 namespace {
@@ -250,10 +250,10 @@ int run_convert(const std::vector<std::string>& argv) {
   if (args.has("report")) options.report = &report;
   convert::ConvertSummary summary;
   {
-    convert::ProgressBar quantizing("heed convert: quantizing", !quiet);
-    convert::ProgressBar packing("heed convert: packing", !quiet && options.layout != convert::WeightLayout::kRowMajor);
-    options.progress = [&](const char* stage, size_t done, size_t total) {
-      if (std::string(stage) == "packing") {
+    ProgressBar quantizing("heed convert: quantizing", !quiet);
+    ProgressBar packing("heed convert: packing", !quiet && options.layout != convert::WeightLayout::kRowMajor);
+    options.progress = [&](convert::ConvertStage stage, size_t done, size_t total) {
+      if (stage == convert::ConvertStage::kPacking) {
         quantizing.finish();
         packing.update(done, total);
       } else {
