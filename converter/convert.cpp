@@ -72,10 +72,10 @@ uint32_t outlier_channels(const NeutralModel& model, const ConvertOptions& o, ui
   return model.config.AsTransformerEncoderOnly() != nullptr && block != 0 ? kEncoderOutlierChannels : 0;
 }
 
-// The calibration lines and the float model's embeddings of them (for the self-check).
+// The calibration lines and the float model's outputs on them (for the self-check).
 struct Calibration {
   std::vector<std::string> lines;
-  std::vector<float> embeddings;
+  std::vector<float> reference;
 };
 
 // Splits the outlier channels off the float model (before quantization), calibrating on the
@@ -83,13 +83,14 @@ struct Calibration {
 Status split_outliers(NeutralModel* model, const ConvertOptions& o, uint32_t count, Calibration* calibration,
                       ConvertSummary* summary) {
   if (count == 0) return Status::success();
-  if (model->config.AsTransformerEncoderOnly() == nullptr) {
-    return invalid_argument("--outlier-channels calibrates by embedding text: it needs an encoder (hf-bert) model");
+  if (!can_calibrate(*model)) {
+    return invalid_argument("--outlier-channels calibrates by running text through the model: it needs an encoder "
+                            "(hf-bert) or a decoder-only language model");
   }
   if (o.calibration.empty()) calibration->lines = builtin_calibration_lines();
   else HEED_RETURN_IF_ERROR(read_calibration_lines(o.calibration, &calibration->lines));
   HEED_RETURN_IF_ERROR(
-      split_outlier_channels(model, count, calibration->lines, &summary->outlier_layers, &calibration->embeddings));
+      split_outlier_channels(model, count, calibration->lines, &summary->outlier_layers, &calibration->reference));
   summary->outlier_channels = summary->outlier_layers > 0 ? count : 0;
   return Status::success();
 }
@@ -120,10 +121,15 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
                                   stage_progress(options, ConvertStage::kPacking)));
   summary->activation_block = block;
   summary->tensors = model->tensors.size();
-  if (!calibration.embeddings.empty()) {  // the converted encoder against the float one, on the same lines
-    HEED_RETURN_IF_ERROR(self_check(*model, calibration.lines, calibration.embeddings, &summary->check_lowest_cosine,
-                                    &summary->check_mean_cosine));
-    summary->check_lines = calibration.lines.size();
+  if (!calibration.reference.empty()) {  // the converted model against the float one, on the same lines
+    SelfCheck check;
+    HEED_RETURN_IF_ERROR(self_check(*model, calibration.lines, calibration.reference, &check));
+    summary->check_lines = check.lines;
+    summary->check_encoder = check.encoder;
+    summary->check_lowest_cosine = check.lowest_cosine;
+    summary->check_mean_cosine = check.mean_cosine;
+    summary->check_nll_float = check.nll_float;
+    summary->check_nll_converted = check.nll_converted;
   }
   return Status::success();
 }

@@ -61,10 +61,13 @@ struct ConvertSummary {
   size_t packed = 0;      // matrices stored packed 16x4
   uint32_t outlier_channels = 0;  // input channels per linear layer kept in float32
   size_t outlier_layers = 0;      // linear layers that got them
-  // Encoders calibrated for outlier channels: the converted model's mean-pooled embeddings of the
-  // calibration lines against the float model's (cosine similarity); check_lines 0 when not run.
+  // Models calibrated for outlier channels: the converted model against the float one on the
+  // calibration lines (check_lines 0 when not run). Encoders (check_encoder): the mean-pooled
+  // embeddings' cosine similarity; decoder LMs: the lines' mean negative log-likelihood per token.
   size_t check_lines = 0;
+  bool check_encoder = true;
   double check_lowest_cosine = 0, check_mean_cosine = 0;
+  double check_nll_float = 0, check_nll_converted = 0;
   VocabMapSummary vmap;  // the shortlist written (all zero without --vmap)
 };
 

@@ -212,10 +212,14 @@ void print_summary(const std::string& output, const std::string& source, const c
   std::printf("heed convert: wrote %s: %zu tensors, %zu parameters, %s, %s (from %s %s)\n", output.c_str(),
               summary.tensors, summary.parameters, human_bytes(size).c_str(), weights.c_str(), format.name,
               source.c_str());
-  if (summary.check_lines > 0) {
+  if (summary.check_lines > 0 && summary.check_encoder) {
     std::printf("heed convert: self-check on %zu calibration lines: cosine similarity to the float32 model %.5f "
                 "lowest, %.5f mean\n",
                 summary.check_lines, summary.check_lowest_cosine, summary.check_mean_cosine);
+  } else if (summary.check_lines > 0) {
+    std::printf("heed convert: self-check on %zu calibration lines: %.4f nats/token (float32 model: %.4f, %+.2f %%)\n",
+                summary.check_lines, summary.check_nll_converted, summary.check_nll_float,
+                100.0 * (summary.check_nll_converted / summary.check_nll_float - 1.0));
   }
   if (!options.vmap.empty()) print_vmap_summary(summary.vmap);
 }
