@@ -12,24 +12,12 @@ import argparse
 import json
 import os
 import subprocess
+import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.path.join(ROOT, "tests", "python", "data")
-NEW_TOKENS = 48
-END_TOKEN = 2
-
-
-def reference():
-    with open(os.path.join(DATA, "smollm2_transformers_greedy.json")) as f:
-        answers = json.load(f)["answers"]
-    with open(os.path.join(DATA, "smollm2_chats.jsonl"), encoding="utf-8") as f:
-        chats = [json.loads(line) for line in f if line.strip()]
-    return chats, answers
-
-
-def without_end(ids):
-    return ids[:-1] if ids and ids[-1] == END_TOKEN else ids
+sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+from smollm2_reference import NEW_TOKENS, chats_and_answers, mean_nll, without_end  # noqa: E402
 
 
 def agreement(outputs, answers):
@@ -45,17 +33,6 @@ def agreement(outputs, answers):
     return same, prefix / len(answers)
 
 
-def nll(score, answers, vocab):
-    """Mean negative log-likelihood per token of the reference continuations (end token included)."""
-    total, count = 0.0, 0
-    sequences = [[vocab[i] for i in a["prompt_ids"] + a["generated_ids"]] for a in answers]
-    for answer, log_probs in zip(answers, score(sequences)):
-        tail = log_probs[-len(answer["generated_ids"]):]
-        total -= sum(tail)
-        count += len(tail)
-    return total / count
-
-
 def heed_row(cli, path, chats, answers, vocab):
     import heed
     stdin = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chats).encode("utf-8")
@@ -64,9 +41,7 @@ def heed_row(cli, path, chats, answers, vocab):
                           "-t", "1"], input=stdin, capture_output=True, check=True).stdout.decode()
     seconds = time.perf_counter() - start
     outputs = [[int(i) for i in line.split()] for line in out.split("\n")[:-1]]
-    generator = heed.Generator(path)
-    score = lambda seqs: [r.log_probs for r in generator.score_batch(seqs)]
-    return outputs, seconds, nll(score, answers, vocab), os.path.getsize(path)
+    return outputs, seconds, mean_nll(heed.Generator(path).score_batch, answers, vocab), os.path.getsize(path)
 
 
 def ct2_row(folder, chats, answers, vocab):
@@ -78,9 +53,8 @@ def ct2_row(folder, chats, answers, vocab):
                                        include_prompt_in_result=False)
     seconds = time.perf_counter() - start
     outputs = [without_end(r.sequences_ids[0]) for r in results]
-    score = lambda seqs: [r.log_probs for r in generator.score_batch(seqs)]
     size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
-    return outputs, seconds, nll(score, answers, vocab), size
+    return outputs, seconds, mean_nll(generator.score_batch, answers, vocab), size
 
 
 def main():
@@ -90,7 +64,7 @@ def main():
     parser.add_argument("--vocab", required=True, help="the model folder's vocab.json (token -> id)")
     parser.add_argument("--ct2", nargs="*", default=[], help="CTranslate2 model folders")
     args = parser.parse_args()
-    chats, answers = reference()
+    chats, answers = chats_and_answers()
     with open(args.vocab, encoding="utf-8") as f:
         vocab = {i: t for t, i in json.load(f).items()}
     rows = [(m, heed_row(args.heed_cli, m, chats, answers, vocab)) for m in args.models]
