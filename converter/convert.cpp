@@ -54,7 +54,7 @@ size_t count_parameters(const NeutralModel& model) {
   return parameters;
 }
 
-std::function<void(size_t, size_t)> stage_progress(const ConvertOptions& o, const char* stage) {
+std::function<void(size_t, size_t)> stage_progress(const ConvertOptions& o, ConvertStage stage) {
   if (!o.progress) return {};
   return [&o, stage](size_t done, size_t total) { o.progress(stage, done, total); };
 }
@@ -72,10 +72,10 @@ uint32_t outlier_channels(const NeutralModel& model, const ConvertOptions& o, ui
   return model.config.AsTransformerEncoderOnly() != nullptr && block != 0 ? kEncoderOutlierChannels : 0;
 }
 
-// The calibration lines and the float model's embeddings of them (for the self-check).
+// The calibration lines and the float model's outputs on them (for the self-check).
 struct Calibration {
   std::vector<std::string> lines;
-  std::vector<float> embeddings;
+  std::vector<float> reference;
 };
 
 // Splits the outlier channels off the float model (before quantization), calibrating on the
@@ -83,13 +83,14 @@ struct Calibration {
 Status split_outliers(NeutralModel* model, const ConvertOptions& o, uint32_t count, Calibration* calibration,
                       ConvertSummary* summary) {
   if (count == 0) return Status::success();
-  if (model->config.AsTransformerEncoderOnly() == nullptr) {
-    return invalid_argument("--outlier-channels calibrates by embedding text: it needs an encoder (hf-bert) model");
+  if (!can_calibrate(*model)) {
+    return invalid_argument("--outlier-channels calibrates by running text through the model: it needs an encoder "
+                            "(hf-bert) or a decoder-only language model");
   }
   if (o.calibration.empty()) calibration->lines = builtin_calibration_lines();
   else HEED_RETURN_IF_ERROR(read_calibration_lines(o.calibration, &calibration->lines));
   HEED_RETURN_IF_ERROR(
-      split_outlier_channels(model, count, calibration->lines, &summary->outlier_layers, &calibration->embeddings));
+      split_outlier_channels(model, count, calibration->lines, &summary->outlier_layers, &calibration->reference));
   summary->outlier_channels = summary->outlier_layers > 0 ? count : 0;
   return Status::success();
 }
@@ -113,16 +114,22 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
       split_outliers(model, options, packs ? outlier_channels(*model, options, block) : 0, &calibration, summary));
   QuantizeOptions quantize = options.quantize;
   quantize.linear_group_size = block;
-  HEED_RETURN_IF_ERROR(quantize_model(model, quantize, options.report, stage_progress(options, "quantizing")));
-  set_activation_blocks(model, block);
   HEED_RETURN_IF_ERROR(
-      pack_model(model, options.layout, &summary->packed, options.report, stage_progress(options, "packing")));
+      quantize_model(model, quantize, options.report, stage_progress(options, ConvertStage::kQuantizing)));
+  set_activation_blocks(model, block);
+  HEED_RETURN_IF_ERROR(pack_model(model, options.layout, &summary->packed, options.report,
+                                  stage_progress(options, ConvertStage::kPacking)));
   summary->activation_block = block;
   summary->tensors = model->tensors.size();
-  if (!calibration.embeddings.empty()) {  // the converted encoder against the float one, on the same lines
-    HEED_RETURN_IF_ERROR(self_check(*model, calibration.lines, calibration.embeddings, &summary->check_lowest_cosine,
-                                    &summary->check_mean_cosine));
-    summary->check_lines = calibration.lines.size();
+  if (!calibration.reference.empty()) {  // the converted model against the float one, on the same lines
+    SelfCheck check;
+    HEED_RETURN_IF_ERROR(self_check(*model, calibration.lines, calibration.reference, &check));
+    summary->check_lines = check.lines;
+    summary->check_encoder = check.encoder;
+    summary->check_lowest_cosine = check.lowest_cosine;
+    summary->check_mean_cosine = check.mean_cosine;
+    summary->check_nll_float = check.nll_float;
+    summary->check_nll_converted = check.nll_converted;
   }
   return Status::success();
 }

@@ -19,6 +19,12 @@
 
 namespace heed::convert {
 
+// The slow stages of a conversion, which report their progress to the caller (the converter
+// draws nothing itself: `heed convert` renders it on the terminal, other callers ignore it).
+enum class ConvertStage { kQuantizing, kPacking };
+// Called as a stage advances: `done` of `total` steps (tensors) finished.
+using ConvertProgress = std::function<void(ConvertStage stage, size_t done, size_t total)>;
+
 struct ConvertOptions {
   QuantizeOptions quantize;
   WeightLayout layout = WeightLayout::kAuto;
@@ -38,8 +44,7 @@ struct ConvertOptions {
   // shortlist; empty: none. Translation (Transformer encoder-decoder) models only.
   std::string vmap;
   std::vector<TensorReport>* report = nullptr;  // each tensor's quantization error, when set
-  // Called as work advances: stage "quantizing" or "packing", done of total.
-  std::function<void(const char* stage, size_t done, size_t total)> progress;
+  ConvertProgress progress;  // empty: nobody is told
 };
 
 // The combinations of options the pipeline refuses (one line each): check_quantize_options, and
@@ -56,10 +61,13 @@ struct ConvertSummary {
   size_t packed = 0;      // matrices stored packed 16x4
   uint32_t outlier_channels = 0;  // input channels per linear layer kept in float32
   size_t outlier_layers = 0;      // linear layers that got them
-  // Encoders calibrated for outlier channels: the converted model's mean-pooled embeddings of the
-  // calibration lines against the float model's (cosine similarity); check_lines 0 when not run.
+  // Models calibrated for outlier channels: the converted model against the float one on the
+  // calibration lines (check_lines 0 when not run). Encoders (check_encoder): the mean-pooled
+  // embeddings' cosine similarity; decoder LMs: the lines' mean negative log-likelihood per token.
   size_t check_lines = 0;
+  bool check_encoder = true;
   double check_lowest_cosine = 0, check_mean_cosine = 0;
+  double check_nll_float = 0, check_nll_converted = 0;
   VocabMapSummary vmap;  // the shortlist written (all zero without --vmap)
 };
 

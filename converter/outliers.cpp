@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "heed/embedder.h"
+#include "heed/generator.h"
 #include "heed/model.h"
 #include "heed_format/quantization.h"
 #include "heed_writer.h"
@@ -72,6 +73,10 @@ Status read_calibration_lines(const std::string& path, std::vector<std::string>*
 
 namespace {
 
+// Positions a calibration line may use (longer lines are cut): calibration looks at activations,
+// not at long-range attention.
+constexpr size_t kCalibrationContext = 256;
+
 // The largest |x| of every input channel each linear layer saw, by weight name.
 class ChannelRanges : public layers::InputRecorder {
  public:
@@ -87,21 +92,65 @@ class ChannelRanges : public layers::InputRecorder {
   std::map<std::string, std::vector<float>> ranges_;
 };
 
-// `model`'s mean-pooled embeddings of `lines` (one session in memory), reporting every linear
-// layer's input to `recorder` when given.
-Status embed_lines(const NeutralModel& model, const std::vector<std::string>& lines, layers::InputRecorder* recorder,
-                   std::vector<float>* out, size_t* dimension) {
-  std::vector<uint8_t> bytes;
-  HEED_RETURN_IF_ERROR(serialize_heed(model, &bytes));
-  std::unique_ptr<Model> loaded;
-  HEED_RETURN_IF_ERROR(Model::from_bytes(bytes.data(), bytes.size(), &loaded));
+// The loaded copy of a converter's model: serialized and read back as a file would be.
+Status load_model(const NeutralModel& model, std::vector<uint8_t>* bytes, std::unique_ptr<Model>* loaded) {
+  HEED_RETURN_IF_ERROR(serialize_heed(model, bytes));
+  return Model::from_bytes(bytes->data(), bytes->size(), loaded);
+}
+
+// An encoder's mean-pooled embeddings of `lines`.
+Status embed_lines(const Model& model, const std::vector<std::string>& lines, std::vector<float>* out) {
   std::unique_ptr<Embedder> embedder;
-  HEED_RETURN_IF_ERROR(Embedder::create(*loaded, EmbedderOptions(), &embedder));
-  *dimension = embedder->dimension();
+  HEED_RETURN_IF_ERROR(Embedder::create(model, EmbedderOptions(), &embedder));
+  return embedder->embed_text(lines, Pooling::kMean, false, out);
+}
+
+// A decoder LM's log-prob of each token of each line (after its start token), the end token's
+// last: teacher forcing, one line at a time.
+Status score_lines(const Model& model, const std::vector<std::string>& lines, std::vector<float>* out) {
+  std::unique_ptr<Generator> generator;
+  GeneratorOptions options;
+  options.max_context = kCalibrationContext;
+  HEED_RETURN_IF_ERROR(Generator::create(model, options, &generator));
+  out->clear();
+  for (const std::string& line : lines) {
+    std::vector<int32_t> ids;
+    HEED_RETURN_IF_ERROR(generator->encode(line, &ids));
+    if (generator->bos_id() >= 0) ids.insert(ids.begin(), generator->bos_id());
+    if (ids.size() + 1 > kCalibrationContext) ids.resize(kCalibrationContext - 1);
+    if (ids.empty()) continue;
+    const size_t offsets[2] = {0, ids.size()};
+    ScoreOutput scored;
+    HEED_RETURN_IF_ERROR(generator->score(TokenBatch{ids.data(), offsets, 1}, &scored));
+    out->insert(out->end(), scored.sentence(0), scored.sentence(0) + scored.length(0));
+  }
+  return Status::success();
+}
+
+}  // namespace
+
+bool calibrates_as_encoder(const NeutralModel& model) { return model.config.AsTransformerEncoderOnly() != nullptr; }
+
+bool can_calibrate(const NeutralModel& model) {
+  return calibrates_as_encoder(model) || model.config.AsTransformerDecoderOnly() != nullptr;
+}
+
+Status run_calibration(const NeutralModel& model, const std::vector<std::string>& lines, layers::InputRecorder* recorder,
+                       std::vector<float>* out) {
+  std::vector<uint8_t> bytes;
+  std::unique_ptr<Model> loaded;
+  HEED_RETURN_IF_ERROR(load_model(model, &bytes, &loaded));
   layers::InputRecorder* previous = layers::set_input_recorder(recorder);
-  const Status status = embedder->embed_text(lines, Pooling::kMean, false, out);
+  const Status status = calibrates_as_encoder(model) ? embed_lines(*loaded, lines, out) : score_lines(*loaded, lines, out);
   layers::set_input_recorder(previous);
   return status;
+}
+
+namespace {
+
+bool is_embedding_table(const std::string& name) {
+  const std::string suffix = ".embeddings";
+  return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // The `count` channels of largest range, increasing.
@@ -146,14 +195,15 @@ Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::ve
   if (split != nullptr) *split = 0;
   if (count == 0) return Status::success();
   ChannelRanges ranges;
-  size_t dimension = 0;
   std::vector<float> out;
-  const Status calibrated = embed_lines(*model, lines, &ranges, &out, &dimension);
+  const Status calibrated = run_calibration(*model, lines, &ranges, &out);
   if (!calibrated) return invalid_argument("calibrating outlier channels: " + calibrated.message());
   if (embeddings != nullptr) *embeddings = std::move(out);
   for (const auto& [name, range] : ranges.ranges()) {
     NeutralTensor* t = model->find(name);
-    if (t == nullptr || !t->quantizable || t->dtype != fb::DType::F32 || t->shape.size() != 2 ||
+    // A tied output projection is the embedding table, whose rows are also looked up as they
+    // are: its channels stay where they are.
+    if (is_embedding_table(name) || t == nullptr || !t->quantizable || t->dtype != fb::DType::F32 || t->shape.size() != 2 ||
         t->shape[1] != range.size() || range.size() <= count || range.size() > format::kMaxOutlierInputs) {
       continue;
     }
@@ -163,18 +213,15 @@ Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::ve
   return Status::success();
 }
 
-Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const std::vector<float>& reference,
-                  double* lowest, double* mean) {
-  std::vector<float> out;
-  size_t dimension = 0;
-  const Status embedded = embed_lines(model, lines, nullptr, &out, &dimension);
-  if (!embedded) return invalid_argument("self-check of the converted model: " + embedded.message());
-  if (dimension == 0 || out.size() != reference.size() || out.size() != lines.size() * dimension) {
-    return invalid_argument("self-check of the converted model: embeddings of different sizes");
-  }
-  *lowest = 1.0;
+namespace {
+
+// Lowest and mean cosine similarity of the rows of `out` and `reference` (one per line).
+void compare_embeddings(const std::vector<float>& out, const std::vector<float>& reference, size_t lines,
+                        SelfCheck* check) {
+  const size_t dimension = out.size() / lines;
+  check->lowest_cosine = 1.0;
   double sum = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
+  for (size_t i = 0; i < lines; ++i) {
     double dot = 0, a2 = 0, b2 = 0;
     for (size_t d = 0; d < dimension; ++d) {
       const double a = out[i * dimension + d], b = reference[i * dimension + d];
@@ -183,10 +230,36 @@ Status self_check(const NeutralModel& model, const std::vector<std::string>& lin
       b2 += b * b;
     }
     const double cosine = a2 > 0 && b2 > 0 ? dot / std::sqrt(a2 * b2) : (a2 == b2 ? 1.0 : 0.0);
-    *lowest = std::min(*lowest, cosine);
+    check->lowest_cosine = std::min(check->lowest_cosine, cosine);
     sum += cosine;
   }
-  *mean = sum / static_cast<double>(lines.size());
+  check->mean_cosine = sum / static_cast<double>(lines);
+}
+
+double mean_nll(const std::vector<float>& log_probs) {
+  double sum = 0;
+  for (float p : log_probs) sum -= p;
+  return log_probs.empty() ? 0.0 : sum / static_cast<double>(log_probs.size());
+}
+
+}  // namespace
+
+Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const std::vector<float>& reference,
+                  SelfCheck* check) {
+  std::vector<float> out;
+  const Status run = run_calibration(model, lines, nullptr, &out);
+  if (!run) return invalid_argument("self-check of the converted model: " + run.message());
+  if (out.empty() || out.size() != reference.size() || (calibrates_as_encoder(model) && out.size() % lines.size() != 0)) {
+    return invalid_argument("self-check of the converted model: outputs of different sizes");
+  }
+  check->lines = lines.size();
+  check->encoder = calibrates_as_encoder(model);
+  if (check->encoder) {
+    compare_embeddings(out, reference, lines.size(), check);
+  } else {
+    check->nll_float = mean_nll(reference);
+    check->nll_converted = mean_nll(out);
+  }
   return Status::success();
 }
 

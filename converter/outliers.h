@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "heed/status.h"
+#include "layers/linear.h"
 #include "neutral_model.h"
 
 namespace heed::convert {
@@ -27,17 +28,34 @@ Status read_calibration_lines(const std::string& path, std::vector<std::string>*
 // into its F32 tensor `weight`.outliers ([channels, N]) and sets them to 0 in the weight.
 Status split_channels(NeutralModel* model, const std::string& weight, std::vector<uint32_t> channels);
 
-// Runs `model` (an encoder-only model, still float) on `lines` and splits the `count` input
-// channels of largest |activation| out of every linear weight the encoder multiplies (those with
-// at most format::kMaxOutlierInputs inputs and more than `count`). `split` (optional) receives how
-// many weights got outlier channels; `embeddings` (optional) the float model's mean-pooled
-// embeddings of the lines, for self_check.
-Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::vector<std::string>& lines,
-                              size_t* split, std::vector<float>* embeddings = nullptr);
+// The models calibration runs: encoder-only ones embed the lines (mean pooling), decoder-only
+// LMs score them (teacher forcing from the start token).
+bool calibrates_as_encoder(const NeutralModel& model);
+bool can_calibrate(const NeutralModel& model);
 
-// The converted (quantized) encoder `model` embeds `lines` again; `lowest` and `mean` get the
-// cosine similarities of its embeddings to `reference` (split_outlier_channels' float ones).
+// Runs `model` (serialized and loaded as a file would be) on `lines`, reporting every linear
+// layer's input to `recorder` (optional): *out gets the embeddings ([lines, dimension]) or the
+// log-prob of every token scored.
+Status run_calibration(const NeutralModel& model, const std::vector<std::string>& lines, layers::InputRecorder* recorder,
+                       std::vector<float>* out);
+
+// Runs `model` (still float; can_calibrate) on `lines` and splits the `count` input
+// channels of largest |activation| out of every linear weight the model multiplies (those with
+// at most format::kMaxOutlierInputs inputs and more than `count`). `split` (optional) receives how
+// many weights got outlier channels; `reference` (optional) the float model's run_calibration
+// output, for self_check.
+Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::vector<std::string>& lines,
+                              size_t* split, std::vector<float>* reference = nullptr);
+
+// The converted model against the float one on the calibration lines: encoders' embeddings by
+// cosine similarity, decoders' mean negative log-likelihood per token (nats) of the lines.
+struct SelfCheck {
+  size_t lines = 0;  // 0: not run
+  bool encoder = true;
+  double lowest_cosine = 0, mean_cosine = 0;
+  double nll_float = 0, nll_converted = 0;
+};
 Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const std::vector<float>& reference,
-                  double* lowest, double* mean);
+                  SelfCheck* check);
 
 }  // namespace heed::convert

@@ -49,7 +49,7 @@ inline bool convert_and_load(const char* target, convert::NeutralModel* model, s
       std::unique_ptr<Model> loaded;
       s = Model::from_bytes(bytes.data(), bytes.size(), &loaded);
       if (!s.is_ok()) invariant_broken(target, "the writer produced a file the loader refuses: " + s.message());
-      if (loaded->tensors().size() != model->tensors.size()) {
+      if (file_tensors(*loaded).size() != model->tensors.size()) {
         invariant_broken(target, "tensor count changed between writer and loader");
       }
       return true;

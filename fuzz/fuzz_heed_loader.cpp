@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       base = nullptr;
     }
     unsigned sum = 0;
-    for (const heed::TensorView& t : model->tensors()) {
+    for (const heed::TensorView& t : file_tensors(*model)) {
       if (reinterpret_cast<uintptr_t>(t.data) % heed::kTensorAlignment != 0) fail("a tensor is not 64-byte aligned");
       if (base && !inside(t.data, t.size_bytes, base, size)) fail("a tensor view leaves the buffer");
       if (t.size_bytes != t.num_elements() * heed::dtype_size(t.dtype)) fail("a tensor size does not match its shape");
@@ -59,11 +59,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (base && !inside(t.scales, t.num_scales * sizeof(float), base, size)) fail("scales leave the buffer");
         for (size_t i = 0; i < t.num_scales; ++i) sum += static_cast<unsigned>(t.scales[i] != 0.0f);
       }
-      if (model->find(t.name) != &t) fail("find() does not return the tensor by its own name");
+      if (find_tensor(*model, t.name) != &t) fail("find() does not return the tensor by its own name");
       if (t.rows() * t.row_size() != t.num_elements()) fail("rows * row_size != elements");
     }
     const heed::TensorView* missing = nullptr;
-    if (!model->find("\x01no such tensor") && model->require("\x01no such tensor", &missing).is_ok()) {
+    if (!find_tensor(*model, "\x01no such tensor") && require_tensor(*model, "\x01no such tensor", &missing).is_ok()) {
       fail("require() accepted a missing tensor");
     }
     // Keep the reads observable so the compiler cannot drop them.

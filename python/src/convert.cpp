@@ -67,10 +67,15 @@ nb::dict convert_model(const std::string& source, const std::string& output, con
   d["activation_block"] = summary.activation_block;
   d["outlier_channels"] = summary.outlier_channels;
   d["outlier_layers"] = summary.outlier_layers;
-  if (summary.check_lines > 0) {  // the converter's self-check (encoders with outlier channels)
+  if (summary.check_lines > 0) {  // the converter's self-check (models with outlier channels)
     d["check_lines"] = summary.check_lines;
-    d["check_lowest_cosine"] = summary.check_lowest_cosine;
-    d["check_mean_cosine"] = summary.check_mean_cosine;
+    if (summary.check_encoder) {
+      d["check_lowest_cosine"] = summary.check_lowest_cosine;
+      d["check_mean_cosine"] = summary.check_mean_cosine;
+    } else {
+      d["check_nll_float"] = summary.check_nll_float;
+      d["check_nll_converted"] = summary.check_nll_converted;
+    }
   }
   if (!vmap.empty()) {
     nb::dict v;

@@ -58,7 +58,7 @@ void write_file(const std::string& path, const std::string& bytes) {
 }
 
 std::string metadata_value(const heed::Model& model, const std::string& key) {
-  for (const auto* kv : *model.index().metadata()) {
+  for (const auto* kv : *file_index(model).metadata()) {
     if (kv->key()->str() == key) return kv->value() ? kv->value()->str() : "";
   }
   return "(absent)";
@@ -97,7 +97,7 @@ std::vector<int32_t> source_ids(const heed::Translator& translator, const json& 
 }
 
 std::vector<std::string> target_tokens(const heed::Model& model, const heed::Hypothesis& h) {
-  const auto* vocab = model.index().tokenizer()->target_vocabulary()->tokens();
+  const auto* vocab = file_index(model).tokenizer()->target_vocabulary()->tokens();
   std::vector<std::string> tokens;
   for (size_t i = 0; i < h.length; ++i) tokens.push_back(vocab->Get(static_cast<uint32_t>(h.ids[i]))->str());
   return tokens;
@@ -229,7 +229,7 @@ TEST_CASE("argos: the package converts; the SentencePiece model and the language
   const heed::Model& model = *converted(convert::WeightType::kFloat32).model;
   CHECK(tmp.entries() == 0);  // the extracted model/ is gone
 
-  const auto* tok = model.index().tokenizer();
+  const auto* tok = file_index(model).tokenizer();
   REQUIRE(tok != nullptr);
   CHECK(tok->kind() == heed::fb::TokenizerKind::SentencePiece);
   REQUIRE(tok->source_model() != nullptr);
@@ -247,8 +247,8 @@ TEST_CASE("argos: the package converts; the SentencePiece model and the language
   CHECK(metadata_value(model, "argos.to_name") == meta["to_name"].get<std::string>());
   CHECK(metadata_value(model, "argos.package_version") == meta["package_version"].get<std::string>());
   CHECK(metadata_value(model, "argos.argos_version") == meta["argos_version"].get<std::string>());
-  CHECK(model.index().producer()->source_format()->str() == "argos");
-  CHECK(model.index().producer()->source_name()->str() == "tiny-en-de.argosmodel");
+  CHECK(file_index(model).producer()->source_format()->str() == "argos");
+  CHECK(file_index(model).producer()->source_name()->str() == "tiny-en-de.argosmodel");
 }
 
 TEST_CASE("argos: the embedded SentencePiece model splits text into SentencePiece's own pieces", "[argos]") {

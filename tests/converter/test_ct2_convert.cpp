@@ -131,7 +131,7 @@ const std::string kLm = "models/ct2/onmt-lm";
 
 void check_aren_hyperparameters(const heed::Model& model) {
   REQUIRE(model_family(model) == heed::fb::ModelConfig::TransformerEncoderDecoder);
-  const auto* config = model.index().config_as_TransformerEncoderDecoder();
+  const auto* config = file_index(model).config_as_TransformerEncoderDecoder();
   for (const auto* stack : {config->encoder(), config->decoder()}) {
     CHECK(stack->num_layers() == 6);
     CHECK(stack->d_model() == 32);
@@ -151,7 +151,7 @@ void check_aren_hyperparameters(const heed::Model& model) {
   CHECK(config->decoder()->vocab_size() == 43);
   CHECK(!config->tied_output());
 
-  const auto* tok = model.index().tokenizer();
+  const auto* tok = file_index(model).tokenizer();
   REQUIRE(tok);
   CHECK(tok->kind() == heed::fb::TokenizerKind::Whitespace);
   REQUIRE(tok->source_vocabulary());
@@ -168,14 +168,14 @@ void check_aren_hyperparameters(const heed::Model& model) {
   CHECK(tok->decoder_start_id() == 1);
   CHECK(!tok->shared_vocabulary());
 
-  const auto* producer = model.index().producer();
+  const auto* producer = file_index(model).producer();
   REQUIRE(producer);
   CHECK(producer->name()->str() == "heed convert");
   CHECK(producer->source_format()->str() == "ct2");
   const std::string source_name = producer->source_name()->str();
   CHECK((source_name == "aren-transliteration" || source_name == "aren-transliteration-i8" || source_name == "v6"));
   std::map<std::string, std::string> meta;
-  for (const auto* kv : *model.index().metadata()) meta[kv->key()->str()] = kv->value() ? kv->value()->str() : "";
+  for (const auto* kv : *file_index(model).metadata()) meta[kv->key()->str()] = kv->value() ? kv->value()->str() : "";
   CHECK(meta["source_unk_id"] == "50");
   CHECK(meta["ct2.spec"] == (source_name == "v6" ? "TransformerSpec" : "TransformerBase"));
 }
@@ -188,11 +188,11 @@ TEST_CASE("aren fp32 -> float32: hyperparameters, tokenizer, every tensor bit-ex
   check_aren_hyperparameters(*model);
   Source src{read_bytes(dir + "/model.bin"), 2};
   const auto names = encoder_decoder_names(6);
-  CHECK(model->tensors().size() == names.size());  // nothing more, nothing less
+  CHECK(file_tensors(*model).size() == names.size());  // nothing more, nothing less
   for (const auto& [heed_name, ct2_name] : names) {
     INFO(heed_name);
     src.find(ct2_name);
-    const heed::TensorView* view = model->find(heed_name);
+    const heed::TensorView* view = find_tensor(*model, heed_name);
     REQUIRE(view);
     CHECK(view->dtype == heed::fb::DType::F32);
     CHECK(view->shape == src.shape);
@@ -210,7 +210,7 @@ TEST_CASE("aren fp32 -> int8 per row: |x - q*s| <= s/2, other tensors exact", "[
     INFO(heed_name);
     src.find(ct2_name);
     const std::vector<float> x = fx::as_floats(src.bytes);
-    const heed::TensorView* view = model->find(heed_name);
+    const heed::TensorView* view = find_tensor(*model, heed_name);
     REQUIRE(view);
     CHECK(view->shape == src.shape);
     if (!is_weight_matrix(heed_name)) {
@@ -247,7 +247,7 @@ TEST_CASE("aren fp32 -> int8 per group of 16", "[ct2][convert]") {
   Source src{read_bytes(dir + "/model.bin"), 2};
   src.find("decoder/layer_2/ffn/linear_1/weight");  // [32, 128]: 8 groups per row
   const std::vector<float> x = fx::as_floats(src.bytes);
-  const heed::TensorView* view = model->find("decoder.layers.2.ffn.out.weight");
+  const heed::TensorView* view = find_tensor(*model, "decoder.layers.2.ffn.out.weight");
   REQUIRE(view);
   REQUIRE(view->quantization == heed::fb::Quantization::PerGroup);
   CHECK(view->group_size == 16);
@@ -273,7 +273,7 @@ TEST_CASE("aren fp32 -> float16: weights rounded to the nearest half, the rest e
   for (const auto& [heed_name, ct2_name] : encoder_decoder_names(6)) {
     INFO(heed_name);
     src.find(ct2_name);
-    const heed::TensorView* view = model->find(heed_name);
+    const heed::TensorView* view = find_tensor(*model, heed_name);
     REQUIRE(view);
     if (!is_weight_matrix(heed_name)) {
       CHECK(view->dtype == heed::fb::DType::F32);
@@ -304,7 +304,7 @@ TEST_CASE("aren int8 source: q bytes kept bit-exactly, scales inverted", "[ct2][
       INFO(heed_name);
       src.find(ct2_name);
       REQUIRE(src.width_or_dtype == 1);  // int8 in the source
-      const heed::TensorView* view = model->find(heed_name);
+      const heed::TensorView* view = find_tensor(*model, heed_name);
       REQUIRE(view);
       REQUIRE(view->dtype == heed::fb::DType::I8);
       CHECK(view->quantization == heed::fb::Quantization::PerRow);
@@ -336,10 +336,10 @@ TEST_CASE("aren int8 source: q bytes kept bit-exactly, scales inverted", "[ct2][
     const std::vector<uint8_t> q = src.bytes;
     src.find("encoder/layer_4/ffn/linear_0/weight_scale");
     const std::vector<float> ct2_scale = fx::as_floats(src.bytes);
-    const heed::TensorView* view = model->find("encoder.layers.4.ffn.in.weight");
+    const heed::TensorView* view = find_tensor(*model, "encoder.layers.4.ffn.in.weight");
     REQUIRE(view);
     REQUIRE(view->dtype == heed::fb::DType::F32);
-    CHECK(!model->find("encoder.layers.4.ffn.in.weight.scales"));
+    CHECK(!find_tensor(*model, "encoder.layers.4.ffn.in.weight.scales"));
     const float* x = view->as<float>();
     for (size_t i = 0; i < q.size(); ++i) CHECK(x[i] == static_cast<int8_t>(q[i]) * (1.0f / ct2_scale[i / 32]));
   }
@@ -349,7 +349,7 @@ TEST_CASE("onmt-lm: decoder-only, int8 kept, float16 biases and positions widene
   const std::string dir = heed::test::shared_path(kLm);
   auto model = convert_and_open(dir, WeightType::kInt8);
   REQUIRE(model_family(*model) == heed::fb::ModelConfig::TransformerDecoderOnly);
-  const auto* d = model->index().config_as_TransformerDecoderOnly()->decoder();
+  const auto* d = file_index(*model).config_as_TransformerDecoderOnly()->decoder();
   CHECK(d->num_layers() == 2);
   CHECK(d->d_model() == 64);
   CHECK(d->num_heads() == 2);
@@ -360,7 +360,7 @@ TEST_CASE("onmt-lm: decoder-only, int8 kept, float16 biases and positions widene
   CHECK(d->position_encoding() == heed::fb::PositionEncoding::Learned);
   CHECK(d->max_positions() == 5000);
   CHECK(d->embedding_scale() == Approx(8.0f));
-  const auto* tok = model->index().tokenizer();
+  const auto* tok = file_index(*model).tokenizer();
   CHECK(!tok->source_vocabulary());
   CHECK(tok->target_vocabulary()->tokens()->size() == 16377);
   CHECK(tok->unk_id() == 0);
@@ -371,7 +371,7 @@ TEST_CASE("onmt-lm: decoder-only, int8 kept, float16 biases and positions widene
   Source src{read_bytes(dir + "/model.bin"), 6};
   src.find("decoder/layer_1/self_attention/linear_0/weight");
   REQUIRE(src.width_or_dtype == 1);
-  const heed::TensorView* qkv = model->find("decoder.layers.1.self_attn.qkv.weight");
+  const heed::TensorView* qkv = find_tensor(*model, "decoder.layers.1.self_attn.qkv.weight");
   REQUIRE(qkv);
   CHECK(qkv->shape == std::vector<uint32_t>{192, 64});
   REQUIRE(qkv->size_bytes == src.bytes.size());
@@ -385,7 +385,7 @@ TEST_CASE("onmt-lm: decoder-only, int8 kept, float16 biases and positions widene
     INFO(heed_name);
     src.find(ct2_name);
     REQUIRE(src.width_or_dtype == 4);  // float16 in the source
-    const heed::TensorView* view = model->find(heed_name);
+    const heed::TensorView* view = find_tensor(*model, heed_name);
     REQUIRE(view);
     REQUIRE(view->dtype == heed::fb::DType::F32);
     REQUIRE(view->num_elements() * 2 == src.bytes.size());
@@ -424,9 +424,9 @@ TEST_CASE("a v6 rewrite of the aren model converts to the same tensors", "[ct2][
     auto model = convert_and_open(dir, WeightType::kFloat32);
     check_aren_hyperparameters(*model);
     auto reference = convert_and_open(src_dir, WeightType::kFloat32);
-    REQUIRE(model->tensors().size() == reference->tensors().size());
-    for (const auto& t : reference->tensors()) {
-      const heed::TensorView* other = model->find(t.name);
+    REQUIRE(file_tensors(*model).size() == file_tensors(*reference).size());
+    for (const auto& t : file_tensors(*reference)) {
+      const heed::TensorView* other = find_tensor(*model, t.name);
       REQUIRE(other);
       REQUIRE(other->size_bytes == t.size_bytes);
       CHECK(std::memcmp(other->data, t.data, t.size_bytes) == 0);
@@ -440,9 +440,9 @@ TEST_CASE("a v6 rewrite of the aren model converts to the same tensors", "[ct2][
     write_bytes(dir + "/model.bin", fx::model_bin(6, "TransformerSpec", 5, tied,
                                                   {{"decoder/projection/weight", "decoder/embeddings/weight"}}));
     auto model = convert_and_open(dir, WeightType::kInt8);
-    CHECK(model->index().config_as_TransformerEncoderDecoder()->tied_output());
-    CHECK(!model->find("decoder.output.weight"));
-    CHECK(model->find("decoder.output.bias"));
+    CHECK(file_index(*model).config_as_TransformerEncoderDecoder()->tied_output());
+    CHECK(!find_tensor(*model, "decoder.output.weight"));
+    CHECK(find_tensor(*model, "decoder.output.bias"));
   }
   SECTION("shared embeddings (the encoder's an alias of the decoder's) are stored once") {
     // One vocabulary on both sides, the encoder's table a copy of the decoder's: written as a
@@ -479,12 +479,12 @@ TEST_CASE("a v6 rewrite of the aren model converts to the same tensors", "[ct2][
     write_bytes(dir + "/model.bin", fx::model_bin(6, "TransformerSpec", 5, aliased,
                                                   {{"encoder/embeddings/weight", "decoder/embeddings/weight"}}));
     auto [one_copy, one_model] = translate("aliased.heed");
-    CHECK(!two_model->index().config_as_TransformerEncoderDecoder()->shared_embeddings());
-    CHECK(two_model->find("encoder.embeddings"));
-    CHECK(one_model->index().config_as_TransformerEncoderDecoder()->shared_embeddings());
-    CHECK(!one_model->find("encoder.embeddings"));
-    CHECK(!one_model->find("encoder.embeddings.scales"));
-    CHECK(one_model->tensors().size() + 2 == two_model->tensors().size());
+    CHECK(!file_index(*two_model).config_as_TransformerEncoderDecoder()->shared_embeddings());
+    CHECK(find_tensor(*two_model, "encoder.embeddings"));
+    CHECK(file_index(*one_model).config_as_TransformerEncoderDecoder()->shared_embeddings());
+    CHECK(!find_tensor(*one_model, "encoder.embeddings"));
+    CHECK(!find_tensor(*one_model, "encoder.embeddings.scales"));
+    CHECK(file_tensors(*one_model).size() + 2 == file_tensors(*two_model).size());
     REQUIRE(one_copy.size() == two_copies.size());
     for (size_t i = 0; i < one_copy.size(); ++i) {
       CHECK(one_copy[i][0].tokens == two_copies[i][0].tokens);
@@ -644,10 +644,10 @@ TEST_CASE("binary version 1 (OpenNMT-tf names) converts like the v2 file", "[ct2
   write_bytes(dir + "/model.bin", fx::model_bin(1, "", 1, vars));
   auto model = convert_and_open(dir, WeightType::kFloat32);
   auto reference = convert_and_open(src_dir, WeightType::kFloat32);
-  REQUIRE(model->tensors().size() == reference->tensors().size());
-  for (const auto& t : reference->tensors()) {
+  REQUIRE(file_tensors(*model).size() == file_tensors(*reference).size());
+  for (const auto& t : file_tensors(*reference)) {
     INFO(t.name);
-    const heed::TensorView* other = model->find(t.name);
+    const heed::TensorView* other = find_tensor(*model, t.name);
     REQUIRE(other);
     REQUIRE(other->size_bytes == t.size_bytes);
     CHECK(std::memcmp(other->data, t.data, t.size_bytes) == 0);

@@ -146,7 +146,7 @@ void check_identical(const Reader& read, const Batch* sources, const Batch& pref
   CHECK(row_major.packed == 0);
   REQUIRE(packed.packed > 0);
   size_t packed_views = 0;
-  for (const TensorView& t : packed.model->tensors()) packed_views += t.layout == fb::Layout::Packed16x4;
+  for (const TensorView& t : file_tensors(*packed.model)) packed_views += t.layout == fb::Layout::Packed16x4;
   CHECK(packed_views == packed.packed);
 
   const Run a = decode_all(*row_major.model, sources, prefixes, batch);

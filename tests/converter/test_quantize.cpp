@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
+#include <vector>
 
 #include "loader/model_index.h"
 #include "heed/kernels.h"
+#include "convert.h"
 #include "quantize.h"
 
 using heed::convert::NeutralModel;
@@ -169,4 +172,22 @@ TEST_CASE("parse_weight_type", "[quantize]") {
   CHECK((heed::convert::parse_weight_type("int8", &t).is_ok() && t == WeightType::kInt8));
   CHECK((heed::convert::parse_weight_type("float32", &t).is_ok() && t == WeightType::kFloat32));
   CHECK(!heed::convert::parse_weight_type("int4", &t).is_ok());
+}
+
+TEST_CASE("quantize_and_pack tells its caller each stage's progress and draws nothing", "[quantize][progress]") {
+  NeutralModel model;
+  model.tensors.push_back(f32_tensor("w", {2, 4}, {1, -2, 3, 4, 0.5f, 0.25f, 0, -1}, true));
+  model.tensors.push_back(f32_tensor("b", {2}, {0.1f, 0.2f}, false));
+  heed::convert::ConvertOptions options;
+  options.layout = heed::convert::WeightLayout::kRowMajor;  // nothing to pack: no packing stage
+  using heed::convert::ConvertStage;
+  std::vector<std::tuple<ConvertStage, size_t, size_t>> calls;
+  options.progress = [&](ConvertStage stage, size_t done, size_t total) { calls.emplace_back(stage, done, total); };
+  heed::convert::ConvertSummary summary;
+  REQUIRE(heed::convert::quantize_and_pack(&model, options, &summary).is_ok());
+  // One call before each of the two tensors and one when both are done.
+  const std::vector<std::tuple<ConvertStage, size_t, size_t>> expected{
+      {ConvertStage::kQuantizing, 0, 2}, {ConvertStage::kQuantizing, 1, 2}, {ConvertStage::kQuantizing, 2, 2}};
+  CHECK(calls == expected);
+  CHECK(model.tensors.size() == 3);  // w, w.scales, b
 }

@@ -164,7 +164,7 @@ TEST_CASE("vmap: aren converted with a map, read back from the written file", "[
   s = heed::Model::open(out, heed::LoadOptions(), &model);
   INFO(s.message());
   REQUIRE(s.is_ok());
-  const fb::VocabMap* map = model->index().vocab_map();
+  const fb::VocabMap* map = file_index(*model).vocab_map();
   REQUIRE(map);
   auto values = [](const auto* v) { return std::vector<int64_t>(v->begin(), v->end()); };
   CHECK(map->max_ngram() == 2);

@@ -11,22 +11,9 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT
 from smollm2_folder import write_smollm2_folder
 from smollm2_gguf import CACHE, smollm2_gguf_path
-
-DATA = os.path.join(ROOT, "tests", "python", "data")
-END_TOKEN = 2  # <|im_end|>
-NEW_TOKENS = 48
-
-
-def _reference():
-    with open(os.path.join(DATA, "smollm2_transformers_greedy.json")) as f:
-        answers = json.load(f)["answers"]
-    with open(os.path.join(DATA, "smollm2_chats.jsonl"), encoding="utf-8") as f:
-        chats = [json.loads(line) for line in f if line.strip()]
-    assert len(chats) == len(answers) == 40
-    return chats, answers
+from smollm2_reference import NEW_TOKENS, chats_and_answers, mean_nll, without_end
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +48,7 @@ def test_chat_prompts_render_as_transformers(heed_cli, smollm2_float32):
     """heed's rendering of each chat is the text of transformers' prompt ids (decoded by the
     tokenizers package, special tokens kept)."""
     from tokenizers import Tokenizer
-    chats, answers = _reference()
+    chats, answers = chats_and_answers()
     tokenizer = Tokenizer.from_file(os.path.join(CACHE, "SmolLM2-135M-Instruct", "tokenizer.json"))
     rendered = [json.loads(line) for line in _heed_chat(heed_cli, smollm2_float32, chats, "--chat-text")]
     for text, answer in zip(rendered, answers):
@@ -71,13 +58,30 @@ def test_chat_prompts_render_as_transformers(heed_cli, smollm2_float32):
 def test_chat_answers_are_transformers_greedy_ids(heed_cli, smollm2_float32):
     """The done-when of the chat work: the same 48-token greedy answers as transformers on all
     40 chats (transformers lists the end token it stopped at; heed's --ids does not print it)."""
-    chats, answers = _reference()
+    chats, answers = chats_and_answers()
     lines = _heed_chat(heed_cli, smollm2_float32, chats, "--ids", "--max-len", str(NEW_TOKENS), "--batch", "8")
     differing = []
     for n, (line, answer) in enumerate(zip(lines, answers)):
-        expected = answer["generated_ids"]
-        if expected and expected[-1] == END_TOKEN:
-            expected = expected[:-1]
-        if [int(i) for i in line.split()] != expected:
+        if [int(i) for i in line.split()] != without_end(answer["generated_ids"]):
             differing.append(n)
     assert differing == [], "chats whose answers differ from transformers': %s" % differing
+
+
+def _nll(model, answers):
+    import heed
+    with open(os.path.join(CACHE, "SmolLM2-135M-Instruct", "vocab.json"), encoding="utf-8") as f:
+        vocab = {i: t for t, i in json.load(f).items()}
+    return mean_nll(heed.Generator(model).score_batch, answers, vocab)
+
+
+def test_int8_with_outlier_channels_stays_within_one_percent_nll(heed_cli, smollm2_float32, tmp_path):
+    """int8 with decoder calibration (8 outlier channels per layer, activation blocks of 32):
+    the self-check prints the calibration lines' NLL against the float32 model's, and the NLL of
+    transformers' answers stays within +1 % of the float32 file's (docs/quantization.md)."""
+    _, answers = chats_and_answers()
+    model = str(tmp_path / "int8.heed")
+    out = subprocess.run([heed_cli, "convert", os.path.join(CACHE, "SmolLM2-135M-Instruct"), "-o", model,
+                          "--outlier-channels", "8", "--activation-block", "32"], capture_output=True, text=True, check=True)
+    assert "self-check on 32 calibration lines" in out.stdout and "nats/token (float32 model:" in out.stdout, out.stdout
+    reference, quantized = _nll(smollm2_float32, answers[:20]), _nll(model, answers[:20])
+    assert quantized < reference * 1.01, (reference, quantized)

@@ -21,11 +21,13 @@ import sys
 # The concepts and which commands must offer them under exactly that name.
 REQUIRED = {
     "translate": ["beam", "n-best", "batch", "threads", "max-len", "min-len", "temperature", "top-k", "top-p", "seed",
-                  "disable-unk", "suppress", "repetition-penalty", "no-repeat-ngram", "end-token"],
+                  "disable-unk", "suppress", "repetition-penalty", "no-repeat-ngram", "end-token", "no-progress"],
     "generate": ["threads", "max-len", "temperature", "top-k", "top-p", "seed", "disable-unk", "suppress",
-                 "repetition-penalty", "no-repeat-ngram", "end-token", "stop"],
+                 "repetition-penalty", "no-repeat-ngram", "end-token", "stop", "no-progress"],
     "bench": ["beam", "batch", "threads"],
-    "embed": ["batch", "threads"],
+    "embed": ["batch", "threads", "no-progress"],
+    "classify": ["batch", "threads", "no-progress"],
+    "fill-mask": ["batch", "threads", "no-progress"],
     "score": ["threads"],
 }
 # Other spellings of those concepts: never an option's main name (aliases in parentheses are fine).

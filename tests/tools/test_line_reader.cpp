@@ -1,5 +1,6 @@
-// LineReader against what std::getline returns for the same bytes, and its ready() answer on a
-// pipe: false while the writer is quiet, true once a line, a partial line or the end is there.
+// LineReader against what std::getline returns for the same bytes (and the bytes it counts as
+// taken), and its ready() answer on a pipe: false while the writer is quiet, true once a line, a
+// partial line or the end is there.
 #include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <unistd.h>
@@ -53,7 +54,13 @@ std::vector<std::string> reader_lines(const std::string& bytes) {
   REQUIRE(::lseek(fd, 0, SEEK_SET) == 0);
   heed::cli::LineReader reader(fd);
   std::vector<std::string> lines;
-  for (std::string line; reader.next(&line);) lines.push_back(line);
+  uint64_t taken = 0;  // the bytes up to the end of each line: its '\n', or the end of the input
+  for (std::string line; reader.next(&line);) {
+    lines.push_back(line);
+    taken = std::min<uint64_t>(taken + line.size() + 1, bytes.size());
+    CHECK(reader.consumed() == taken);
+  }
+  CHECK(reader.consumed() == bytes.size());
   CHECK(reader.error().empty());
   CHECK(reader.ready());  // at the end: next() does not wait
   ::close(fd);
@@ -138,12 +145,14 @@ TEST_CASE("a line over the limit comes back empty, marked, and the next line is 
   REQUIRE(reader.next(&line));
   CHECK(line.empty());
   CHECK(reader.too_long());
+  CHECK(reader.consumed() == 6 + 100001);  // a dropped line's bytes count as taken
   REQUIRE(reader.next(&line));
   CHECK(line == "after");
   CHECK_FALSE(reader.too_long());
   REQUIRE(reader.next(&line));  // the last line, without '\n', over the limit too
   CHECK(reader.too_long());
   CHECK_FALSE(reader.next(&line));
+  CHECK(reader.consumed() == text.size());
   writer.join();
   ::close(fds[0]);
 }

@@ -195,6 +195,12 @@ OptionSpec no_mmap_option() {
   return {"no-mmap", 0, false, "", "read the model into memory instead of mapping it (the file may then change)"};
 }
 
+OptionSpec no_progress_option() {
+  return {"no-progress", 0, false, "",
+          "no progress line on stderr (shown only when stderr is a terminal and stdin is not: lines done, "
+          "lines/s and, for a file, the time left)"};
+}
+
 LoadOptions load_options(const Args& args) {
   LoadOptions options;
   options.use_mmap = !args.has("no-mmap");

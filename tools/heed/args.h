@@ -76,6 +76,9 @@ std::optional<int> parse_model_command(Args& args, const std::vector<std::string
 OptionSpec no_mmap_option();
 LoadOptions load_options(const Args& args);
 
+// --no-progress: no progress line on stderr (line_progress.h) for commands that read many lines.
+OptionSpec no_progress_option();
+
 // --max-source-len / --max-len above the model's positions: a usage error naming the flag as typed
 // (the session's own message names its fields); returns the exit code, or nullopt to go on.
 // Lengths left to the model (0: Translator::session_limits) fit by construction.

@@ -76,10 +76,11 @@ int run_classify(const std::vector<std::string>& argv) {
     return kExitError;
   }
   std::vector<float> scores;
-  return answer_stdin_lines("classify", classifier->max_batch(), [&](const std::vector<std::string>& lines, size_t) {
+  const AnswerLines answer = [&](const std::vector<std::string>& lines, size_t) {
     HEED_RETURN_IF_ERROR(classifier->classify_text(lines, &scores));
     return print_scores(*classifier, scores, lines.size());
-  });
+  };
+  return answer_stdin_lines("classify", classifier->max_batch(), !args.has("no-progress"), answer);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include "args.h"
 #include "command.h"
 #include "convert.h"
-#include "progress.h"
+#include "progress_bar.h"
 
 namespace heed::cli {
 namespace {
@@ -215,10 +215,14 @@ void print_summary(const std::string& output, const std::string& source, const c
   std::printf("heed convert: wrote %s: %zu tensors, %zu parameters, %s, %s (from %s %s)\n", output.c_str(),
               summary.tensors, summary.parameters, human_bytes(size).c_str(), weights.c_str(), format.name,
               source.c_str());
-  if (summary.check_lines > 0) {
+  if (summary.check_lines > 0 && summary.check_encoder) {
     std::printf("heed convert: self-check on %zu calibration lines: cosine similarity to the float32 model %.5f "
                 "lowest, %.5f mean\n",
                 summary.check_lines, summary.check_lowest_cosine, summary.check_mean_cosine);
+  } else if (summary.check_lines > 0) {
+    std::printf("heed convert: self-check on %zu calibration lines: %.4f nats/token (float32 model: %.4f, %+.2f %%)\n",
+                summary.check_lines, summary.check_nll_converted, summary.check_nll_float,
+                100.0 * (summary.check_nll_converted / summary.check_nll_float - 1.0));
   }
   if (!options.vmap.empty()) print_vmap_summary(summary.vmap);
 }
@@ -249,10 +253,10 @@ int run_convert(const std::vector<std::string>& argv) {
   if (args.has("report")) options.report = &report;
   convert::ConvertSummary summary;
   {
-    convert::ProgressBar quantizing("heed convert: quantizing", !quiet);
-    convert::ProgressBar packing("heed convert: packing", !quiet && options.layout != convert::WeightLayout::kRowMajor);
-    options.progress = [&](const char* stage, size_t done, size_t total) {
-      if (std::string(stage) == "packing") {
+    ProgressBar quantizing("heed convert: quantizing", !quiet);
+    ProgressBar packing("heed convert: packing", !quiet && options.layout != convert::WeightLayout::kRowMajor);
+    options.progress = [&](convert::ConvertStage stage, size_t done, size_t total) {
+      if (stage == convert::ConvertStage::kPacking) {
         quantizing.finish();
         packing.update(done, total);
       } else {

@@ -87,10 +87,11 @@ int run_embed(const std::vector<std::string>& argv) {
 
   std::vector<float> vectors;
   const size_t dim = embedder->dimension();
-  return answer_stdin_lines("embed", embedder->max_batch(), [&](const std::vector<std::string>& lines, size_t) {
+  const AnswerLines answer = [&](const std::vector<std::string>& lines, size_t) {
     HEED_RETURN_IF_ERROR(embedder->embed_text(lines, pooling, normalize, &vectors));
     return print_embeddings(vectors, lines.size(), dim);
-  });
+  };
+  return answer_stdin_lines("embed", embedder->max_batch(), !args.has("no-progress"), answer);
 }
 
 }  // namespace

@@ -91,7 +91,7 @@ int run_fill_mask(const std::vector<std::string>& argv) {
   }
   std::vector<std::vector<std::vector<MaskCandidate>>> answers;
   bool unmasked = false;
-  const int code = answer_stdin_lines("fill-mask", filler->max_batch(), [&](const std::vector<std::string>& lines, size_t first) {
+  const AnswerLines answer = [&](const std::vector<std::string>& lines, size_t first) {
     HEED_RETURN_IF_ERROR(filler->fill_text(lines, static_cast<size_t>(*top_k), &answers));
     std::vector<size_t> without_mask;
     HEED_RETURN_IF_ERROR(print_lines(*filler, answers, lines.size(), &without_mask));
@@ -101,7 +101,8 @@ int run_fill_mask(const std::vector<std::string>& argv) {
       unmasked = true;
     }
     return Status::success();
-  });
+  };
+  const int code = answer_stdin_lines("fill-mask", filler->max_batch(), !args.has("no-progress"), answer);
   return code == kExitOk && unmasked ? kExitError : code;
 }
 

@@ -73,6 +73,7 @@ std::vector<OptionSpec> specs() {
       {"chat-text", 0, false, "", "with --chat: print each stdin chat's rendered prompt text (a JSON string)"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},
       no_mmap_option(),
+      no_progress_option(),
   };
   for (OptionSpec& o : decoding_control_options()) specs.push_back(std::move(o));
   return specs;
@@ -226,6 +227,7 @@ int run_generate(const std::vector<std::string>& argv) {
     lines.echo = args.has("echo");
     lines.chat = args.has("chat");
     lines.stop = args.get_all("stop");
+    lines.progress = !args.has("no-progress");
     return generate_lines(*generator, s.generate, lines, STDIN_FILENO);
   }
   if (args.has("prompt")) {

@@ -122,6 +122,7 @@ std::vector<OptionSpec> specs() {
       {"attention", 0, true, "FILE.svg", "write the attention heatmaps of the best hypotheses as SVG"},
       {"attention-json", 0, true, "FILE", "write the attention matrices as JSON lines"},
       no_mmap_option(),
+      no_progress_option(),
   };
   for (OptionSpec& o : decoding_control_options()) specs.push_back(std::move(o));
   return specs;
@@ -154,6 +155,7 @@ std::optional<int> parse_input_settings(Args& args, TranslateSettings* s) {
   }
   s->with_scores = args.has("with-scores");
   s->prefix_path = args.get("prefix-file");
+  s->progress = !args.has("no-progress");
   return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "line_progress.h"
 #include "line_reader.h"
 
 namespace heed::cli {
@@ -17,6 +18,7 @@ std::vector<OptionSpec> encoder_session_specs() {
       threads_option(),
       spin_option(),
       no_mmap_option(),
+      no_progress_option(),
   };
 }
 
@@ -42,18 +44,22 @@ bool answer_batch(const char* command, const AnswerLines& answer, const std::vec
 
 }  // namespace
 
-int answer_stdin_lines(const char* command, size_t max_batch, const AnswerLines& answer) {
+int answer_stdin_lines(const char* command, size_t max_batch, bool progress, const AnswerLines& answer) {
   std::vector<std::string> lines;
   std::string line;
   size_t number = 0;
   bool lost = false;  // a line was answered with an empty record: exit status 1 at the end
+  LineReader input(STDIN_FILENO);
+  LineProgress shown(std::string("heed ") + command, progress);
+  shown.start(STDIN_FILENO);
   const auto flush = [&]() {
     if (lines.empty()) return;
+    shown.clear();  // output and messages may go to the same terminal
     lost = !answer_batch(command, answer, lines, number + 1 - lines.size()) || lost;
     std::fflush(stdout);
+    shown.update(number, input.consumed());
     lines.clear();
   };
-  LineReader input(STDIN_FILENO);
   for (;;) {
     if (!lines.empty() && !input.ready()) flush();  // the next line is not there yet
     if (!input.next(&line)) break;
@@ -63,6 +69,7 @@ int answer_stdin_lines(const char* command, size_t max_batch, const AnswerLines&
     if (lines.size() == max_batch) flush();
   }
   flush();
+  shown.finish();
   if (!input.error().empty()) {
     std::fprintf(stderr, "heed %s: reading the input: %s\n", command, input.error().c_str());
     return kExitError;

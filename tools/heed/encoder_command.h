@@ -17,7 +17,7 @@
 
 namespace heed::cli {
 
-// The specs of the shared options (after the command's own).
+// The specs of the shared options (after the command's own), --no-progress among them.
 std::vector<OptionSpec> encoder_session_specs();
 
 // Reads them into options (max_batch, max_length, threads, load); an exit code on a usage error.
@@ -41,8 +41,9 @@ std::optional<int> read_encoder_session(Args& args, Options* options) {
 // writing nothing when it fails. A batch that fails is answered again line by line, like `heed
 // translate`: a line that fails alone gets an empty record ("{}") and "heed COMMAND: line N: ...:
 // written as an empty record" on stderr, the other lines their answers. Returns the exit code: 0,
-// or 1 when a line failed or the input could not be read.
+// or 1 when a line failed or the input could not be read. `progress`: the progress line on a
+// terminal (line_progress.h; false for --no-progress).
 using AnswerLines = std::function<Status(const std::vector<std::string>& lines, size_t first)>;
-int answer_stdin_lines(const char* command, size_t max_batch, const AnswerLines& answer);
+int answer_stdin_lines(const char* command, size_t max_batch, bool progress, const AnswerLines& answer);
 
 }  // namespace heed::cli

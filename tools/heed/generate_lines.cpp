@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "command.h"
+#include "line_progress.h"
 #include "line_reader.h"
 #include "text_escape.h"
 
@@ -81,6 +82,8 @@ void generate_batch(Generator& g, const GenerateOptions& o, std::vector<Prompt>*
 int generate_lines(Generator& generator, const GenerateOptions& options, const GenerateLinesSettings& settings,
                    int fd) {
   LineReader reader(fd, settings.max_line_bytes);
+  LineProgress progress("heed generate", settings.progress);
+  progress.start(fd);
   std::vector<Prompt> batch;
   size_t line_number = 0, failures = 0;
   bool more = true;
@@ -96,6 +99,7 @@ int generate_lines(Generator& generator, const GenerateOptions& options, const G
     // Generate when the batch is full, at the end, or when the next line is not there yet.
     if (batch.empty() || (more && batch.size() < settings.batch && reader.ready())) continue;
     generate_batch(generator, options, &batch);
+    progress.clear();  // output and messages may go to the same terminal
     for (const Prompt& p : batch) {
       if (!p.error.empty()) {
         std::fprintf(stderr, "heed generate: line %zu: %s\n", p.line, p.error.c_str());
@@ -104,8 +108,10 @@ int generate_lines(Generator& generator, const GenerateOptions& options, const G
       write_line(generator, p, settings);
     }
     std::fflush(stdout);
+    progress.update(line_number, reader.consumed());
     batch.clear();
   }
+  progress.finish();
   if (!reader.error().empty()) {
     std::fprintf(stderr, "heed generate: reading stdin: %s\n", reader.error().c_str());
     return kExitError;

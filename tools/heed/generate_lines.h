@@ -17,6 +17,7 @@ struct GenerateLinesSettings {
   bool chat = false;  // each line is a chat: a JSON array of messages (chat_messages.h)
   std::vector<std::string> stop;
   size_t max_line_bytes = size_t{1} << 20;
+  bool progress = true;  // the progress line on a terminal (line_progress.h); --no-progress: false
 };
 
 // Reads prompts from `fd` and writes their continuations to stdout. A line that cannot be

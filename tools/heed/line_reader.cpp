@@ -32,9 +32,11 @@ void LineReader::skip_line() {
   for (;;) {
     const size_t end = buffer_.find('\n', pos_);
     if (end != std::string::npos) {
+      consumed_ += end + 1 - pos_;
       pos_ = end + 1;
       return;
     }
+    consumed_ += buffer_.size() - pos_;
     pos_ = buffer_.size();
     if (!fill()) return;
   }
@@ -52,6 +54,7 @@ bool LineReader::next(std::string* line) {
       } else {
         line->assign(buffer_, pos_, end - pos_);
       }
+      consumed_ += end + 1 - pos_;
       pos_ = end + 1;
       return true;
     }
@@ -70,6 +73,7 @@ bool LineReader::next(std::string* line) {
       } else {
         line->assign(buffer_, pos_, std::string::npos);  // the last line has no '\n'
       }
+      consumed_ += buffer_.size() - pos_;
       pos_ = buffer_.size();
       return true;
     }

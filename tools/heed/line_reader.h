@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace heed::cli {
@@ -26,6 +27,10 @@ class LineReader {
   // descriptor has bytes (or its end) to read right now.
   bool ready();
 
+  // Bytes of the input the lines returned so far took, their '\n' included (progress through a
+  // file: line_progress.h).
+  uint64_t consumed() const { return consumed_; }
+
   // The read error that ended the input, empty if it ended normally.
   const std::string& error() const { return error_; }
 
@@ -40,6 +45,7 @@ class LineReader {
   bool too_long_ = false;
   std::string buffer_;  // bytes read and not yet returned start at buffer_[pos_]
   size_t pos_ = 0;
+  uint64_t consumed_ = 0;
   bool ended_ = false;
   std::string error_;
 };

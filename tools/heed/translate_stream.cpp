@@ -23,7 +23,11 @@ int translate_error(const std::string& message) {
 }
 
 TranslateStream::TranslateStream(const TranslateSettings& settings, TextTranslator& text, std::istream* prefixes)
-    : settings_(settings), text_(text), translator_(text.translator()), prefixes_(prefixes) {
+    : settings_(settings),
+      text_(text),
+      translator_(text.translator()),
+      prefixes_(prefixes),
+      progress_("heed translate", settings.progress) {
   window_ = settings.batch * settings.read_ahead;
 }
 
@@ -42,12 +46,14 @@ int TranslateStream::run(int fd) {
   std::string line;
   size_t index = 0;
   LineReader input(fd, settings_.max_line_bytes);
+  progress_.start(fd);
   for (;;) {
     if (!lines_.empty() && !input.ready()) {
-      if (int rc = flush()) return rc;
+      if (int rc = flush(input.consumed())) return rc;
     }
     if (!input.next(&line)) break;
     if (input.too_long()) {
+      progress_.clear();
       translate_error("line " + std::to_string(index + 1) + " has more than --max-line-bytes (" +
                       std::to_string(settings_.max_line_bytes) + ") bytes: written as an empty line");
       lost_line_ = true;
@@ -58,27 +64,32 @@ int TranslateStream::run(int fd) {
     prefix_tokens_.push_back(std::move(prefix));
     ++index;
     if (lines_.size() >= window_) {
-      if (int rc = flush()) return rc;
+      if (int rc = flush(input.consumed())) return rc;
     }
   }
-  if (int rc = flush()) return rc;  // what was read before an error is still translated
+  if (int rc = flush(input.consumed())) return rc;  // what was read before an error is still translated
+  progress_.finish();
   if (!input.error().empty()) return translate_error("reading the input: " + input.error());
   return lost_line_ ? kExitError : kExitOk;
 }
 
 int TranslateStream::read_prefix(size_t index, std::vector<std::string>* prefix) {
+  const auto fail = [&](const std::string& message) {
+    progress_.clear();
+    return translate_error(message);
+  };
   if (prefixes_ != nullptr) {
     std::string prefix_line;
     if (!std::getline(*prefixes_, prefix_line)) {
-      return translate_error("prefix file has fewer lines than the input (no prefix for line " +
-                             std::to_string(index + 1) + ")");
+      return fail("prefix file has fewer lines than the input (no prefix for line " + std::to_string(index + 1) +
+                  ")");
     }
     Status p = text_.target_tokens(prefix_line, prefix);
-    if (!p) return translate_error("prefix of " + line_error(index, p.message()));
+    if (!p) return fail("prefix of " + line_error(index, p.message()));
   }
   if (prefix->size() > settings_.decode.max_length) {
-    return translate_error("prefix of line " + std::to_string(index + 1) + " has " + std::to_string(prefix->size()) +
-                           " tokens, more than --max-len " + std::to_string(settings_.decode.max_length));
+    return fail("prefix of line " + std::to_string(index + 1) + " has " + std::to_string(prefix->size()) +
+                " tokens, more than --max-len " + std::to_string(settings_.decode.max_length));
   }
   return kExitOk;
 }
@@ -108,17 +119,20 @@ void TranslateStream::check_words(size_t line, const TextTranslation& t) {
                                        "space-separated tokens: see --help)"));
 }
 
-int TranslateStream::flush() {
+// bytes_read: the input the lines read so far took (the progress line's share of a file).
+int TranslateStream::flush(uint64_t bytes_read) {
   std::vector<TextTranslation> results;
   if (!lines_.empty()) {
     const std::vector<std::string_view> texts(lines_.begin(), lines_.end());
     Status s = text_.translate(texts, settings_.decode, prefixes_ ? &prefix_tokens_ : nullptr, &results);
     if (!s) {
+      progress_.clear();
       return translate_error("lines " + std::to_string(first_line_ + 1) + "-" +
                              std::to_string(first_line_ + lines_.size()) + ": " + s.message());
     }
   }
   std::string text;
+  progress_.clear();  // output and warnings may go to the same terminal
   for (size_t l = 0; l < results.size(); ++l) {
     const size_t line = first_line_ + l;
     report(line, results[l]);
@@ -131,6 +145,7 @@ int TranslateStream::flush() {
   }
   std::fflush(stdout);
   first_line_ += lines_.size();
+  progress_.update(first_line_, bytes_read);
   lines_.clear();
   prefix_tokens_.clear();
   return kExitOk;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attention_view.h"
+#include "line_progress.h"
 #include "heed/decoding.h"
 #include "heed/text_translator.h"
 #include "heed/translator.h"
@@ -29,6 +30,7 @@ struct TranslateSettings {
   bool truncate_long = true;  // --on-long-input truncate; false: error
   std::string prefix_path, attention_svg_path, attention_json_path;
   std::string source_language;  // --source-lang
+  bool progress = true;         // the progress line on a terminal (line_progress.h); --no-progress: false
 
   bool capture() const { return !attention_svg_path.empty() || !attention_json_path.empty(); }
   // One 'I ||| HYPOTHESIS ||| SCORE' line per hypothesis instead of one output line per input line.
@@ -50,7 +52,7 @@ class TranslateStream {
 
  private:
   int read_prefix(size_t index, std::vector<std::string>* prefix);
-  int flush();
+  int flush(uint64_t bytes_read);
   void report(size_t line, const TextTranslation& t);
   void check_words(size_t line, const TextTranslation& t);
   int format_best(size_t line, const TextTranslation& t, std::string* text);
@@ -61,6 +63,7 @@ class TranslateStream {
   TextTranslator& text_;
   const Translator& translator_;
   std::istream* prefixes_;
+  LineProgress progress_;
   size_t window_ = 0;
   std::vector<std::string> lines_;                  // the window's input lines, in order
   std::vector<std::vector<std::string>> prefix_tokens_;  // their prefixes (--prefix-file)

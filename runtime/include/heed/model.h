@@ -8,17 +8,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <vector>
 
 #include "heed/status.h"
 
 namespace heed {
-
-namespace fb {
-struct Model;  // the FlatBuffers index of the file (schema/heed.fbs), internal to the runtime
-}  // namespace fb
-struct TensorView;  // one tensor of the file, internal to the runtime
 
 // The newest format version this heed reads. The converter writes the lowest version that
 // describes a file: 1, or 2 when a tensor has outlier channels (an older reader would ignore them
@@ -52,14 +45,6 @@ class Model {
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
-  // The runtime's view of the file (runtime/src/loader/model_index.h defines these types): the
-  // FlatBuffers index and the tensors. Not part of the API a program builds on.
-  const fb::Model& index() const { return *index_; }
-  const std::vector<TensorView>& tensors() const { return tensors_; }
-  // nullptr when absent.
-  const TensorView* find(std::string_view name) const;
-  // Looks up a tensor that the model family requires; an error names it when missing.
-  Status require(std::string_view name, const TensorView** out) const;
   PositionLimits position_limits() const;
   // The value of a metadata entry of the file (converters record languages, licenses, pooling,
   // source conventions), NUL-terminated and valid while the Model lives; null when absent.
@@ -76,17 +61,19 @@ class Model {
   void release_pages(const void* data, size_t bytes) const;
 
  private:
-  Model() = default;
+  // The file's index and its tensor views: the runtime reads them through the accessors of
+  // runtime/src/loader/model_index.h, which defines this; programs never see them.
+  struct Contents;
+  friend const Contents& model_contents(const Model& model);
+
+  Model();
   Status init(const std::string& where);
 
   const uint8_t* bytes_ = nullptr;
   size_t size_ = 0;
   bool mapped_ = false;
   void* owned_buffer_ = nullptr;  // read-into-buffer fallback
-  const fb::Model* index_ = nullptr;
-  const uint8_t* weights_ = nullptr;
-  std::vector<TensorView> tensors_;
-  std::unordered_map<std::string_view, size_t> by_name_;
+  std::unique_ptr<Contents> contents_;
 };
 
 }  // namespace heed

@@ -34,10 +34,6 @@
 
 namespace heed {
 
-namespace fb {
-struct Vocabulary;  // the file's vocabulary table (runtime/src/loader/model_index.h)
-}  // namespace fb
-
 // Token strings <-> ids of one side of a model.
 class Vocabulary {
  public:
@@ -48,7 +44,6 @@ class Vocabulary {
   Vocabulary& operator=(Vocabulary&&) = default;
   Vocabulary(const Vocabulary&) = delete;
   Vocabulary& operator=(const Vocabulary&) = delete;
-  static Vocabulary from_index(const fb::Vocabulary* vocabulary);  // null -> empty
 
   size_t size() const { return tokens_.size(); }
   bool empty() const { return tokens_.empty(); }

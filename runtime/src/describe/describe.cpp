@@ -84,17 +84,17 @@ TensorDescription tensor_description(const TensorView& t) {
 // Scale and row sum tensors are tensors of the file but not parameters of the model.
 void add_totals(const Model& model, ModelDescription* d) {
   uint64_t elements = 0, scale_values = 0, row_sum_values = 0;
-  for (const TensorView& t : model.tensors()) {
+  for (const TensorView& t : file_tensors(model)) {
     elements += t.num_elements();
     scale_values += t.num_scales;
     if (t.row_sums != nullptr) row_sum_values += t.rows();
     d->tensors.push_back(tensor_description(t));
   }
   SectionBuilder totals("totals");
-  totals.number("tensors", model.tensors().size());
+  totals.number("tensors", file_tensors(model).size());
   totals.number("parameters", elements - scale_values - row_sum_values);
   totals.number("scale_values", scale_values);
-  totals.number("weight_bytes", model.index().weights_size());
+  totals.number("weight_bytes", file_index(model).weights_size());
   totals.number("file_bytes", model.file_size());
   d->sections.push_back(std::move(totals.section));
 }
@@ -104,7 +104,7 @@ void add_totals(const Model& model, ModelDescription* d) {
 
 ModelDescription describe(const Model& model) {
   using namespace describing;
-  const fb::Model& index = model.index();
+  const fb::Model& index = file_index(model);
   ModelDescription d;
   d.family = model.family_name();
   d.format_version = index.format_version();

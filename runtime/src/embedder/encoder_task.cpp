@@ -28,7 +28,7 @@ Status EncoderTask::create(const Model& model, models::EncoderTask task, size_t 
   HEED_RETURN_IF_ERROR(
       models::EncoderOnly::create(model, max_batch, max_length, arena, report, &t->session_, threads, task));
   if (arena == nullptr) return Status::success();
-  const fb::Tokenizer* tok = model.index().tokenizer();
+  const fb::Tokenizer* tok = file_index(model).tokenizer();
   // BERT's WordPiece ([CLS] ... [SEP]) or XLM-RoBERTa's Unigram (<s> ... </s>, the post-processor's).
   if (tok != nullptr && (tok->kind() == fb::TokenizerKind::WordPiece || tok->kind() == fb::TokenizerKind::Unigram)) {
     HEED_RETURN_IF_ERROR(create_tokenizer(model, TokenizerSide::kTarget, &t->tokenizer_));

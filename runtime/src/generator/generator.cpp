@@ -36,7 +36,7 @@ Status Generator::open(const std::string& path, const GeneratorOptions& options,
 }
 
 Status Generator::create(const Model& model, const GeneratorOptions& options, std::unique_ptr<Generator>* out) {
-  const fb::TransformerDecoderOnly* cfg = model.index().config_as_TransformerDecoderOnly();
+  const fb::TransformerDecoderOnly* cfg = file_index(model).config_as_TransformerDecoderOnly();
   if (cfg == nullptr) {
     const char* name = fb::EnumNameModelConfig(model_family(model));
     return unsupported_model(std::string("generation needs a decoder-only model; this one is '") +
@@ -48,7 +48,7 @@ Status Generator::create(const Model& model, const GeneratorOptions& options, st
   if (options.positions_needed > 0 && options.positions_needed < context) context = options.positions_needed;
 
   std::unique_ptr<Generator> g(new Generator());
-  const fb::Tokenizer* tok = model.index().tokenizer();
+  const fb::Tokenizer* tok = file_index(model).tokenizer();
   if (tok == nullptr || tok->target_vocabulary() == nullptr) return invalid_file("the model has no vocabulary");
   g->kind_ = api_tokenizer_kind(tok->kind());
   g->unk_id_ = tok->unk_id();

@@ -11,7 +11,7 @@ namespace generation {
 
 ChatTemplate chat_template_of(const Model& model, const std::string& bos_token, const std::string& eos_token) {
   ChatTemplate chat;
-  const fb::ChatTemplate* stored = model.index().chat_template();
+  const fb::ChatTemplate* stored = file_index(model).chat_template();
   if (stored == nullptr) return chat;
   switch (stored->format()) {
     case fb::ChatFormat::ChatML: chat.format = ChatFormat::kChatML; break;

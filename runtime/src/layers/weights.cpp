@@ -18,7 +18,7 @@ std::string shape_string(const std::vector<uint32_t>& shape) {
 
 Status require_shape(const Model& model, const std::string& name, const std::vector<uint32_t>& shape,
                      const TensorView** out) {
-  HEED_RETURN_IF_ERROR(model.require(name, out));
+  HEED_RETURN_IF_ERROR(require_tensor(model, name, out));
   if ((*out)->shape != shape) {
     return invalid_file("tensor '" + name + "' has shape " + shape_string((*out)->shape) +
                         ", expected " + shape_string(shape));
@@ -29,10 +29,10 @@ Status require_shape(const Model& model, const std::string& name, const std::vec
 Status F32Vector::load(const Model& model, const std::string& name, size_t size, bool optional) {
   mapped_ = nullptr;
   owned_.clear();
-  const TensorView* t = model.find(name);
+  const TensorView* t = find_tensor(model, name);
   if (t == nullptr) {
     if (optional) return Status::success();
-    return model.require(name, &t);  // the loader's own "missing tensor" message
+    return require_tensor(model, name, &t);  // the loader's own "missing tensor" message
   }
   if (t->layout != fb::Layout::RowMajor) {
     return invalid_file("tensor '" + name + "' is a parameter vector but has a packed layout (it must be row-major)");

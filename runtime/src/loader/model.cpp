@@ -50,6 +50,10 @@ Status read_all(int fd, const std::string& path, uint8_t* dst, size_t size) {
 
 }  // namespace
 
+Model::Model() : contents_(std::make_unique<Contents>()) {}
+
+const Model::Contents& model_contents(const Model& model) { return *model.contents_; }
+
 Model::~Model() {
   if (mapped_) ::munmap(const_cast<uint8_t*>(bytes_), size_);
   std::free(owned_buffer_);
@@ -124,47 +128,51 @@ Status Model::from_bytes(const uint8_t* bytes, size_t size, std::unique_ptr<Mode
 
 Status Model::init(const std::string& where) {
   uint64_t weights_offset = 0;
-  HEED_RETURN_IF_ERROR(loader::check_container(bytes_, size_, where, &index_, &weights_offset));
-  weights_ = bytes_ + weights_offset;
-  HEED_RETURN_IF_ERROR(loader::validate_config(*index_, where));
-  HEED_RETURN_IF_ERROR(loader::validate_tensors(*index_, weights_, where, &tensors_, &by_name_));
-  HEED_RETURN_IF_ERROR(loader::validate_tokenizer(*index_, where));
-  HEED_RETURN_IF_ERROR(loader::validate_vocab_map(*index_, where));
+  Contents& c = *contents_;
+  HEED_RETURN_IF_ERROR(loader::check_container(bytes_, size_, where, &c.index, &weights_offset));
+  c.weights = bytes_ + weights_offset;
+  HEED_RETURN_IF_ERROR(loader::validate_config(*c.index, where));
+  HEED_RETURN_IF_ERROR(loader::validate_tensors(*c.index, c.weights, where, &c.tensors, &c.by_name));
+  HEED_RETURN_IF_ERROR(loader::validate_tokenizer(*c.index, where));
+  HEED_RETURN_IF_ERROR(loader::validate_vocab_map(*c.index, where));
   return Status::success();
 }
 
 const char* Model::metadata(std::string_view key) const {
-  if (!index_->metadata()) return nullptr;
-  for (const auto* kv : *index_->metadata()) {
+  const fb::Model& index = *contents_->index;
+  if (!index.metadata()) return nullptr;
+  for (const auto* kv : *index.metadata()) {
     if (kv && kv->key() && kv->key()->string_view() == key) return kv->value() ? kv->value()->c_str() : "";
   }
   return nullptr;
 }
 
-const char* Model::family_name() const { return fb::EnumNameModelConfig(index_->config_type()); }
+const char* Model::family_name() const { return fb::EnumNameModelConfig(contents_->index->config_type()); }
 
 PositionLimits Model::position_limits() const {
   PositionLimits p;
-  if (const auto* c = index_->config_as_TransformerEncoderDecoder()) {
+  const fb::Model& index = *contents_->index;
+  if (const auto* c = index.config_as_TransformerEncoderDecoder()) {
     p.source = stack_positions(c->encoder());
     p.target = stack_positions(c->decoder());
-  } else if (const auto* d = index_->config_as_TransformerDecoderOnly()) {
+  } else if (const auto* d = index.config_as_TransformerDecoderOnly()) {
     p.target = stack_positions(d->decoder());
-  } else if (const auto* e = index_->config_as_TransformerEncoderOnly()) {
+  } else if (const auto* e = index.config_as_TransformerEncoderOnly()) {
     p.source = stack_positions(e->encoder());
-  } else if (const auto* r = index_->config_as_RnnSeq2Seq()) {
+  } else if (const auto* r = index.config_as_RnnSeq2Seq()) {
     p.source = r->max_source_positions();  // 0 (no limit) unless the location score fixes them
   }
   return p;
 }
 
-const TensorView* Model::find(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : &tensors_[it->second];
+const TensorView* find_tensor(const Model& model, std::string_view name) {
+  const auto& c = model_contents(model);
+  auto it = c.by_name.find(name);
+  return it == c.by_name.end() ? nullptr : &c.tensors[it->second];
 }
 
-Status Model::require(std::string_view name, const TensorView** out) const {
-  *out = find(name);
+Status require_tensor(const Model& model, std::string_view name, const TensorView** out) {
+  *out = find_tensor(model, name);
   if (!*out) return invalid_file("model is missing tensor '" + std::string(name) + "'");
   return Status::success();
 }

@@ -1,10 +1,12 @@
 // The runtime's view of a loaded .heed file: the FlatBuffers types of the index (generated from
-// schema/heed.fbs) and one TensorView per tensor. Internal: programs use heed/model.h.
+// schema/heed.fbs), one TensorView per tensor, and the accessors that reach them from a Model.
+// Internal: programs use heed/model.h, which names none of these types.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "heed/model.h"
@@ -50,7 +52,23 @@ static_assert(static_cast<int>(fb::TokenizerKind::Whitespace) == static_cast<int
               static_cast<int>(fb::TokenizerKind::Unigram) == static_cast<int>(TokenizerKind::Unigram),
               "heed::TokenizerKind mirrors the schema's TokenizerKind");
 
-inline fb::ModelConfig model_family(const Model& model) { return model.index().config_type(); }
+// What a Model holds of its file besides the bytes (heed/model.h keeps it opaque).
+struct Model::Contents {
+  const fb::Model* index = nullptr;  // the verified FlatBuffers index
+  const uint8_t* weights = nullptr;  // the weights section
+  std::vector<TensorView> tensors;
+  std::unordered_map<std::string_view, size_t> by_name;  // tensor name -> index into tensors
+};
+
+// The FlatBuffers index of the file and its tensors, in file order.
+inline const fb::Model& file_index(const Model& model) { return *model_contents(model).index; }
+inline const std::vector<TensorView>& file_tensors(const Model& model) { return model_contents(model).tensors; }
+// nullptr when absent.
+const TensorView* find_tensor(const Model& model, std::string_view name);
+// Looks up a tensor that the model family requires; an error names it when missing.
+Status require_tensor(const Model& model, std::string_view name, const TensorView** out);
+
+inline fb::ModelConfig model_family(const Model& model) { return file_index(model).config_type(); }
 
 const char* dtype_name(fb::DType dtype);
 size_t dtype_size(fb::DType dtype);

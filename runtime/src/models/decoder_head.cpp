@@ -12,7 +12,7 @@ Status load_output_projection(const Model& model, bool tied, const std::string& 
 }
 
 Status read_start_and_end(const Model& model, size_t vocab, bool start_optional, int32_t* bos, int32_t* eos) {
-  const fb::Tokenizer* tok = model.index().tokenizer();
+  const fb::Tokenizer* tok = file_index(model).tokenizer();
   if (tok == nullptr) return invalid_file("the model has no tokenizer section (bos/eos ids)");
   *bos = tok->decoder_start_id() >= 0 ? tok->decoder_start_id() : tok->bos_id();
   *eos = tok->eos_id();

@@ -20,7 +20,7 @@ constexpr uint32_t kReorder = 1;
 }  // namespace
 
 Status DecoderOnly::load(const Model& model, const StepModelLimits& limits) {
-  const fb::TransformerDecoderOnly* cfg = model.index().config_as_TransformerDecoderOnly();
+  const fb::TransformerDecoderOnly* cfg = file_index(model).config_as_TransformerDecoderOnly();
   if (cfg == nullptr) return invalid_file("the model is not a decoder-only Transformer");
   blocks::StackConfig c;
   HEED_RETURN_IF_ERROR(blocks::read_stack_config(cfg->decoder(), "decoder", &c, /*allow_rope=*/true));

@@ -22,14 +22,14 @@ constexpr uint32_t kReorder = 3;
 
 // Shared embeddings: a stack without its own table uses the other stack's.
 std::string embeddings_name(const Model& model, const char* own, const char* other, bool shared) {
-  if (shared && model.find(own) == nullptr && model.find(other) != nullptr) return other;
+  if (shared && find_tensor(model, own) == nullptr && find_tensor(model, other) != nullptr) return other;
   return own;
 }
 
 }  // namespace
 
 Status EncoderDecoder::load(const Model& model, const StepModelLimits& limits) {
-  const fb::TransformerEncoderDecoder* cfg = model.index().config_as_TransformerEncoderDecoder();
+  const fb::TransformerEncoderDecoder* cfg = file_index(model).config_as_TransformerEncoderDecoder();
   if (cfg == nullptr) return invalid_file("the model is not a Transformer encoder-decoder");
   blocks::StackConfig ec, dc;
   HEED_RETURN_IF_ERROR(blocks::read_stack_config(cfg->encoder(), "encoder", &ec));
@@ -44,7 +44,7 @@ Status EncoderDecoder::load(const Model& model, const StepModelLimits& limits) {
   HEED_RETURN_IF_ERROR(decoder_.load(model, "decoder", dc, dec_emb, /*memory_dim=*/ec.d_model));
   HEED_RETURN_IF_ERROR(load_output_projection(model, cfg->tied_output(), dec_emb, dc.vocab_size, dc.d_model, &output_));
   HEED_RETURN_IF_ERROR(read_start_and_end(model, dc.vocab_size, /*start_optional=*/false, &bos_id_, &eos_id_));
-  shortlist_.load(model, &output_, model.index().tokenizer()->unk_id(), bos_id_, eos_id_);
+  shortlist_.load(model, &output_, file_index(model).tokenizer()->unk_id(), bos_id_, eos_id_);
   return layers::xnnpack_min_rows(limits.backend, &xnnpack_min_rows_);
 }
 

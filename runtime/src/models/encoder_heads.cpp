@@ -15,7 +15,7 @@ Status ClassificationHead::load(const Model& model, const fb::TransformerEncoder
   d_ = d_model;
   function_ = config.classifier_function();
   HEED_RETURN_IF_ERROR(pooler_.load(model, "encoder.pooler", d_, d_));
-  const TensorView* w = model.find("encoder.classifier.weight");
+  const TensorView* w = find_tensor(model, "encoder.classifier.weight");
   if (w == nullptr) return invalid_file("the classification head has no tensor 'encoder.classifier.weight'");
   const size_t n = w->shape.empty() ? 0 : w->shape[0];
   labels_.clear();
@@ -57,7 +57,7 @@ Status MaskedLmHead::load(const Model& model, const blocks::StackConfig& stack) 
   HEED_RETURN_IF_ERROR(transform_.load(model, "encoder.mlm.transform", d_, d_));
   HEED_RETURN_IF_ERROR(norm_.load(model, "encoder.mlm.norm", d_, /*rms=*/false, stack.norm_epsilon));
   // Tied (BERT): the word embeddings, with the head's own bias.
-  const bool own = model.find("encoder.mlm.output.weight") != nullptr;
+  const bool own = find_tensor(model, "encoder.mlm.output.weight") != nullptr;
   return output_.load(model, own ? "encoder.mlm.output.weight" : "encoder.embeddings", "encoder.mlm.output.bias",
                       vocab_, d_);
 }

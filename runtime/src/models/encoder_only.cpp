@@ -32,7 +32,7 @@ Status EncoderOnly::create(const Model& model, size_t max_batch, size_t max_leng
 }
 
 Status EncoderOnly::load(const Model& model, size_t max_batch, size_t max_length, EncoderTask task) {
-  const fb::TransformerEncoderOnly* cfg = model.index().config_as_TransformerEncoderOnly();
+  const fb::TransformerEncoderOnly* cfg = file_index(model).config_as_TransformerEncoderOnly();
   if (cfg == nullptr) {
     const char* family = fb::EnumNameModelConfig(model_family(model));
     return unsupported_model(std::string("the model is a ") + (family && *family ? family : "unknown family") +

@@ -24,7 +24,7 @@ size_t max_of(std::initializer_list<size_t> values) {
 }  // namespace
 
 Status RnnSeq2Seq::load(const Model& model, const StepModelLimits& limits) {
-  const fb::RnnSeq2Seq* c = model.index().config_as_RnnSeq2Seq();
+  const fb::RnnSeq2Seq* c = file_index(model).config_as_RnnSeq2Seq();
   if (c == nullptr) return invalid_argument("not an RNN seq2seq model");
   HEED_RETURN_IF_ERROR(set_limits(limits, /*needs_source=*/true));
   lstm_ = c->cell() == fb::RnnCell::LSTM;

@@ -10,7 +10,7 @@
 namespace heed::models {
 
 void VocabShortlist::load(const Model& model, const layers::Linear* full, int32_t unk, int32_t bos, int32_t eos) {
-  map_ = model.index().vocab_map();  // the loader has checked every offset, id and the key order
+  map_ = file_index(model).vocab_map();  // the loader has checked every offset, id and the key order
   full_ = full;
   vocab_ = full->out_features();
   fixed_[0] = unk;

@@ -37,8 +37,8 @@ class ByteBpeTokenizer final : public Tokenizer {
 
 Status create_byte_bpe_tokenizer(const Model& model, std::unique_ptr<Tokenizer>* out) {
   ByteBpe bpe;
-  HEED_RETURN_IF_ERROR(ByteBpe::from_index(model.index().tokenizer(), &bpe));
-  const fb::Tokenizer* tok = model.index().tokenizer();
+  HEED_RETURN_IF_ERROR(ByteBpe::from_index(file_index(model).tokenizer(), &bpe));
+  const fb::Tokenizer* tok = file_index(model).tokenizer();
   std::vector<std::string> tokens;
   for (const auto* s : *tok->target_vocabulary()->tokens()) tokens.emplace_back(s->data(), s->size());
   TokenizerOptions options;

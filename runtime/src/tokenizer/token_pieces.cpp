@@ -46,7 +46,7 @@ std::string byte_level_text(const std::string& token, bool special) {
 }  // namespace
 
 Status TokenPieces::load(const Model& model, const ByteBpe* bpe) {
-  const fb::Tokenizer* tok = model.index().tokenizer();
+  const fb::Tokenizer* tok = file_index(model).tokenizer();
   if (tok == nullptr || tok->target_vocabulary() == nullptr) return invalid_file("the model has no vocabulary");
   kind_ = api_tokenizer_kind(tok->kind());
   bos_id_ = tok->bos_id();

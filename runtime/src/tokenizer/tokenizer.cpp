@@ -121,12 +121,12 @@ Status Tokenizer::decode(const int32_t* ids, size_t n, std::string* text) const 
 }
 
 bool has_source_side(const Model& model) {
-  const fb::Tokenizer* tok = model.index().tokenizer();
+  const fb::Tokenizer* tok = file_index(model).tokenizer();
   return tok && (tok->source_vocabulary() || tok->shared_vocabulary());
 }
 
 Status tokenizer_vocabulary(const Model& model, TokenizerSide side, std::vector<std::string>* tokens) {
-  const fb::Tokenizer* tok = model.index().tokenizer();
+  const fb::Tokenizer* tok = file_index(model).tokenizer();
   if (!tok) return invalid_file("the model has no tokenizer section");
   const bool source = side == TokenizerSide::kSource;
   const fb::Vocabulary* vocabulary = source ? tok->source_vocabulary() : tok->target_vocabulary();
@@ -137,7 +137,7 @@ Status tokenizer_vocabulary(const Model& model, TokenizerSide side, std::vector<
 }
 
 Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<Tokenizer>* out) {
-  const fb::Model& index = model.index();
+  const fb::Model& index = file_index(model);
   const fb::Tokenizer* tok = index.tokenizer();
   std::vector<std::string> tokens;
   HEED_RETURN_IF_ERROR(tokenizer_vocabulary(model, side, &tokens));

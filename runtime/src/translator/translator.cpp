@@ -10,6 +10,7 @@
 
 #include "models/step_model_factory.h"
 #include "loader/model_index.h"
+#include "translator/vocabulary_index.h"
 
 namespace heed {
 namespace {
@@ -44,7 +45,7 @@ int32_t metadata_id(const Model& model, const char* key) {
 Translator::~Translator() = default;
 
 Status Translator::create(const Model& model, const TranslatorOptions& options, std::unique_ptr<Translator>* out) {
-  const fb::Tokenizer* tok = model.index().tokenizer();
+  const fb::Tokenizer* tok = file_index(model).tokenizer();
   if (!tok || !tok->target_vocabulary()) return unsupported_model("the model has no target vocabulary to translate with");
   const fb::Vocabulary* source = tok->source_vocabulary();
   if (!source && tok->shared_vocabulary()) source = tok->target_vocabulary();
@@ -64,7 +65,7 @@ Status Translator::create(const Model& model, const TranslatorOptions& options, 
   c.add_source_eos = metadata_true(model, "add_source_eos");
   c.source_eos_id = metadata_id(model, "source_eos_id");
   c.kind = api_tokenizer_kind(tok->kind());
-  return create(std::move(step_model), Vocabulary::from_index(source), Vocabulary::from_index(tok->target_vocabulary()),
+  return create(std::move(step_model), vocabulary_from_index(source), vocabulary_from_index(tok->target_vocabulary()),
                 c, options.max_n_best, out);
 }
 

@@ -1,8 +1,7 @@
 #include <string>
 #include <utility>
 
-#include "loader/model_index.h"
-#include "heed/translator.h"
+#include "translator/vocabulary_index.h"
 
 namespace heed {
 
@@ -12,7 +11,7 @@ Vocabulary::Vocabulary(std::vector<std::string> tokens) : tokens_(std::move(toke
   for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int32_t>(i));
 }
 
-Vocabulary Vocabulary::from_index(const fb::Vocabulary* vocabulary) {
+Vocabulary vocabulary_from_index(const fb::Vocabulary* vocabulary) {
   std::vector<std::string> tokens;
   if (vocabulary && vocabulary->tokens()) {
     tokens.reserve(vocabulary->tokens()->size());

@@ -37,7 +37,7 @@ std::string read_text(const std::string& path) {
 }
 
 const float* f32(const heed::Model& model, const std::string& name) {
-  const heed::TensorView* t = model.find(name);
+  const heed::TensorView* t = find_tensor(model, name);
   REQUIRE(t != nullptr);
   REQUIRE(t->dtype == heed::fb::DType::F32);
   return t->as<float>();
@@ -83,7 +83,7 @@ TEST_CASE("hf-marian: hyperparameters follow config.json and modeling_marian") {
   const auto& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
   const nlohmann::json config = read_json(marian_fixture_dir() + "/config.json");
   REQUIRE(model_family(model) == heed::fb::ModelConfig::TransformerEncoderDecoder);
-  const auto* c = model.index().config_as_TransformerEncoderDecoder();
+  const auto* c = file_index(model).config_as_TransformerEncoderDecoder();
   for (const auto* s : {c->encoder(), c->decoder()}) {
     const bool enc = s == c->encoder();
     CHECK(s->num_layers() == config[enc ? "encoder_layers" : "decoder_layers"].get<uint32_t>());
@@ -104,7 +104,7 @@ TEST_CASE("hf-marian: hyperparameters follow config.json and modeling_marian") {
   // OPUS-MT shares one table between both stacks and the output projection: written once.
   CHECK(c->shared_embeddings());
   CHECK(c->tied_output());
-  CHECK(model.index().producer()->source_format()->str() == "hf-marian");
+  CHECK(file_index(model).producer()->source_format()->str() == "hf-marian");
 }
 
 TEST_CASE("hf-marian: position table equals transformers' MarianSinusoidalPositionalEmbedding") {
@@ -112,7 +112,7 @@ TEST_CASE("hf-marian: position table equals transformers' MarianSinusoidalPositi
   const auto& rows = marian_reference()["positions_first_rows"];
   REQUIRE(rows.size() > 2);
   for (const char* stack : {"encoder", "decoder"}) {
-    const heed::TensorView* t = model.find(std::string(stack) + ".positions");
+    const heed::TensorView* t = find_tensor(model, std::string(stack) + ".positions");
     REQUIRE(t != nullptr);
     const size_t d = t->shape[1];
     const float* table = t->as<float>();
@@ -143,14 +143,14 @@ TEST_CASE("hf-marian: tensors map onto heed's names; the output is tied embeddin
                            "decoder.layers.0.cross_attn.q.bias", "decoder.layers.1.ffn.norm.beta",
                            "encoder.layers.0.ffn.in.weight", "encoder.layers.0.self_attn.norm.gamma"}) {
     INFO(name);
-    CHECK(model.find(name) != nullptr);
+    CHECK(find_tensor(model, name) != nullptr);
   }
-  CHECK(model.find("encoder.norm.gamma") == nullptr);  // post-norm, no final norm
-  CHECK(model.find("encoder.layers.2.ffn.in.weight") == nullptr);
+  CHECK(find_tensor(model, "encoder.norm.gamma") == nullptr);  // post-norm, no final norm
+  CHECK(find_tensor(model, "encoder.layers.2.ffn.in.weight") == nullptr);
   // The shared table is stored once: the encoder and the tied projection read decoder.embeddings.
-  CHECK(model.find("encoder.embeddings") == nullptr);
-  CHECK(model.find("decoder.output.weight") == nullptr);
-  const heed::TensorView* emb = model.find("decoder.embeddings");
+  CHECK(find_tensor(model, "encoder.embeddings") == nullptr);
+  CHECK(find_tensor(model, "decoder.output.weight") == nullptr);
+  const heed::TensorView* emb = find_tensor(model, "decoder.embeddings");
   REQUIRE(emb != nullptr);
   CHECK(emb->shape[0] == v);
   CHECK(emb->shape[1] == d);
@@ -164,7 +164,7 @@ TEST_CASE("hf-marian: tensors map onto heed's names; the output is tied embeddin
 
 TEST_CASE("hf-marian: tokenizer section embeds both SentencePiece models and vocab.json in id order") {
   const auto& model = *converted_marian(heed::convert::WeightType::kFloat32).model;
-  const auto* tok = model.index().tokenizer();
+  const auto* tok = file_index(model).tokenizer();
   REQUIRE(tok != nullptr);
   CHECK(tok->kind() == heed::fb::TokenizerKind::SentencePiece);
   const std::string source = read_text(marian_fixture_dir() + "/source.spm");
@@ -186,7 +186,7 @@ TEST_CASE("hf-marian: tokenizer section embeds both SentencePiece models and voc
   CHECK(tok->decoder_start_id() == ref["pad_id"].get<int>());
   CHECK(tok->bos_id() == -1);
   bool eos_meta = false;
-  for (const auto* kv : *model.index().metadata()) {
+  for (const auto* kv : *file_index(model).metadata()) {
     if (kv->key()->str() == "add_source_eos") eos_meta = kv->value()->str() == "true";
   }
   CHECK(eos_meta);
@@ -194,10 +194,10 @@ TEST_CASE("hf-marian: tokenizer section embeds both SentencePiece models and voc
 
 TEST_CASE("hf-marian: int8 conversion loads with quantized matrices") {
   const auto& model = *converted_marian(heed::convert::WeightType::kInt8).model;
-  const heed::TensorView* t = model.find("encoder.layers.0.self_attn.qkv.weight");
+  const heed::TensorView* t = find_tensor(model, "encoder.layers.0.self_attn.qkv.weight");
   REQUIRE(t != nullptr);
   CHECK(t->dtype == heed::fb::DType::I8);
-  CHECK(model.find("decoder.output.bias")->dtype == heed::fb::DType::F32);
+  CHECK(find_tensor(model, "decoder.output.bias")->dtype == heed::fb::DType::F32);
 }
 
 TEST_CASE("hf-marian: broken folders are clear errors") {

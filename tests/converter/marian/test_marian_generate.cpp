@@ -8,6 +8,7 @@
 #include "heed/tokenizer.h"
 #include "models/step_model_factory.h"
 #include "heed/translator.h"
+#include "loader/model_index.h"
 #include "marian_fixture.h"
 
 using heed::test::converted_marian;
@@ -114,7 +115,7 @@ TEST_CASE("marian generate: text in, text out, through the embedded SentencePiec
   for (const auto& c : marian_reference()["sentences"]) {
     std::vector<int32_t> ids;
     REQUIRE(source->encode(c["text"].get<std::string>(), &ids).is_ok());
-    ids.push_back(model.index().tokenizer()->eos_id());
+    ids.push_back(file_index(model).tokenizer()->eos_id());
     const size_t offsets[2] = {0, ids.size()};
     heed::DecodeOutput out;
     REQUIRE(translator->translate(heed::TokenBatch{ids.data(), offsets, 1}, options, nullptr, &out).is_ok());
@@ -228,7 +229,7 @@ TEST_CASE("marian: default lengths come from the model's positions; a cut source
   std::vector<int32_t> ids;
   REQUIRE(translator->source_ids(pieces, &ids).is_ok());
   CHECK(ids.size() == 64);
-  CHECK(ids.back() == model.index().tokenizer()->eos_id());
+  CHECK(ids.back() == file_index(model).tokenizer()->eos_id());
   heed::DecodeOptions options;
   options.beam_size = 1;
   std::vector<std::vector<heed::TranslationHypothesis>> out;

@@ -144,8 +144,8 @@ TEST_CASE("int8 BERT: the encoders' default, blocks of 32 along K and outlier ch
   // must lose less than rows do (docs/quantization.md measures both on real sentence encoders).
   std::unique_ptr<Model> model;
   REQUIRE(Model::open(bert_heed(convert::WeightType::kInt8), LoadOptions(), &model).is_ok());
-  const TensorView* qkv = model->find("encoder.layers.0.self_attn.qkv.weight");
-  const TensorView* ffn_out = model->find("encoder.layers.0.ffn.out.weight");
+  const TensorView* qkv = find_tensor(*model, "encoder.layers.0.self_attn.qkv.weight");
+  const TensorView* ffn_out = find_tensor(*model, "encoder.layers.0.ffn.out.weight");
   REQUIRE((qkv != nullptr && ffn_out != nullptr));
   CHECK(qkv->activation_block == 32);
   CHECK(qkv->quantization == fb::Quantization::PerGroup);

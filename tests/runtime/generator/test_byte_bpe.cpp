@@ -11,7 +11,7 @@ namespace {
 tokenizer::ByteBpe stories_tokenizer() {
   const auto model = open_model(stories260k_heed(convert::WeightType::kFloat32));
   tokenizer::ByteBpe bpe;
-  const Status s = tokenizer::ByteBpe::from_index(model->index().tokenizer(), &bpe);
+  const Status s = tokenizer::ByteBpe::from_index(file_index(*model).tokenizer(), &bpe);
   REQUIRE(s.is_ok());
   return bpe;
 }

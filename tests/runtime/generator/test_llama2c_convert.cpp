@@ -67,7 +67,7 @@ void require_same_tensors(const convert::NeutralModel& a, const convert::Neutral
 TEST_CASE("llama2c: stories260K converts to a RoPE / GQA / SwiGLU decoder-only model") {
   const auto model = open_model(stories260k_heed(convert::WeightType::kFloat32));
   REQUIRE(model_family(*model) == fb::ModelConfig::TransformerDecoderOnly);
-  const auto* cfg = model->index().config_as_TransformerDecoderOnly();
+  const auto* cfg = file_index(*model).config_as_TransformerDecoderOnly();
   const auto* s = cfg->decoder();
   CHECK(cfg->tied_output());
   CHECK(s->num_layers() == 5);
@@ -82,7 +82,7 @@ TEST_CASE("llama2c: stories260K converts to a RoPE / GQA / SwiGLU decoder-only m
   CHECK(s->norm_epsilon() == Approx(1e-5f));
   CHECK(s->position_encoding() == fb::PositionEncoding::RoPE);
   CHECK(s->max_positions() == 512);
-  const auto* tok = model->index().tokenizer();
+  const auto* tok = file_index(*model).tokenizer();
   CHECK(tok->kind() == fb::TokenizerKind::ByteBPE);
   CHECK(tok->target_vocabulary()->tokens()->size() == 512);
   REQUIRE(tok->target_vocabulary()->scores() != nullptr);
@@ -91,10 +91,10 @@ TEST_CASE("llama2c: stories260K converts to a RoPE / GQA / SwiGLU decoder-only m
   CHECK(tok->eos_id() == 1);
   CHECK(tok->unk_id() == 0);
   // Fused QKV = wq rows, then wk, then wv: [(8 + 2 * 4) * 8, 64].
-  const TensorView* qkv = model->find("decoder.layers.0.self_attn.qkv.weight");
+  const TensorView* qkv = find_tensor(*model, "decoder.layers.0.self_attn.qkv.weight");
   REQUIRE(qkv != nullptr);
   CHECK(qkv->shape == std::vector<uint32_t>{128, 64});
-  CHECK(model->find("decoder.output.weight") == nullptr);
+  CHECK(find_tensor(*model, "decoder.output.weight") == nullptr);
 }
 
 TEST_CASE("llama2c: version-1 and unshared-classifier layouts give the same tensors") {

@@ -103,15 +103,15 @@ TEST_CASE("a packed file loads with its row sums resolved", "[loader][packed]") 
   const Status s = Model::from_bytes(bytes.data(), bytes.size(), &model);
   INFO(s.message());
   REQUIRE(s.is_ok());
-  const TensorView* w = model->find(kPerRow);
+  const TensorView* w = find_tensor(*model, kPerRow);
   REQUIRE(w != nullptr);
   CHECK(w->layout == fb::Layout::Packed16x4);
   CHECK(w->size_bytes == 16 * 8);
-  const TensorView* sums = model->find(std::string(kPerRow) + ".row_sums");
+  const TensorView* sums = find_tensor(*model, std::string(kPerRow) + ".row_sums");
   REQUIRE(sums != nullptr);
   CHECK(w->row_sums == sums->as<int32_t>());
-  CHECK(model->find(kPerGroup)->row_sums == nullptr);
-  const TensorView* t = model->find(kPerTensor);
+  CHECK(find_tensor(*model, kPerGroup)->row_sums == nullptr);
+  const TensorView* t = find_tensor(*model, kPerTensor);
   CHECK(t->layout == fb::Layout::Packed16x4);
   CHECK(t->size_bytes == 16 * 8);  // [3, 5] padded to [16, 8]
   CHECK(t->row_sums != nullptr);

@@ -29,14 +29,14 @@ std::string write_sample(const std::string& name) {
 // Every tensor of the NeutralModel, compared with what the loader exposes.
 void check_matches_source(const Model& model, const uint8_t* file_start) {
   const convert::NeutralModel source = make_sample_model();
-  REQUIRE(model.tensors().size() == source.tensors.size());
+  REQUIRE(file_tensors(model).size() == source.tensors.size());
   uint32_t index_size = 0;
   std::memcpy(&index_size, file_start, 4);
   const uint64_t segment = align64(4 + uint64_t{index_size});
-  const auto& entries = *model.index().tensors();
+  const auto& entries = *file_index(model).tensors();
   for (const auto& t : source.tensors) {
     INFO("tensor " << t.name);
-    const TensorView* v = model.find(t.name);
+    const TensorView* v = find_tensor(model, t.name);
     REQUIRE(v != nullptr);
     CHECK(v->name == t.name);
     CHECK(v->shape == t.shape);
@@ -66,7 +66,7 @@ void check_matches_source(const Model& model, const uint8_t* file_start) {
   for (const fb::Tensor* e : entries) spans.push_back({e->offset(), e->size()});
   std::sort(spans.begin(), spans.end());
   for (size_t i = 1; i < spans.size(); ++i) CHECK(spans[i - 1].first + spans[i - 1].second <= spans[i].first);
-  CHECK(segment + model.index().weights_size() == model.file_size());
+  CHECK(segment + file_index(model).weights_size() == model.file_size());
 }
 
 }  // namespace
@@ -87,8 +87,8 @@ TEST_CASE("writer output layout: size prefix, identifier, 64-byte padded segment
 // Where the loaded file begins in memory, derived from the first tensor's view (the writer puts
 // nothing after the weight segment, so the segment starts file_size - weights_size in).
 static const uint8_t* loaded_file_start(const Model& model) {
-  const auto* first = static_cast<const uint8_t*>(model.tensors()[0].data);
-  return first - model.index().tensors()->Get(0)->offset() - (model.file_size() - model.index().weights_size());
+  const auto* first = static_cast<const uint8_t*>(file_tensors(model)[0].data);
+  return first - file_index(model).tensors()->Get(0)->offset() - (model.file_size() - file_index(model).weights_size());
 }
 
 TEST_CASE("round trip through a file with mmap and with the read fallback", "[loader]") {
@@ -138,7 +138,7 @@ TEST_CASE("index fields survive the round trip", "[loader]") {
   const std::vector<uint8_t> bytes = sample_model_bytes();
   std::unique_ptr<Model> model;
   REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
-  const fb::Model& index = model->index();
+  const fb::Model& index = file_index(*model);
   CHECK(index.format_version() == kFormatVersionWithoutOutliers);  // no outlier channels: version 1
   REQUIRE(index.producer());
   CHECK(index.producer()->name()->str() == "heed convert");
@@ -161,7 +161,7 @@ TEST_CASE("index fields survive the round trip", "[loader]") {
   CHECK(index.tokenizer()->target_vocabulary()->tokens()->Get(9)->str() == "t9");
   CHECK(index.tokenizer()->source_vocabulary()->tokens()->Get(0)->str() == "s0");
   // Tensors in name order.
-  for (size_t i = 1; i < model->tensors().size(); ++i) CHECK(model->tensors()[i - 1].name < model->tensors()[i].name);
+  for (size_t i = 1; i < file_tensors(*model).size(); ++i) CHECK(file_tensors(*model)[i - 1].name < file_tensors(*model)[i].name);
 }
 
 TEST_CASE("require names the missing tensor", "[loader]") {
@@ -169,15 +169,15 @@ TEST_CASE("require names the missing tensor", "[loader]") {
   std::unique_ptr<Model> model;
   REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
   const TensorView* v = nullptr;
-  CHECK(model->require("encoder.embeddings", &v).is_ok());
+  CHECK(require_tensor(*model, "encoder.embeddings", &v).is_ok());
   REQUIRE(v);
   CHECK(v->rows() == 10);
   CHECK(v->row_size() == 8);
-  const Status s = model->require("decoder.embeddings", &v);
+  const Status s = require_tensor(*model, "decoder.embeddings", &v);
   CHECK(s.code() == StatusCode::kInvalidFile);
   CHECK(s.message() == "model is missing tensor 'decoder.embeddings'");
   CHECK(v == nullptr);
-  CHECK(model->find("nope") == nullptr);
+  CHECK(find_tensor(*model, "nope") == nullptr);
 }
 
 TEST_CASE("open reports operating-system errors with the path", "[loader]") {
@@ -241,7 +241,7 @@ TEST_CASE("other families: decoder-only with grouped-query RoPE attention, RNN s
     std::unique_ptr<Model> model;
     REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
     CHECK(model_family(*model) == fb::ModelConfig::TransformerDecoderOnly);
-    CHECK(model->index().config_as_TransformerDecoderOnly()->decoder()->num_kv_heads() == 2);
+    CHECK(file_index(*model).config_as_TransformerDecoderOnly()->decoder()->num_kv_heads() == 2);
 
     m.tokenizer.target_vocabulary->scores.pop_back();
     CHECK(convert::serialize_heed(m, &bytes).message() ==

@@ -31,7 +31,7 @@ TEST_CASE("the writer stores the vocabulary map, read back through the index", "
   std::unique_ptr<Model> model;
   s = Model::from_bytes(bytes.data(), bytes.size(), &model);
   REQUIRE(s.is_ok());
-  const fb::VocabMap* map = model->index().vocab_map();
+  const fb::VocabMap* map = file_index(*model).vocab_map();
   REQUIRE(map);
   CHECK(map->max_ngram() == 2);
   CHECK(values(map->key_offsets()) == std::vector<int64_t>{0, 1, 3, 4});
@@ -45,7 +45,7 @@ TEST_CASE("a file without a vocabulary map has none", "[loader][vmap]") {
   const std::vector<uint8_t> bytes = sample_model_bytes();
   std::unique_ptr<Model> model;
   REQUIRE(Model::from_bytes(bytes.data(), bytes.size(), &model).is_ok());
-  CHECK(model->index().vocab_map() == nullptr);
+  CHECK(file_index(*model).vocab_map() == nullptr);
 }
 
 TEST_CASE("vocabulary maps at the edges of the rules load", "[loader][vmap]") {
@@ -73,8 +73,8 @@ TEST_CASE("vocabulary maps at the edges of the rules load", "[loader][vmap]") {
     const Status s = load_with(always_only, &model, &bytes);
     INFO(s.message());
     CHECK(s.is_ok());
-    REQUIRE(model->index().vocab_map());
-    CHECK(model->index().vocab_map()->key_ids()->size() == 0);
+    REQUIRE(file_index(*model).vocab_map());
+    CHECK(file_index(*model).vocab_map()->key_ids()->size() == 0);
   }
 }
 

@@ -27,8 +27,8 @@ const std::vector<uint32_t> kChannels = {3, 17, 30};
 
 // x W^T + b in double from the float32 model.
 std::vector<float> reference(const Model& model, const std::vector<float>& x, size_t m) {
-  const TensorView* w = model.find(std::string(kWeight) + ".weight");
-  const TensorView* b = model.find(std::string(kWeight) + ".bias");
+  const TensorView* w = find_tensor(model, std::string(kWeight) + ".weight");
+  const TensorView* b = find_tensor(model, std::string(kWeight) + ".bias");
   REQUIRE((w != nullptr && b != nullptr));
   const size_t out = w->shape[0], in = w->shape[1];
   std::vector<float> y(m * out);
@@ -55,7 +55,7 @@ LoadedModel int8_model(const convert::NeutralModel& f32, bool outliers) {
 // Linear::forward, or forward_consuming on `*consumed` (a copy of x) when it is given.
 std::vector<float> forward(const Model& model, const std::vector<float>& x, size_t m, size_t threads,
                            std::vector<float>* consumed = nullptr) {
-  const TensorView* w = model.find(std::string(kWeight) + ".weight");
+  const TensorView* w = find_tensor(model, std::string(kWeight) + ".weight");
   REQUIRE(w != nullptr);
   const size_t out = w->shape[0], in = w->shape[1];
   layers::Linear linear;
@@ -90,9 +90,9 @@ TEST_CASE("outlier channels: float32 on the chosen channels, int8 scales without
   const convert::NeutralModel f32 = make_tiny_model(o);
   const LoadedModel reference_model = load_model(f32);
   const LoadedModel split = int8_model(f32, true), plain = int8_model(f32, false);
-  CHECK(split.model->index().format_version() == kFormatVersion);  // 2: older readers refuse it
-  CHECK(plain.model->index().format_version() == kFormatVersionWithoutOutliers);
-  const TensorView* w = split.model->find(std::string(kWeight) + ".weight");
+  CHECK(file_index(*split.model).format_version() == kFormatVersion);  // 2: older readers refuse it
+  CHECK(file_index(*plain.model).format_version() == kFormatVersionWithoutOutliers);
+  const TensorView* w = find_tensor(*split.model, std::string(kWeight) + ".weight");
   REQUIRE(w != nullptr);
   REQUIRE(w->num_outlier_channels == kChannels.size());
   CHECK(w->layout == fb::Layout::Packed16x4);

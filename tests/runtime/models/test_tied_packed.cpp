@@ -61,8 +61,8 @@ TEST_CASE("the converter packs the embedding table the output projection reuses,
 TEST_CASE("embedding rows gathered from the packed layout equal the row-major ones, bit for bit") {
   const LoadedModel row_major = with_layout(tied_int8(false), convert::WeightLayout::kRowMajor);
   const LoadedModel packed = with_layout(tied_int8(false), convert::WeightLayout::kAuto);
-  REQUIRE(packed.model->find("decoder.embeddings")->layout == fb::Layout::Packed16x4);
-  REQUIRE(row_major.model->find("decoder.embeddings")->layout == fb::Layout::RowMajor);
+  REQUIRE(find_tensor(*packed.model, "decoder.embeddings")->layout == fb::Layout::Packed16x4);
+  REQUIRE(find_tensor(*row_major.model, "decoder.embeddings")->layout == fb::Layout::RowMajor);
   const size_t rows = 19, dim = 20;
   layers::Embeddings a, b;
   REQUIRE(a.load(*row_major.model, "decoder.embeddings", rows, dim).is_ok());
@@ -83,7 +83,7 @@ TEST_CASE("sessions on a tied int8 model give the same bits with the table packe
     INFO("shared embeddings " << shared);
     const LoadedModel row_major = with_layout(tied_int8(shared), convert::WeightLayout::kRowMajor);
     const LoadedModel packed = with_layout(tied_int8(shared), convert::WeightLayout::kAuto);
-    REQUIRE(packed.model->find("decoder.embeddings")->layout == fb::Layout::Packed16x4);
+    REQUIRE(find_tensor(*packed.model, "decoder.embeddings")->layout == fb::Layout::Packed16x4);
     const StepModelLimits limits{2, 1, 8, 6};
     auto sa = make_session(*row_major.model, limits);
     auto sb = make_session(*packed.model, limits);

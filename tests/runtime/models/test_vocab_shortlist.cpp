@@ -109,7 +109,7 @@ TEST_CASE("gather_rows: each output is the full layer's, bitwise, in every weigh
     REQUIRE(convert::split_channels(&model, "decoder.output.weight", {7, 20}).is_ok());
     options.activation_block = 16;
     const LoadedModel loaded = converted(model, true, options);
-    REQUIRE(loaded.model->find("decoder.output.weight")->num_outlier_channels == 2);
+    REQUIRE(find_tensor(*loaded.model, "decoder.output.weight")->num_outlier_channels == 2);
     check_gathered(*loaded.model);
   }
 }

@@ -71,8 +71,8 @@ TEST_CASE("XNNPACK Linear matches a double loop and heed's gemm_f32 at odd shape
   const LoadedModel loaded = load_model(make_tiny_model(odd_model()));
   const kernels::KernelTable& k = kernels::best();
   for (const char* prefix : {"decoder.layers.0.ffn.in", "decoder.layers.1.ffn.out", "decoder.output"}) {
-    const TensorView* w = loaded.model->find(std::string(prefix) + ".weight");
-    const TensorView* b = loaded.model->find(std::string(prefix) + ".bias");
+    const TensorView* w = find_tensor(*loaded.model, std::string(prefix) + ".weight");
+    const TensorView* b = find_tensor(*loaded.model, std::string(prefix) + ".bias");
     REQUIRE(w != nullptr);
     const size_t out = w->shape[0], in = w->shape[1];
     layers::Linear heed_linear, xnn_linear;
@@ -118,8 +118,8 @@ TEST_CASE("XNNPACK Linear: calls it cannot take run heed's kernel with the same 
   const LoadedModel loaded = load_model(make_tiny_model(odd_model()));
   const kernels::KernelTable& k = kernels::best();
   const char* prefix = "decoder.layers.0.ffn.out";  // [20, 37]
-  const TensorView* w = loaded.model->find(std::string(prefix) + ".weight");
-  const TensorView* b = loaded.model->find(std::string(prefix) + ".bias");
+  const TensorView* w = find_tensor(*loaded.model, std::string(prefix) + ".weight");
+  const TensorView* b = find_tensor(*loaded.model, std::string(prefix) + ".bias");
   const size_t out = 20, in = 37, m = 6;
   layers::Linear l;
   REQUIRE(l.load(*loaded.model, prefix, out, in).is_ok());
@@ -185,8 +185,8 @@ TEST_CASE("XNNPACK Linear over a mapped file releases the weights' pages; result
   REQUIRE(Model::open(path, LoadOptions{}, &mapped).is_ok());
   REQUIRE(mapped->is_mapped());
   const char* prefix = "decoder.layers.0.ffn.in";
-  const TensorView* w = mapped->find(std::string(prefix) + ".weight");
-  const TensorView* b = mapped->find(std::string(prefix) + ".bias");
+  const TensorView* w = find_tensor(*mapped, std::string(prefix) + ".weight");
+  const TensorView* b = find_tensor(*mapped, std::string(prefix) + ".bias");
   REQUIRE(w != nullptr);
   const size_t out = w->shape[0], in = w->shape[1], m = 3;
   const size_t weight_bytes = out * in * sizeof(float);

@@ -37,6 +37,7 @@
 #include "heed/model.h"
 #include "heed/translator.h"
 #include "heed_writer.h"
+#include "loader/model_index.h"
 #include "quantize.h"
 #include "models/step_model_factory.h"
 #include "test_paths.h"
@@ -190,7 +191,7 @@ struct Accuracy {
 Accuracy exact_match(heed::StepModel& m, const heed::Model& model, const Valid& valid, size_t beam) {
   std::unique_ptr<heed::DecodingEngine> engine;
   REQUIRE(heed::DecodingEngine::create(&m, {}, &engine).is_ok());
-  const auto* vocab = model.index().tokenizer()->target_vocabulary()->tokens();
+  const auto* vocab = file_index(model).tokenizer()->target_vocabulary()->tokens();
   heed::DecodeOptions o;
   o.beam_size = beam;
   o.max_length = kMaxLength;

@@ -1,11 +1,11 @@
-// A one-line progress bar on stderr for long conversions. Drawn only when stderr is a terminal,
-// so logs and pipes stay clean.
+// A one-line progress bar on stderr for `heed convert`'s stages (the converter reports them through
+// ConvertOptions::progress). Drawn only when stderr is a terminal, so logs and pipes stay clean.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
-namespace heed::convert {
+namespace heed::cli {
 
 class ProgressBar {
  public:
@@ -24,4 +24,4 @@ class ProgressBar {
   int last_permille_ = -1;
 };
 
-}  // namespace heed::convert
+}  // namespace heed::cli

@@ -1,10 +1,10 @@
-#include "progress.h"
+#include "progress_bar.h"
 
 #include <cstdio>
 #include <string>
 #include <unistd.h>
 
-namespace heed::convert {
+namespace heed::cli {
 
 ProgressBar::ProgressBar(std::string label, bool enabled)
     : label_(std::move(label)), active_(enabled && ::isatty(STDERR_FILENO) == 1) {}
@@ -35,4 +35,4 @@ void ProgressBar::finish() {
   last_permille_ = -1;
 }
 
-}  // namespace heed::convert
+}  // namespace heed::cli
