@@ -1,10 +1,12 @@
 #include "libretranslate.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "client_watch.h"
+#include "heed/decode_option_keys.h"
 #include "http_json.h"
 #include "libretranslate_body.h"
 #include "request_limits.h"
@@ -118,10 +120,14 @@ void translate(const ServerContext& context, const httplib::Request& req, httpli
   record.model = r.model->id;
   if (context.options.log_text) record.text = req.body;
   // `heed translate`'s defaults: beam 2 (wider for alternatives: each is one hypothesis of the beam).
+  // By the runtime's option names (heed/decode_option_keys.h), as every front end sets them; the
+  // values are in range (alternatives was checked against the server's limit).
   DecodeOptions decode;
-  decode.n_best = r.alternatives + 1;
-  decode.beam_size = std::max<size_t>(2, decode.n_best);
-  decode.min_length = 1;
+  const double n_best = static_cast<double>(r.alternatives + 1);
+  Status set = set_decode_option(&decode, "num_hypotheses", n_best);
+  if (set.ok()) set = set_decode_option(&decode, "beam_size", std::max(2.0, n_best));
+  if (set.ok()) set = set_decode_option(&decode, "min_decoding_length", 1.0);
+  if (!set.ok()) return send_error(res, 400, "Invalid request: " + set.message());
   decode.use_vmap = context.options.use_vmap;
   // --timeout-ms bounds the wait for a session and the translation together; a client that
   // disconnects stops its translation (ClientWatch) and frees the session within a decoder step.
