@@ -3,6 +3,7 @@
 #include "heed_writer.h"
 #include "outliers.h"
 #include "heed_format/quantization.h"
+#include "heed_format/tensor_names.h"
 #include "loader/model_index.h"
 #include "sentencepiece_model.h"
 #include "source_files.h"
@@ -59,17 +60,31 @@ std::function<void(size_t, size_t)> stage_progress(const ConvertOptions& o, Conv
   return [&o, stage](size_t done, size_t total) { o.progress(stage, done, total); };
 }
 
-// The activation block asked for, or the model's default: encoder-only models (sentence encoders)
-// lose most to per-row activations (docs/quantization.md).
-uint32_t activation_block(const NeutralModel& model, const ConvertOptions& o) {
-  if (o.activation_block) return *o.activation_block;
-  return model.config.AsTransformerEncoderOnly() != nullptr ? kEncoderActivationBlock : 0;
+// A decoder-only language model whose linear weights are float in the source (int8 ones are kept
+// as they are, with their per-row scales).
+bool float_decoder_lm(const NeutralModel& model) {
+  if (model.config.AsTransformerDecoderOnly() == nullptr) return false;
+  for (const NeutralTensor& t : model.tensors) {
+    if (names::is_linear_weight(t.name) && t.dtype == fb::DType::F32) return true;
+  }
+  return false;
 }
 
-// Outlier channels asked for, or the model's default: encoder-only models in activation blocks.
+// The activation block asked for, or the model's default: encoder-only models (sentence encoders)
+// and decoder-only LMs lose most to per-row activations; translation models keep per-row (their
+// greedy outputs hold, and the ARM decode step is counted so) (docs/quantization.md).
+uint32_t activation_block(const NeutralModel& model, const ConvertOptions& o) {
+  if (o.activation_block) return *o.activation_block;
+  if (model.config.AsTransformerEncoderOnly() != nullptr) return kEncoderActivationBlock;
+  return float_decoder_lm(model) ? kDecoderActivationBlock : 0;
+}
+
+// Outlier channels asked for, or the model's default: encoders and decoder LMs in activation blocks.
 uint32_t outlier_channels(const NeutralModel& model, const ConvertOptions& o, uint32_t block) {
   if (o.outlier_channels) return *o.outlier_channels;
-  return model.config.AsTransformerEncoderOnly() != nullptr && block != 0 ? kEncoderOutlierChannels : 0;
+  if (block == 0) return 0;
+  if (model.config.AsTransformerEncoderOnly() != nullptr) return kEncoderOutlierChannels;
+  return float_decoder_lm(model) ? kDecoderOutlierChannels : 0;
 }
 
 // The calibration lines and the float model's outputs on them (for the self-check).
@@ -114,6 +129,7 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
       split_outliers(model, options, packs ? outlier_channels(*model, options, block) : 0, &calibration, summary));
   QuantizeOptions quantize = options.quantize;
   quantize.linear_group_size = block;
+  quantize.tied_table = tied_output_table(*model);
   HEED_RETURN_IF_ERROR(
       quantize_model(model, quantize, options.report, stage_progress(options, ConvertStage::kQuantizing)));
   set_activation_blocks(model, block);

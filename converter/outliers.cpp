@@ -110,14 +110,15 @@ Status embed_lines(const Model& model, const std::vector<std::string>& lines, st
 Status score_lines(const Model& model, const std::vector<std::string>& lines, std::vector<float>* out) {
   std::unique_ptr<Generator> generator;
   GeneratorOptions options;
-  options.max_context = kCalibrationContext;
+  options.positions_needed = kCalibrationContext;  // or the model's own limit, when smaller
   HEED_RETURN_IF_ERROR(Generator::create(model, options, &generator));
+  const size_t context = std::min(kCalibrationContext, generator->max_context());
   out->clear();
   for (const std::string& line : lines) {
     std::vector<int32_t> ids;
     HEED_RETURN_IF_ERROR(generator->encode(line, &ids));
     if (generator->bos_id() >= 0) ids.insert(ids.begin(), generator->bos_id());
-    if (ids.size() + 1 > kCalibrationContext) ids.resize(kCalibrationContext - 1);
+    if (ids.size() + 1 > context) ids.resize(context - 1);
     if (ids.empty()) continue;
     const size_t offsets[2] = {0, ids.size()};
     ScoreOutput scored;

@@ -100,8 +100,9 @@ Status pack_model(NeutralModel* model, WeightLayout layout, size_t* packed, std:
 
 size_t set_activation_blocks(NeutralModel* model, uint32_t block) {
   size_t count = 0;
+  const std::string tied = tied_output_table(*model);
   for (NeutralTensor& t : model->tensors) {
-    if (t.dtype != fb::DType::I8 || !names::is_linear_weight(t.name)) continue;
+    if (t.dtype != fb::DType::I8 || !(names::is_linear_weight(t.name) || t.name == tied)) continue;
     t.activation_block = block;
     ++count;
   }

@@ -219,7 +219,8 @@ Status quantize_matrix(NeutralTensor& t, const QuantizeOptions& options, std::ve
       HEED_RETURN_IF_ERROR(to_float16(&t, report));
       break;
     case WeightType::kInt8: {
-      const bool linear = options.linear_group_size != 0 && names::is_linear_weight(t.name);
+      const bool linear =
+          options.linear_group_size != 0 && (names::is_linear_weight(t.name) || t.name == options.tied_table);
       NeutralTensor scales = to_int8(&t, linear ? options.linear_group_size : options.group_size, report);
       out->push_back(std::move(t));
       out->push_back(std::move(scales));

@@ -22,9 +22,12 @@ const char* weight_type_name(WeightType type);
 struct QuantizeOptions {
   WeightType type = WeightType::kInt8;
   uint32_t group_size = 0;  // int8 only: 0 = one scale per row, else one per N values (N % 4 == 0)
-  // int8 with group_size 0: the weights of linear layers (names::is_linear_weight) quantized per
-  // group of this many values instead, the others per row (activation blocks, convert.h).
+  // int8 with group_size 0: the weights of linear layers (names::is_linear_weight) and the
+  // embedding table `tied_table` that the output projection reuses (pack.h tied_output_table)
+  // quantized per group of this many values instead, the others per row (activation blocks,
+  // convert.h).
   uint32_t linear_group_size = 0;
+  std::string tied_table;
 };
 
 // What quantization did to one tensor, for `heed convert --report`.

@@ -13,7 +13,8 @@ Status Embeddings::load(const Model& model, const std::string& name, size_t rows
   HEED_RETURN_IF_ERROR(require_shape(model, name,
                                      {static_cast<uint32_t>(rows), static_cast<uint32_t>(dim)}, &t));
   // A table the output projection reuses may be stored in the 16x4 layout of gemm_i8_packed (int8
-  // with per-row or per-tensor scales, which the loader has checked): its rows are gathered from there.
+  // with per-row or per-tensor scales, or per group of its activation block, which the loader has
+  // checked): its rows are gathered from there.
   packed_ = t->layout == fb::Layout::Packed16x4;
   k_ = &kernels::best();
   rows_ = rows;
@@ -75,9 +76,11 @@ void Embeddings::gather_i8(size_t id, float scale, bool accumulate, float* out) 
 void Embeddings::gather_packed_i8(size_t id, float scale, bool accumulate, float* out) const {
   // Row id is lane id % 16 of block id / 16: 4 values per 64-byte unit (kernels.h, "16x4").
   const int8_t* table = static_cast<const int8_t*>(data_);
-  const float s = scales_[format::scale_index(quantization_, id, 0, 1, 0)];
+  const uint32_t group = static_cast<uint32_t>(group_size_);
+  const size_t groups = format::groups_per_row(quantization_, dim_, group);
   for (size_t j = 0; j < dim_; ++j) {
     // The row-major loop's order of products, so both layouts give the same bits.
+    const float s = scales_[format::scale_index(quantization_, id, j, groups, group)];
     const float v = static_cast<float>(table[kernels::packed_i8_16x4_index(id, j, dim_)]) * s * scale;
     out[j] = accumulate ? out[j] + v : v;
   }
