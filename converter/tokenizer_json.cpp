@@ -121,11 +121,45 @@ Status read_bpe_post_processor(const std::string& path, const json& root, Tokeni
 
 constexpr const char* kByteLevel =
     "GPT-2's byte-level BPE (pre_tokenizer ByteLevel with add_prefix_space false and use_regex true, alone or after "
-    "Digits with individual_digits true)";
+    "Digits with individual_digits true; or Llama 3's or Qwen2's Split regex, Isolated, before ByteLevel with "
+    "use_regex false; no normalizer, or NFC with Qwen2's)";
 
-// ByteLevel alone, or Sequence [Digits (individual_digits), ByteLevel] as SmolLM's tokenizers have it.
+// The Split regexes heed implements (tokenizer/byte_level_bpe.cpp, llama3_word), as the tokenizer.json
+// files of Llama 3 and Qwen2 spell them.
+constexpr const char* kLlama3Split =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr const char* kQwen2Split =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+
+// Sequence [Split (Llama 3's or Qwen2's regex, Isolated, not inverted), ByteLevel (use_regex false)].
+Status read_split_pre_tokenizer(const std::string& path, const json& pre, TokenizerJson* out) {
+  const json steps = pre.value("pretokenizers", json());
+  const json split = steps.is_array() && !steps.empty() ? steps[0] : json();
+  const json regex = split.is_object() ? split.value("pattern", json()).value("Regex", json()) : json();
+  if (regex == kLlama3Split) {
+    out->split_pattern = fb::SplitPattern::Llama3;
+  } else if (regex == kQwen2Split) {
+    out->split_pattern = fb::SplitPattern::Qwen2;
+  } else {
+    return refuse(path, "the Split pre-tokenizer's pattern", regex, kByteLevel);
+  }
+  HEED_RETURN_IF_ERROR(expect(path, split, "behavior", "Isolated", false, kByteLevel));
+  HEED_RETURN_IF_ERROR(expect(path, split, "invert", false, true, kByteLevel));
+  if (steps.size() != 2 || !steps[1].is_object() || steps[1].value("type", "") != "ByteLevel") {
+    return refuse(path, "pre_tokenizer", pre, kByteLevel);
+  }
+  HEED_RETURN_IF_ERROR(expect(path, steps[1], "add_prefix_space", false, false, kByteLevel));
+  return expect(path, steps[1], "use_regex", false, false, kByteLevel);
+}
+
+// ByteLevel alone, Sequence [Digits (individual_digits), ByteLevel] as SmolLM's tokenizers have it,
+// or a Split regex before ByteLevel (Llama 3, Qwen2).
 Status read_byte_level_pre_tokenizer(const std::string& path, const json& pre, TokenizerJson* out) {
   json byte_level = pre;
+  const json first = pre.is_object() ? pre.value("pretokenizers", json()) : json();
+  if (first.is_array() && !first.empty() && first[0].is_object() && first[0].value("type", "") == "Split") {
+    return read_split_pre_tokenizer(path, pre, out);
+  }
   if (pre.is_object() && pre.value("type", "") == "Sequence") {
     const json steps = pre.value("pretokenizers", json());
     if (!steps.is_array() || steps.size() != 2 || !steps[0].is_object() || steps[0].value("type", "") != "Digits" ||
@@ -149,8 +183,11 @@ Status read_byte_level_bpe(const std::string& path, const json& root, TokenizerJ
   for (const char* key : {"fuse_unk", "byte_fallback", "ignore_merges"}) {
     HEED_RETURN_IF_ERROR(expect(path, model, key, false, true, kByteLevel));
   }
-  if (root.contains("normalizer") && !root["normalizer"].is_null()) return refuse(path, "normalizer", root["normalizer"], kByteLevel);
   HEED_RETURN_IF_ERROR(read_byte_level_pre_tokenizer(path, root.value("pre_tokenizer", json()), out));
+  const json normalizer = root.value("normalizer", json());
+  const bool qwen2_nfc = out->split_pattern == fb::SplitPattern::Qwen2 && normalizer.is_object() &&
+                         normalizer.value("type", "") == "NFC";
+  if (!normalizer.is_null() && !qwen2_nfc) return refuse(path, "normalizer", normalizer, kByteLevel);
   out->kind = TokenizerJson::Kind::kByteLevelBpe;
   HEED_RETURN_IF_ERROR(read_bpe_post_processor(path, root, out));
   return read_merges(path, model, &out->merges);

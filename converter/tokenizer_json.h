@@ -22,6 +22,7 @@ struct TokenizerJson {
   std::vector<std::string> tokens;  // by id: the model's vocabulary and the added tokens
   std::vector<std::string> merges;  // BPE: "a b", best first
   bool split_digits = false;        // BPE: a Digits pre-tokenizer (individual digits) before ByteLevel
+  fb::SplitPattern split_pattern = fb::SplitPattern::Gpt2;  // BPE: Llama 3's or Qwen2's Split regex
   std::vector<int32_t> added_ids;   // the added tokens: pieces of their own wherever the text has them
   int32_t start_id = -1;            // the token the post-processor puts first (TemplateProcessing), or -1
   int32_t end_id = -1;              // Unigram: the token the post-processor puts last, or -1

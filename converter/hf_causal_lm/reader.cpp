@@ -136,6 +136,7 @@ Status read_byte_level_tokenizer_json(const std::string& dir, uint32_t vocab_siz
   tok->merges = std::move(t.merges);
   tok->special_ids = std::move(t.added_ids);
   tok->split_digits = t.split_digits;
+  tok->split_pattern = t.split_pattern;
   *start_id = t.start_id;
   return Status::success();
 }

@@ -106,17 +106,73 @@ def test_llama_with_a_smollm_style_tokenizer_json(tmp_path, run, shared):
     assert same_ids == run("generate", "-m", reference, "--prompt-ids", ids.split(" ", 1)[1], "--max-len", "12", "--ids")
 
 
+# The Split regexes of Llama 3's and Qwen2's tokenizer.json, as those files spell them.
+LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+                r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+QWEN2_SPLIT = LLAMA3_SPLIT.replace(r"\p{N}{1,3}", r"\p{N}")
+SPLIT_CORPUS = CORPUS + [
+    "I'LL say it's HERE'S and We'Re done, don't",
+    "1234567 and 12 345 and ١٢٣٤٥ and 3.14159",
+    "(hello) [world] {x} \"quoted\" 'single' --flag=1",
+    "line one\nline two\r\n\n  indented\n\tand tabbed   \n",
+    "trailing spaces   ",
+    "   \n\n   leading breaks",
+    "e\u0301t\u00e9 A\u030a \u212b combining forms",
+    "!!!...???\n\n***",
+    "a\u00a0b\u2003c\u3000d",
+]
+
+
+SPLIT_TRAINING = "I'LL We'Re HERE'S don't it's 1234567 12 345 2026 3.14159 (hello) [world] --flag=1\n\tand\r\n\n  indented   \n"
+
+
+@pytest.mark.parametrize("family", ["llama3", "qwen2"])
+def test_split_regex_byte_level_bpe_from_tokenizer_json(tmp_path, run, shared, family):
+    """Llama 3's and Qwen2's pre-tokenization (a Split by the family's regex, then ByteLevel without
+    GPT-2's; Qwen2 with an NFC normalizer) on a BPE the tokenizers library trains that way: heed's
+    ids equal the library's on the corpus, line breaks included (through the Python package, whose
+    encode takes a string with newlines; the CLI reads lines)."""
+    import heed
+    tok = tokenizers.Tokenizer(models.BPE())
+    pattern = LLAMA3_SPLIT if family == "llama3" else QWEN2_SPLIT
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    if family == "qwen2":
+        tok.normalizer = normalizers.NFC()
+    tok.decoder = decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=400, special_tokens=CHAT_TOKENS,
+                                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    # English prose and, often enough to earn merges within 400 tokens, what the patterns split
+    # differently from GPT-2's (digit runs, tabs and line breaks before words, capital contractions).
+    with open(os.path.join(shared, "data/sentencepiece/botchan.txt"), encoding="utf-8") as f:
+        prose = f.read().split("\n")[:200]
+    tok.train_from_iterator(prose + [SPLIT_TRAINING] * 50, trainer)
+    assert tok.get_vocab_size() == 400
+    gpt2_split = tokenizers.Tokenizer.from_str(tok.to_str())
+    gpt2_split.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    assert sum(tok.encode(t).ids != gpt2_split.encode(t).ids for t in SPLIT_CORPUS) >= 3  # the test can tell
+    folder = only_tokenizer_json(tmp_path, os.path.join(FIXTURES, "hf-llama"), tok, ["tokenizer.model"])
+    model = str(tmp_path / (family + ".heed"))
+    run("convert", str(folder), "-o", model, "--quantize", "float32")
+    session = heed.Generator(model)._session(1)
+    for text in SPLIT_CORPUS:
+        assert session.encode(text) == tok.encode(text).ids, repr(text)
+        if "\n" not in text and "\r" not in text:
+            assert heed_ids(run, model, text) == tok.encode(text).ids, repr(text)
+
+
 def test_tokenizer_json_heed_cannot_run_is_refused(tmp_path, heed_cli):
     import subprocess
     fixture = os.path.join(FIXTURES, "hf-gpt2")
     bpe = models.BPE.from_file(os.path.join(fixture, "vocab.json"), os.path.join(fixture, "merges.txt"))
     tok = tokenizers.Tokenizer(bpe)
-    # Llama 3's kind: a Split by its own pattern before a ByteLevel without the GPT-2 regex.
+    # A Split by a pattern heed does not know (neither Llama 3's nor Qwen2's) before a ByteLevel.
     tok.pre_tokenizer = pre_tokenizers.Sequence([
         pre_tokenizers.Split(tokenizers.Regex(r"\p{N}{1,3}| ?\p{L}+|\s+"), behavior="isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
     folder = only_tokenizer_json(tmp_path, fixture, tok, ["vocab.json", "merges.txt"])
     p = subprocess.run([heed_cli, "convert", str(folder), "-o", str(tmp_path / "x.heed")], capture_output=True, text=True)
     assert p.returncode == 1
-    assert "tokenizer.json: pre_tokenizer is {" in p.stderr and '"type":"Split"' in p.stderr, p.stderr
+    assert "tokenizer.json: the Split pre-tokenizer's pattern is" in p.stderr and "Llama 3's or Qwen2's" in p.stderr, p.stderr
     assert not os.path.exists(tmp_path / "x.heed")

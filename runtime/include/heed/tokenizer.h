@@ -50,6 +50,10 @@ struct TokenizerOptions {
   // Byte-level BPE only: every digit is a word of its own before GPT-2's split (tokenizer.json's
   // Digits pre-tokenizer with individual_digits, as SmolLM's tokenizers have it).
   bool split_digits = false;
+  // Byte-level BPE only: the split into words (tokenizer.json's Split pre-tokenizer regex): GPT-2's
+  // pattern, Llama 3's (numbers in runs of at most 3) or Qwen2's (one number per word, NFC text).
+  enum class SplitPattern { kGpt2, kLlama3, kQwen2 };
+  SplitPattern split_pattern = SplitPattern::kGpt2;
 };
 
 class Tokenizer {

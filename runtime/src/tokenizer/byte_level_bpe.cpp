@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -77,6 +78,62 @@ size_t contraction_at(std::string_view text, size_t i) {
   return 0;
 }
 
+// Llama 3's and Qwen2's contractions: GPT-2's, in either case ((?i:'s|'t|'re|...)).
+size_t any_case_contraction_at(std::string_view text, size_t i) {
+  if (text[i] != '\'') return 0;
+  std::string lower(text.substr(i + 1, 2));
+  for (char& ch : lower) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+  return contraction_at("'" + lower, 0);
+}
+
+bool is_line_break(char ch) { return ch == '\r' || ch == '\n'; }
+
+// The whitespace alternatives of Llama 3's pattern at a whitespace character i:
+// \s*[\r\n]+ (up to the run's last line break), \s+(?!\S) (the run but its last character when
+// text follows), \s+ (a lone one).
+size_t whitespace_word(std::string_view text, size_t i) {
+  const size_t end = run_end(text, i, CharClass::kSpace);
+  for (size_t p = end; p > i; --p) {
+    if (is_line_break(text[p - 1])) return p - i;
+  }
+  if (end < text.size()) {
+    size_t last = end - 1;
+    while (last > i && (static_cast<unsigned char>(text[last]) & 0xC0) == 0x80) --last;
+    if (last > i) return last - i;
+  }
+  return end - i;
+}
+
+// The length of the word of Llama 3's pattern that starts at i, alternatives in order:
+//   (?i:'s|'t|'re|'ve|'m|'ll|'d) | [^\r\n\p{L}\p{N}]?\p{L}+ | \p{N}{1,max_digits} |
+//    ?[^\s\p{L}\p{N}]+[\r\n]* | \s*[\r\n]+ | \s+(?!\S) | \s+
+size_t llama3_word(std::string_view text, size_t i, size_t max_digits) {
+  if (const size_t n = any_case_contraction_at(text, i)) return n;
+  const Char c = char_at(text, i);
+  if (c.cls == CharClass::kLetter) return run_end(text, i + c.length, CharClass::kLetter) - i;
+  const size_t after = i + c.length;
+  if (c.cls != CharClass::kNumber && !is_line_break(text[i]) && after < text.size() &&
+      char_at(text, after).cls == CharClass::kLetter) {
+    return run_end(text, after, CharClass::kLetter) - i;
+  }
+  if (c.cls == CharClass::kNumber) {
+    size_t j = after;
+    for (size_t n = 1; n < max_digits && j < text.size(); ++n) {
+      const Char d = char_at(text, j);
+      if (d.cls != CharClass::kNumber) break;
+      j += d.length;
+    }
+    return j - i;
+  }
+  const size_t other = text[i] == ' ' ? i + 1 : i;
+  if (other < text.size() && char_at(text, other).cls == CharClass::kOther) {
+    size_t j = run_end(text, other, CharClass::kOther);
+    while (j < text.size() && is_line_break(text[j])) ++j;
+    return j - i;
+  }
+  return whitespace_word(text, i);
+}
+
 // bytes_to_unicode(): printable bytes keep their code point, the others get 256, 257, ... in order.
 const std::array<int32_t, 256>& byte_symbols() {
   static const std::array<int32_t, 256> table = [] {
@@ -107,6 +164,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
     }
     special_tokens_ = SpecialTokens(specials_);
     split_digits_ = options.split_digits;
+    pattern_ = options.split_pattern;
   }
 
   Status add_merges(const std::vector<std::string>& merges) {
@@ -131,14 +189,36 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
       // The first occurrence wins; at the same place, the longest special.
       const SpecialTokens::Match m = special_tokens_.find(text, pos);
       const std::string_view plain = text.substr(pos, m.at == std::string_view::npos ? std::string_view::npos : m.at - pos);
-      for (std::string_view segment : digit_segments(plain)) {
-        for (std::string_view word : gpt2_pretokenize(segment)) bpe(bytes_to_symbols(word), pieces);
+      const std::string normalized = pattern_ == TokenizerOptions::SplitPattern::kQwen2 ? nfc(plain) : std::string();
+      for (std::string_view segment : digit_segments(normalized.empty() ? plain : normalized)) {
+        for (std::string_view word : split_words(segment)) bpe(bytes_to_symbols(word), pieces);
       }
       if (m.at == std::string_view::npos) break;
       pieces->push_back(specials_[m.index]);
       pos = m.at + m.length;
     }
     return Status::success();
+  }
+
+  std::vector<std::string_view> split_words(std::string_view text) const {
+    switch (pattern_) {
+      case TokenizerOptions::SplitPattern::kLlama3: return llama3_pretokenize(text, 3);
+      case TokenizerOptions::SplitPattern::kQwen2: return llama3_pretokenize(text, 1);
+      case TokenizerOptions::SplitPattern::kGpt2: break;
+    }
+    return gpt2_pretokenize(text);
+  }
+
+  // Qwen2's NFC normalizer; text that is not valid UTF-8 is left as it is (the tokenizers library
+  // takes valid strings only).
+  static std::string nfc(std::string_view text) {
+    utf8proc_uint8_t* out = nullptr;
+    const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                            static_cast<utf8proc_ssize_t>(text.size()), &out,
+                                            static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+    std::string result = n >= 0 ? std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(n)) : std::string(text);
+    std::free(out);
+    return result;
   }
 
   // With split_digits, the text between the digits and each digit alone (the Digits
@@ -245,6 +325,7 @@ class ByteLevelBpeTokenizer final : public Tokenizer {
   std::vector<std::string> specials_;  // the special ids' tokens, as the text may contain them
   SpecialTokens special_tokens_;       // specials_, found in one scan of the text
   bool split_digits_ = false;
+  TokenizerOptions::SplitPattern pattern_ = TokenizerOptions::SplitPattern::kGpt2;
 };
 
 }  // namespace
@@ -284,6 +365,16 @@ std::vector<std::string_view> gpt2_pretokenize(std::string_view text) {
     }
     words.push_back(text.substr(start, end - start));
     i = end;
+  }
+  return words;
+}
+
+std::vector<std::string_view> llama3_pretokenize(std::string_view text, size_t max_digits) {
+  std::vector<std::string_view> words;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = llama3_word(text, i, max_digits);
+    words.push_back(text.substr(i, n));
+    i += n;
   }
   return words;
 }

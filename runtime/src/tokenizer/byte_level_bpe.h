@@ -27,6 +27,10 @@ namespace tokenizer {
 // GPT-2's split of `text` into words (step 1), as byte ranges of `text`.
 std::vector<std::string_view> gpt2_pretokenize(std::string_view text);
 
+// Llama 3's split (the Split pre-tokenizer regex of its tokenizer.json, byte_level_bpe.cpp
+// llama3_word); Qwen2's is the same with max_digits 1.
+std::vector<std::string_view> llama3_pretokenize(std::string_view text, size_t max_digits);
+
 // Step 2 for a word, and its inverse for a piece; to_bytes returns false when the piece holds a
 // character outside the 256 byte symbols (an added token such as "<|endoftext|>" maps fine: its
 // characters are printable ASCII).

@@ -165,6 +165,13 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
   }
   options.language_code_prefix = metadata_true(index, "tokenizer.language_code_prefix");
   options.split_digits = tok->split_digits();
+  switch (tok->split_pattern()) {
+    case fb::SplitPattern::Gpt2: break;
+    case fb::SplitPattern::Llama3: options.split_pattern = TokenizerOptions::SplitPattern::kLlama3; break;
+    case fb::SplitPattern::Qwen2: options.split_pattern = TokenizerOptions::SplitPattern::kQwen2; break;
+    default: return invalid_file("the tokenizer's split pattern " + std::to_string(static_cast<int>(tok->split_pattern())) +
+                                 " is newer than this heed");
+  }
 
   switch (tok->kind()) {
     case fb::TokenizerKind::Whitespace:
