@@ -136,6 +136,22 @@ Status tokenizer_vocabulary(const Model& model, TokenizerSide side, std::vector<
   return Status::success();
 }
 
+namespace {
+
+// The byte-level BPE's split into words (schema Tokenizer.split_pattern).
+Status read_split_pattern(const fb::Tokenizer& tok, TokenizerOptions* options) {
+  switch (tok.split_pattern()) {
+    case fb::SplitPattern::Gpt2: return Status::success();
+    case fb::SplitPattern::Llama3: options->split_pattern = TokenizerOptions::SplitPattern::kLlama3; return Status::success();
+    case fb::SplitPattern::Qwen2: options->split_pattern = TokenizerOptions::SplitPattern::kQwen2; return Status::success();
+    default: break;
+  }
+  return invalid_file("the tokenizer's split pattern " + std::to_string(static_cast<int>(tok.split_pattern())) +
+                      " is newer than this heed");
+}
+
+}  // namespace
+
 Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<Tokenizer>* out) {
   const fb::Model& index = file_index(model);
   const fb::Tokenizer* tok = index.tokenizer();
@@ -165,13 +181,7 @@ Status create_tokenizer(const Model& model, TokenizerSide side, std::unique_ptr<
   }
   options.language_code_prefix = metadata_true(index, "tokenizer.language_code_prefix");
   options.split_digits = tok->split_digits();
-  switch (tok->split_pattern()) {
-    case fb::SplitPattern::Gpt2: break;
-    case fb::SplitPattern::Llama3: options.split_pattern = TokenizerOptions::SplitPattern::kLlama3; break;
-    case fb::SplitPattern::Qwen2: options.split_pattern = TokenizerOptions::SplitPattern::kQwen2; break;
-    default: return invalid_file("the tokenizer's split pattern " + std::to_string(static_cast<int>(tok->split_pattern())) +
-                                 " is newer than this heed");
-  }
+  HEED_RETURN_IF_ERROR(read_split_pattern(*tok, &options));
 
   switch (tok->kind()) {
     case fb::TokenizerKind::Whitespace:
