@@ -3,6 +3,7 @@ converts them and tokenizes as the `tokenizers` library (the format's own implem
 a corpus of scripts, emoji, whitespace runs, numbers and code. The tokenizer.json files are written
 by that library from the fixtures' vocab.json/merges.txt and vocab.txt, then those files are removed."""
 import os
+import random
 import shutil
 
 import pytest
@@ -160,6 +161,13 @@ def test_split_regex_byte_level_bpe_from_tokenizer_json(tmp_path, run, shared, f
         assert session.encode(text) == tok.encode(text).ids, repr(text)
         if "\n" not in text and "\r" not in text:
             assert heed_ids(run, model, text) == tok.encode(text).ids, repr(text)
+    # Seeded random strings over the characters where the alternatives of the regex meet.
+    pieces = ["a", "Z", "'", "s", "S", "LL", "d", " ", "  ", "\t", "\n", "\r", "1", "\u0661", "(", "!", "\u00e9", "e\u0301",
+              "\u2003", "\U0001F600", "\u00a0", "\u00df", "\u65e5", ".", "-", "\u212b"]
+    rng = random.Random(7)
+    for _ in range(400):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        assert session.encode(text) == tok.encode(text).ids, repr(text)
 
 
 def test_tokenizer_json_heed_cannot_run_is_refused(tmp_path, heed_cli):
