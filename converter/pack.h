@@ -40,7 +40,8 @@ Status pack_model(NeutralModel* model, WeightLayout layout, size_t* packed, std:
 // Gives every int8 linear weight of `model`, and the embedding table its output projection reuses
 // (tied_output_table: the vocabulary projection, whose input has the final norm's wide channels),
 // the activation block `block` (0: activations quantized per row; else a multiple of 16 values of
-// K with their own scale, schema Tensor.activation_block), before pack_model: a weight quantized per group of exactly that size is then packable too, and
+// K with their own scale, schema Tensor.activation_block), before pack_model: a weight quantized
+// per group of exactly that size is then packable too, and
 // pack_model clears the block of whatever it leaves row-major. Returns how many weights got it.
 size_t set_activation_blocks(NeutralModel* model, uint32_t block);
 

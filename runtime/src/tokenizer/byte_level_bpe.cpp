@@ -88,6 +88,15 @@ size_t any_case_contraction_at(std::string_view text, size_t i) {
 
 bool is_line_break(char ch) { return ch == '\r' || ch == '\n'; }
 
+// \s+(?!\S) on the whitespace run [i, end): the run without its last character when text follows
+// and the run is longer than one character (that character joins the next word), else the run.
+size_t whitespace_run_end(std::string_view text, size_t i, size_t end) {
+  if (end >= text.size()) return end;
+  size_t last = end - 1;  // start of the run's last character
+  while (last > i && (static_cast<unsigned char>(text[last]) & 0xC0) == 0x80) --last;
+  return last > i ? last : end;
+}
+
 // The whitespace alternatives of Llama 3's pattern at a whitespace character i:
 // \s*[\r\n]+ (up to the run's last line break), \s+(?!\S) (the run but its last character when
 // text follows), \s+ (a lone one).
@@ -96,12 +105,7 @@ size_t whitespace_word(std::string_view text, size_t i) {
   for (size_t p = end; p > i; --p) {
     if (is_line_break(text[p - 1])) return p - i;
   }
-  if (end < text.size()) {
-    size_t last = end - 1;
-    while (last > i && (static_cast<unsigned char>(text[last]) & 0xC0) == 0x80) --last;
-    if (last > i) return last - i;
-  }
-  return end - i;
+  return whitespace_run_end(text, i, end) - i;
 }
 
 // The length of the word of Llama 3's pattern that starts at i, alternatives in order:
@@ -357,12 +361,7 @@ std::vector<std::string_view> gpt2_pretokenize(std::string_view text) {
     }
     // Whitespace: \s+(?!\S) keeps the last whitespace character for the word after it (when there
     // is one and the run is longer than one); \s+ takes a lone one.
-    size_t end = run_end(text, i, CharClass::kSpace);
-    if (end < text.size()) {
-      size_t last = end - 1;  // start of the run's last character
-      while (last > i && (static_cast<unsigned char>(text[last]) & 0xC0) == 0x80) --last;
-      if (last > i) end = last;
-    }
+    const size_t end = whitespace_run_end(text, i, run_end(text, i, CharClass::kSpace));
     words.push_back(text.substr(start, end - start));
     i = end;
   }
