@@ -90,7 +90,7 @@ uint32_t outlier_channels(const NeutralModel& model, const ConvertOptions& o, ui
 // The calibration lines and the float model's outputs on them (for the self-check).
 struct Calibration {
   std::vector<std::string> lines;
-  std::vector<float> reference;
+  CalibrationOutput reference;
 };
 
 // Splits the outlier channels off the float model (before quantization), calibrating on the
@@ -137,7 +137,7 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
                                   stage_progress(options, ConvertStage::kPacking)));
   summary->activation_block = block;
   summary->tensors = model->tensors.size();
-  if (!calibration.reference.empty()) {  // the converted model against the float one, on the same lines
+  if (!calibration.reference.values.empty()) {  // the converted model against the float one, on the same lines
     SelfCheck check;
     HEED_RETURN_IF_ERROR(self_check(*model, calibration.lines, calibration.reference, &check));
     summary->check_lines = check.lines;
@@ -146,6 +146,9 @@ Status quantize_and_pack(NeutralModel* model, const ConvertOptions& options, Con
     summary->check_mean_cosine = check.mean_cosine;
     summary->check_nll_float = check.nll_float;
     summary->check_nll_converted = check.nll_converted;
+    summary->check_continuation_tokens = check.encoder ? 0 : kSelfCheckTokens;
+    summary->check_same_continuations = check.same_continuations;
+    summary->check_matched_prefix = check.matched_prefix;
   }
   return Status::success();
 }

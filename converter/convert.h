@@ -69,11 +69,15 @@ struct ConvertSummary {
   size_t outlier_layers = 0;      // linear layers that got them
   // Models calibrated for outlier channels: the converted model against the float one on the
   // calibration lines (check_lines 0 when not run). Encoders (check_encoder): the mean-pooled
-  // embeddings' cosine similarity; decoder LMs: the lines' mean negative log-likelihood per token.
+  // embeddings' cosine similarity; decoder LMs: the lines' mean negative log-likelihood per token
+  // and their greedy continuations (self_check.h: kSelfCheckTokens tokens, the end token included).
   size_t check_lines = 0;
   bool check_encoder = true;
   double check_lowest_cosine = 0, check_mean_cosine = 0;
   double check_nll_float = 0, check_nll_converted = 0;
+  size_t check_continuation_tokens = 0;  // tokens of each greedy continuation compared
+  size_t check_same_continuations = 0;   // lines continued exactly as the float32 model does
+  double check_matched_prefix = 0;      // mean share of the float32 continuation's leading tokens kept
   VocabMapSummary vmap;  // the shortlist written (all zero without --vmap)
 };
 

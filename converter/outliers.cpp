@@ -137,14 +137,17 @@ bool can_calibrate(const NeutralModel& model) {
 }
 
 Status run_calibration(const NeutralModel& model, const std::vector<std::string>& lines, layers::InputRecorder* recorder,
-                       std::vector<float>* out) {
+                       CalibrationOutput* out) {
   std::vector<uint8_t> bytes;
   std::unique_ptr<Model> loaded;
   HEED_RETURN_IF_ERROR(load_model(model, &bytes, &loaded));
+  const bool encoder = calibrates_as_encoder(model);
   layers::InputRecorder* previous = layers::set_input_recorder(recorder);
-  const Status status = calibrates_as_encoder(model) ? embed_lines(*loaded, lines, out) : score_lines(*loaded, lines, out);
-  layers::set_input_recorder(previous);
-  return status;
+  const Status status = encoder ? embed_lines(*loaded, lines, &out->values) : score_lines(*loaded, lines, &out->values);
+  layers::set_input_recorder(previous);  // the continuations' activations are not calibration's
+  HEED_RETURN_IF_ERROR(status);
+  out->continuations.clear();
+  return encoder ? Status::success() : greedy_continuations(*loaded, lines, kSelfCheckTokens, &out->continuations);
 }
 
 namespace {
@@ -192,14 +195,14 @@ Status split_channels(NeutralModel* model, const std::string& weight, std::vecto
 }
 
 Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::vector<std::string>& lines,
-                              size_t* split, std::vector<float>* embeddings) {
+                              size_t* split, CalibrationOutput* reference) {
   if (split != nullptr) *split = 0;
   if (count == 0) return Status::success();
   ChannelRanges ranges;
-  std::vector<float> out;
+  CalibrationOutput out;
   const Status calibrated = run_calibration(*model, lines, &ranges, &out);
   if (!calibrated) return invalid_argument("calibrating outlier channels: " + calibrated.message());
-  if (embeddings != nullptr) *embeddings = std::move(out);
+  if (reference != nullptr) *reference = std::move(out);
   for (const auto& [name, range] : ranges.ranges()) {
     NeutralTensor* t = model->find(name);
     // A tied output projection is the embedding table, whose rows are also looked up as they
@@ -214,54 +217,12 @@ Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::ve
   return Status::success();
 }
 
-namespace {
-
-// Lowest and mean cosine similarity of the rows of `out` and `reference` (one per line).
-void compare_embeddings(const std::vector<float>& out, const std::vector<float>& reference, size_t lines,
-                        SelfCheck* check) {
-  const size_t dimension = out.size() / lines;
-  check->lowest_cosine = 1.0;
-  double sum = 0;
-  for (size_t i = 0; i < lines; ++i) {
-    double dot = 0, a2 = 0, b2 = 0;
-    for (size_t d = 0; d < dimension; ++d) {
-      const double a = out[i * dimension + d], b = reference[i * dimension + d];
-      dot += a * b;
-      a2 += a * a;
-      b2 += b * b;
-    }
-    const double cosine = a2 > 0 && b2 > 0 ? dot / std::sqrt(a2 * b2) : (a2 == b2 ? 1.0 : 0.0);
-    check->lowest_cosine = std::min(check->lowest_cosine, cosine);
-    sum += cosine;
-  }
-  check->mean_cosine = sum / static_cast<double>(lines);
-}
-
-double mean_nll(const std::vector<float>& log_probs) {
-  double sum = 0;
-  for (float p : log_probs) sum -= p;
-  return log_probs.empty() ? 0.0 : sum / static_cast<double>(log_probs.size());
-}
-
-}  // namespace
-
-Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const std::vector<float>& reference,
+Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const CalibrationOutput& reference,
                   SelfCheck* check) {
-  std::vector<float> out;
+  CalibrationOutput out;
   const Status run = run_calibration(model, lines, nullptr, &out);
   if (!run) return invalid_argument("self-check of the converted model: " + run.message());
-  if (out.empty() || out.size() != reference.size() || (calibrates_as_encoder(model) && out.size() % lines.size() != 0)) {
-    return invalid_argument("self-check of the converted model: outputs of different sizes");
-  }
-  check->lines = lines.size();
-  check->encoder = calibrates_as_encoder(model);
-  if (check->encoder) {
-    compare_embeddings(out, reference, lines.size(), check);
-  } else {
-    check->nll_float = mean_nll(reference);
-    check->nll_converted = mean_nll(out);
-  }
-  return Status::success();
+  return compare_calibration(out, reference, calibrates_as_encoder(model), lines.size(), check);
 }
 
 }  // namespace heed::convert

@@ -14,6 +14,7 @@
 #include "heed/status.h"
 #include "layers/linear.h"
 #include "neutral_model.h"
+#include "self_check.h"
 
 namespace heed::convert {
 
@@ -34,10 +35,10 @@ bool calibrates_as_encoder(const NeutralModel& model);
 bool can_calibrate(const NeutralModel& model);
 
 // Runs `model` (serialized and loaded as a file would be) on `lines`, reporting every linear
-// layer's input to `recorder` (optional): *out gets the embeddings ([lines, dimension]) or the
-// log-prob of every token scored.
+// layer's input to `recorder` (optional): *out gets the embeddings or the log-prob of every token
+// scored, and for decoders each line's greedy continuation (kSelfCheckTokens, not recorded).
 Status run_calibration(const NeutralModel& model, const std::vector<std::string>& lines, layers::InputRecorder* recorder,
-                       std::vector<float>* out);
+                       CalibrationOutput* out);
 
 // Runs `model` (still float; can_calibrate) on `lines` and splits the `count` input
 // channels of largest |activation| out of every linear weight the model multiplies (those with
@@ -45,17 +46,10 @@ Status run_calibration(const NeutralModel& model, const std::vector<std::string>
 // many weights got outlier channels; `reference` (optional) the float model's run_calibration
 // output, for self_check.
 Status split_outlier_channels(NeutralModel* model, uint32_t count, const std::vector<std::string>& lines,
-                              size_t* split, std::vector<float>* reference = nullptr);
+                              size_t* split, CalibrationOutput* reference = nullptr);
 
-// The converted model against the float one on the calibration lines: encoders' embeddings by
-// cosine similarity, decoders' mean negative log-likelihood per token (nats) of the lines.
-struct SelfCheck {
-  size_t lines = 0;  // 0: not run
-  bool encoder = true;
-  double lowest_cosine = 0, mean_cosine = 0;
-  double nll_float = 0, nll_converted = 0;
-};
-Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const std::vector<float>& reference,
+// The converted model against the float one on the calibration lines (self_check.h).
+Status self_check(const NeutralModel& model, const std::vector<std::string>& lines, const CalibrationOutput& reference,
                   SelfCheck* check);
 
 }  // namespace heed::convert

@@ -75,6 +75,9 @@ nb::dict convert_model(const std::string& source, const std::string& output, con
     } else {
       d["check_nll_float"] = summary.check_nll_float;
       d["check_nll_converted"] = summary.check_nll_converted;
+      d["check_continuation_tokens"] = summary.check_continuation_tokens;
+      d["check_same_continuations"] = summary.check_same_continuations;
+      d["check_matched_prefix"] = summary.check_matched_prefix;
     }
   }
   if (!vmap.empty()) {

@@ -78,7 +78,8 @@ constexpr const char* kDescription =
     "apart, their activations are multiplied in float32 and left out of the int8 scales. The default\n"
     "is 8 for encoders and decoder-only LMs in activation blocks, 0 otherwise. The converted model\n"
     "then runs the calibration lines again and the summary prints the self-check: its cosine\n"
-    "similarity to the float32 model (encoders) or both models' NLL per token (LMs).\n\n"
+    "similarity to the float32 model (encoders), or both models' NLL per token and on how many\n"
+    "lines it continues the text greedily (16 tokens) exactly as the float32 model does (LMs).\n\n"
     "Weight layout (--layout):\n"
     "  auto        (default) int8 matrices with one scale per row (or per activation block)\n"
     "              that a linear layer reads (every NAME.weight, and the embedding table a tied\n"
@@ -223,9 +224,12 @@ void print_summary(const std::string& output, const std::string& source, const c
                 "lowest, %.5f mean\n",
                 summary.check_lines, summary.check_lowest_cosine, summary.check_mean_cosine);
   } else if (summary.check_lines > 0) {
-    std::printf("heed convert: self-check on %zu calibration lines: %.4f nats/token (float32 model: %.4f, %+.2f %%)\n",
+    std::printf("heed convert: self-check on %zu calibration lines: %.4f nats/token (float32 model: %.4f, %+.2f %%); "
+                "greedy continuation of %zu tokens equal to the float32 model's on %zu/%zu lines (its first %.0f %% "
+                "on average)\n",
                 summary.check_lines, summary.check_nll_converted, summary.check_nll_float,
-                100.0 * (summary.check_nll_converted / summary.check_nll_float - 1.0));
+                100.0 * (summary.check_nll_converted / summary.check_nll_float - 1.0), summary.check_continuation_tokens,
+                summary.check_same_continuations, summary.check_lines, 100.0 * summary.check_matched_prefix);
   }
   if (!options.vmap.empty()) print_vmap_summary(summary.vmap);
 }
