@@ -68,7 +68,7 @@ std::vector<OptionSpec> specs() {
       threads_option(),
       spin_option(),
       backend_option(),
-      {"echo", 0, false, "", "print the prompt before the continuation"},
+      {"echo", 0, false, "", "print the prompt before the continuation (with --ids: the prompt's ids)"},
       {"chat", 0, false, "", "prompts are chats: JSON arrays of {\"role\", \"content\"} messages"},
       {"chat-text", 0, false, "", "with --chat: print each stdin chat's rendered prompt text (a JSON string)"},
       {"ids", 0, false, "", "print the generated token ids (space separated) instead of text"},
@@ -183,7 +183,12 @@ int generate_one(Generator& generator, const GenerateOptions& options, const std
   StreamState state;
   state.ids = args.has("ids");
   state.stop = StopStrings(args.get_all("stop"));
-  if (args.has("echo") && !state.ids) {
+  if (args.has("echo") && state.ids) {  // the prompt's ids, then the continuation's
+    for (int32_t id : prompt_ids) {
+      std::printf(state.first ? "%d" : " %d", id);
+      state.first = false;
+    }
+  } else if (args.has("echo")) {
     int32_t previous = generator.bos_id();
     for (int32_t id : prompt_ids) {
       if (id >= 0 && static_cast<size_t>(id) < generator.vocab_size()) print_piece(generator.piece(previous, id));

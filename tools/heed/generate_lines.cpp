@@ -39,7 +39,9 @@ std::string continuation_text(const Generator& g, const Prompt& p, const std::ve
 void write_line(const Generator& g, const Prompt& p, const GenerateLinesSettings& s) {
   std::string line;
   if (p.error.empty() && s.ids) {
-    for (size_t i = 0; i < p.output.size(); ++i) line += (i ? " " : "") + std::to_string(p.output[i]);
+    std::vector<int32_t> ids = s.echo ? p.ids : std::vector<int32_t>();
+    ids.insert(ids.end(), p.output.begin(), p.output.end());
+    for (size_t i = 0; i < ids.size(); ++i) line += (i ? " " : "") + std::to_string(ids[i]);
   } else if (p.error.empty()) {
     if (s.echo) line = p.text + (g.tokenizer_kind() == TokenizerKind::Whitespace && !p.text.empty() ? " " : "");
     line += continuation_text(g, p, s.stop);

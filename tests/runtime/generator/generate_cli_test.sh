@@ -31,6 +31,13 @@ out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "Once upon a time" --max
 [ "$out" = "Once upon a time, there was a little girl named Lily" ] || fail "--echo: '$out'"
 out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 403,407 --max-len 3 --ids)
 [ "$out" = "261 378 432" ] || fail "--prompt-ids / --ids: '$out'"
+# --echo with --ids: the prompt's ids, then the continuation's (streamed and from stdin lines).
+out=$($emu "$heed" generate -m "$dir/f32.heed" --prompt-ids 403,407 --max-len 3 --ids --echo)
+[ "$out" = "403 407 261 378 432" ] || fail "--prompt-ids --ids --echo: '$out'"
+prompt_ids=$(echo "Once upon a time" | $emu "$heed" tokenize -m "$dir/f32.heed" | cut -f2)
+continuation=$(echo "Once upon a time" | $emu "$heed" generate -m "$dir/f32.heed" --ids --max-len 4)
+out=$(echo "Once upon a time" | $emu "$heed" generate -m "$dir/f32.heed" --ids --echo --max-len 4)
+[ -n "$prompt_ids" ] && [ "$out" = "$prompt_ids $continuation" ] || fail "stdin --ids --echo: '$out'"
 
 # Sampling: the same seed gives the same text.
 a=$($emu "$heed" generate -m "$dir/f32.heed" --prompt "" --max-len 40 --temperature 0.9 --top-k 40 --seed 5)
