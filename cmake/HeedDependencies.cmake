@@ -34,6 +34,8 @@ pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 # sentence splitter (runtime/src/text/).
 pkg_check_modules(ICU REQUIRED IMPORTED_TARGET icu-uc)
 find_package(nlohmann_json 3 REQUIRED)
+# OpenSSL's libcrypto (Debian's libssl-dev): the converter's SHA-256 of chat templates.
+pkg_check_modules(LIBCRYPTO REQUIRED IMPORTED_TARGET libcrypto)
 # CLI11 (Debian's libcli11-dev, header-only): the `heed` command line's option parsing.
 find_package(CLI11 2 REQUIRED)
 # cpp-httplib (Debian's libcpp-httplib-dev, a compiled library): `heed serve`'s HTTP/1.1 server. Its

@@ -41,6 +41,7 @@ host_pkgs+=(python3-venv python3-dev)
 # Debian root the packages are installed into (scripts/clean-root-install.sh).
 host_pkgs+=(abigail-tools debootstrap)
 host_pkgs+=(libcpp-httplib-dev curl)  # `heed serve`: HTTP/1.1 server library; curl for its shell test
+host_pkgs+=(libssl-dev)  # heed convert: SHA-256 of chat templates (libcrypto)
 host_pkgs+=(ccache)  # scripts/test-all.sh compiles through it: a rerun rebuilds only what changed
 cross_pkgs=(g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user)
 fuzz_pkgs=(clang libclang-rt-14-dev)

@@ -130,6 +130,8 @@ std::string quoted(const std::string& value) {
   return out + "'";
 }
 
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 size_t skip_spaces(std::string_view s, size_t i) {
   while (i < s.size() && is_space(s[i])) ++i;
   return i;
@@ -141,7 +143,7 @@ std::string subscript_fields(std::string code) {
     const std::string dotted = std::string(".") + field;
     for (size_t at = code.find(dotted); at != std::string::npos; at = code.find(dotted, at + 1)) {
       const size_t end = at + dotted.size();
-      const bool whole = end == code.size() || !(std::isalnum(static_cast<unsigned char>(code[end])) || code[end] == '_');
+      const bool whole = end == code.size() || !is_name_char(code[end]);
       if (at > 0 && whole) code.replace(at, dotted.size(), std::string("['") + field + "']");
     }
   }
@@ -154,7 +156,9 @@ std::string canonical_body(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     if (is_space(s[i])) {
-      ++i;
+      i = skip_spaces(s, i);
+      // `not x` and `notx` differ: one space is kept between two name characters.
+      if (!code.empty() && i < s.size() && is_name_char(code.back()) && is_name_char(s[i])) code += ' ';
     } else if (s[i] == '\'' || s[i] == '"') {
       std::string value = literal_value(s, &i);
       for (size_t next = skip_spaces(s, i); next < s.size() && s[next] == '+';) {

@@ -1,10 +1,11 @@
 // The shape of a Jinja chat template, for recognizing it (heed runs no Jinja): the template split
 // into text, {{ expressions }}, {% statements %} and comments, whitespace control applied as
 // transformers' chat environment has it (trim_blocks, lstrip_blocks, the '-' markers), then written
-// in one canonical spelling: no whitespace outside string literals, literals single-quoted with
-// their escapes resolved, adjacent literals joined, text as literal expressions, comments dropped,
-// `message.role` written `message['role']`. Two templates of one shape that differ only in spacing,
-// quoting or these spellings get the same string; anything else stays different.
+// in one canonical spelling: no whitespace outside string literals but one space between two
+// names (`not x`), literals single-quoted with their escapes resolved, adjacent literals joined,
+// text as literal expressions, comments dropped, `message.role` written `message['role']`. Two
+// templates of one shape that differ only in spacing, quoting or these spellings get the same
+// string; anything else stays different.
 #pragma once
 
 #include <string>

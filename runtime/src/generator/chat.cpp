@@ -1,18 +1,13 @@
-// The chat formats of heed/chat.h, each written as its template renders it.
+// The chat formats of heed/chat.h, each written as its template renders it (the published
+// templates' formats in chat_published.cpp).
 #include "heed/chat.h"
+
+#include "generator/chat_published.h"
 
 namespace heed {
 namespace {
 
-bool is_jinja_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
-
-// Jinja's `trim` filter (Python's str.strip(), ASCII whitespace as the templates' texts need).
-std::string trim(const std::string& s) {
-  size_t begin = 0, end = s.size();
-  while (begin < end && is_jinja_space(s[begin])) ++begin;
-  while (end > begin && is_jinja_space(s[end - 1])) --end;
-  return s.substr(begin, end - begin);
-}
+using chat_formats::jinja_trim;
 
 void render_chatml(const ChatTemplate& chat, const std::vector<ChatMessage>& messages, bool prompt, std::string* out) {
   if (chat.has_default_system && messages.front().role != "system") {
@@ -25,7 +20,7 @@ void render_chatml(const ChatTemplate& chat, const std::vector<ChatMessage>& mes
 void render_llama3(const ChatTemplate& chat, const std::vector<ChatMessage>& messages, bool prompt, std::string* out) {
   if (chat.leading_bos) *out += chat.bos_token;
   for (const ChatMessage& m : messages) {
-    *out += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + trim(m.content) + "<|eot_id|>";
+    *out += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + jinja_trim(m.content) + "<|eot_id|>";
   }
   if (prompt) *out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
 }
@@ -51,12 +46,12 @@ Status render_llama2(const ChatTemplate& chat, const std::vector<ChatMessage>& m
                               "'; roles must alternate user, assistant, user, ... after an optional system message");
     }
     if (!user_turn) {
-      *out += " " + trim(m.content) + " " + chat.eos_token;
+      *out += " " + jinja_trim(m.content) + " " + chat.eos_token;
       continue;
     }
     std::string text = m.content;
     if (i == first && !system.empty()) text = "<<SYS>>\n" + system + "\n<</SYS>>\n\n" + text;
-    *out += chat.bos_token + "[INST] " + trim(text) + " [/INST]";
+    *out += chat.bos_token + "[INST] " + jinja_trim(text) + " [/INST]";
   }
   return Status::success();
 }
@@ -71,6 +66,8 @@ const char* chat_format_name(ChatFormat format) {
     case ChatFormat::kLlama2: return "Llama 2";
     case ChatFormat::kLlama3: return "Llama 3";
     case ChatFormat::kZephyr: return "Zephyr";
+    case ChatFormat::kLlama31: return "Llama 3.1";
+    case ChatFormat::kQwen25: return "Qwen2.5";
   }
   return "unknown";
 }
@@ -82,7 +79,8 @@ Status render_chat(const ChatTemplate& chat, const std::vector<ChatMessage>& mes
     return unsupported_model("the model has no chat template (its source had no tokenizer_config.json chat_template)");
   }
   if (chat.format == ChatFormat::kUnrecognized) {
-    return unsupported_model("the model's chat template is not one heed renders (ChatML, Llama 2, Llama 3, Zephyr): " +
+    return unsupported_model("the model's chat template is not one heed renders (ChatML, Llama 2, Llama 3, Zephyr, and the "
+                             "templates Llama 3.1/3.2/3.3 Instruct and Qwen2.5 Instruct publish): " +
                              chat.first_line);
   }
   if (messages.empty()) return invalid_argument("a chat needs at least one message");
@@ -90,6 +88,8 @@ Status render_chat(const ChatTemplate& chat, const std::vector<ChatMessage>& mes
     case ChatFormat::kChatML: render_chatml(chat, messages, add_generation_prompt, out); break;
     case ChatFormat::kLlama3: render_llama3(chat, messages, add_generation_prompt, out); break;
     case ChatFormat::kZephyr: render_zephyr(chat, messages, add_generation_prompt, out); break;
+    case ChatFormat::kLlama31: chat_formats::render_llama31(chat, messages, add_generation_prompt, out); break;
+    case ChatFormat::kQwen25: return chat_formats::render_qwen25(chat, messages, add_generation_prompt, out);
     default: return render_llama2(chat, messages, out);
   }
   return Status::success();

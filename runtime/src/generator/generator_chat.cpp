@@ -18,11 +18,15 @@ ChatTemplate chat_template_of(const Model& model, const std::string& bos_token, 
     case fb::ChatFormat::Llama2: chat.format = ChatFormat::kLlama2; break;
     case fb::ChatFormat::Llama3: chat.format = ChatFormat::kLlama3; break;
     case fb::ChatFormat::Zephyr: chat.format = ChatFormat::kZephyr; break;
+    case fb::ChatFormat::Llama31: chat.format = ChatFormat::kLlama31; break;
+    case fb::ChatFormat::Qwen25: chat.format = ChatFormat::kQwen25; break;
     default: chat.format = ChatFormat::kUnrecognized; break;  // a format of a newer heed too
   }
   chat.has_default_system = stored->default_system() != nullptr;
   if (chat.has_default_system) chat.default_system = stored->default_system()->str();
   chat.leading_bos = stored->leading_bos();
+  if (stored->date()) chat.date = stored->date()->str();
+  chat.date_from_clock = stored->date_from_clock();
   chat.first_line = stored->first_line() ? stored->first_line()->str() : "(a chat format of a newer heed)";
   chat.bos_token = bos_token;
   chat.eos_token = eos_token;
