@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include <nlohmann/json.hpp>
+
 namespace heed::chat_formats {
 namespace {
 
@@ -22,29 +24,10 @@ std::string today_date() {
 }
 
 // A string as transformers' `tojson` filter writes it (json.dumps, ensure_ascii=False): quoted,
-// the quote, backslash and control characters escaped, everything else as it is.
+// the quote, backslash and control characters escaped, everything else as it is (nlohmann-json's
+// dump escapes the same set the same way; bytes that are not UTF-8 become U+FFFD).
 std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char code[8];
-          std::snprintf(code, sizeof code, "\\u%04x", static_cast<unsigned>(c));
-          out += code;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void llama3_turn(const std::string& role, const std::string& text, std::string* out) {
