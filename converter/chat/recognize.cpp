@@ -144,7 +144,14 @@ fb::ChatTemplateT recognize_chat_template(const std::string& jinja) {
 bool read_chat_template(const std::string& dir, fb::ChatTemplateT* out) {
   const std::string path = dir + "/tokenizer_config.json";
   nlohmann::json config;
-  if (!is_file(path) || !read_json(path, &config).ok()) return false;
+  if (!is_file(path)) return false;
+  if (const Status read = read_json(path, &config); !read) {  // said, not silently taken as no template
+    std::fprintf(stderr,
+                 "heed convert: warning: %s; the file converts without a chat template, and chat generation "
+                 "will be refused\n",
+                 read.message().c_str());
+    return false;
+  }
   const auto found = config.find("chat_template");
   if (found == config.end() || found->is_null()) return false;
   std::string jinja;

@@ -206,6 +206,20 @@ def test_a_model_without_a_template_refuses_chat(tmp_path, heed_cli):
     assert p.returncode == 1 and "no chat template" in p.stderr.decode()
 
 
+def test_a_tokenizer_config_that_is_not_json_is_said(tmp_path, heed_cli):
+    """A broken tokenizer_config.json converts (the weights and tokenizer are fine), with a warning
+    naming the file; chat on the result is refused as for a model without a template."""
+    folder = with_template(tmp_path, os.path.join(FIXTURES, "hf-llama"), CHATML, "broken")
+    with open(folder / "tokenizer_config.json", "w") as f:
+        f.write('{"chat_template": "{% for m in messages %}')
+    model = str(tmp_path / "broken.heed")
+    warnings = convert(heed_cli, folder, model)
+    assert "tokenizer_config.json: not JSON" in warnings and "without a chat template" in warnings, warnings
+    p = subprocess.run([heed_cli, "generate", "-m", model, "--chat", "--prompt", json.dumps(CHATS[0])],
+                       capture_output=True)
+    assert p.returncode == 1 and "no chat template" in p.stderr.decode()
+
+
 def test_python_generate_chat_continues_the_jinja_text(tmp_path, heed_cli):
     """heed.Generator.render_chat equals Jinja's text, generate_chat answers as generate_text does
     on that text, and a model without a chat format is refused."""
